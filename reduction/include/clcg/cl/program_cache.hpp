@@ -1,0 +1,42 @@
+#pragma once
+// Programs built once per (context, device, source, options), shared by whoever holds the
+// cache. Not a process singleton: each Env owns one (copies of an Env share it).
+#include <cstddef>
+#include <map>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <tuple>
+
+#include "clcg/cl/opencl.hpp"
+
+namespace clcg::cl {
+
+class ProgramCache {
+ public:
+  // Builds common.cl + `source_name` for `device` on first use; later calls return the same
+  // program. Thread-safe. Throws BuildError with the build log on failure.
+  ::cl::Program get(const ::cl::Context& context, const ::cl::Device& device,
+                    std::string_view source_name, const std::string& options);
+  // Same, for source text that is not embedded (tests, user kernels); `name` is the cache key.
+  ::cl::Program get_from_text(const ::cl::Context& context, const ::cl::Device& device,
+                              const std::string& name, std::string_view text, const std::string& options);
+  std::size_t builds() const;  // how many programs were actually built
+  std::size_t size() const;
+
+ private:
+  using Key = std::tuple<cl_context, cl_device_id, std::string, std::string>;
+  struct Entry {
+    ::cl::Context context;  // retained, so the handle in the key cannot be reused while cached
+    ::cl::Program program;
+  };
+  mutable std::mutex mutex_;
+  std::map<Key, Entry> programs_;
+  std::size_t builds_ = 0;
+};
+
+// Builds common.cl + text into a program for one device (no caching). Throws BuildError.
+::cl::Program build_program(const ::cl::Context& context, const ::cl::Device& device,
+                            const std::string& name, std::string_view text, const std::string& options);
+
+}  // namespace clcg::cl

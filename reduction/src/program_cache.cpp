@@ -1,0 +1,65 @@
+#include "clcg/cl/program_cache.hpp"
+
+#include <string>
+
+#include "clcg/cl/error.hpp"
+#include "clcg/cl/kernel_source.hpp"
+
+namespace clcg::cl {
+
+::cl::Program build_program(const ::cl::Context& context, const ::cl::Device& device,
+                            const std::string& name, std::string_view text, const std::string& options) {
+  const std::string_view common = kernel_source("common.cl");
+  // A #line directive keeps compiler messages pointing at the right file and line.
+  const std::string body = "#line 1 \"" + name + "\"\n" + std::string(text);
+  const ::cl::Program::Sources sources{std::string(common), body};
+  ::cl::Program program = checked("creating program " + name, [&] { return ::cl::Program(context, sources); });
+  const std::string all_options = "-cl-std=CL1.2 " + options;
+  try {
+    program.build(std::vector<::cl::Device>{device}, all_options.c_str());
+  } catch (const ::cl::BuildError& e) {
+    std::string log;
+    for (const auto& [dev, text_log] : e.getBuildLog()) log += text_log;
+    throw BuildError(e.err(), name, all_options, log, device.getInfo<CL_DEVICE_NAME>());
+  } catch (const ::cl::Error& e) {
+    std::string log;
+    try {
+      log = program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(device);
+    } catch (const ::cl::Error&) {
+      log = "(no build log available)";
+    }
+    throw BuildError(e.err(), name, all_options, log, device.getInfo<CL_DEVICE_NAME>());
+  }
+  return program;
+}
+
+::cl::Program ProgramCache::get(const ::cl::Context& context, const ::cl::Device& device,
+                                std::string_view source_name, const std::string& options) {
+  return get_from_text(context, device, std::string(source_name), kernel_source(source_name), options);
+}
+
+::cl::Program ProgramCache::get_from_text(const ::cl::Context& context, const ::cl::Device& device,
+                                          const std::string& name, std::string_view text,
+                                          const std::string& options) {
+  Key key{context(), device(), name, options};
+  // Building under the lock: a second thread asking for the same program waits for the first
+  // build instead of building it again. Builds are rare, so serialising them costs little.
+  std::lock_guard lock(mutex_);
+  if (auto found = programs_.find(key); found != programs_.end()) return found->second.program;
+  ::cl::Program program = build_program(context, device, name, text, options);
+  ++builds_;
+  programs_.emplace(std::move(key), Entry{context, program});
+  return program;
+}
+
+std::size_t ProgramCache::builds() const {
+  std::lock_guard lock(mutex_);
+  return builds_;
+}
+
+std::size_t ProgramCache::size() const {
+  std::lock_guard lock(mutex_);
+  return programs_.size();
+}
+
+}  // namespace clcg::cl
