@@ -3,5 +3,8 @@
 # embedded files.
 set(CLCG_KERNEL_FILES
   common.cl
+  spmv_csr.cl
+  blas1.cl
+  cg_update.cl
 )
 list(TRANSFORM CLCG_KERNEL_FILES PREPEND ${CMAKE_CURRENT_LIST_DIR}/)

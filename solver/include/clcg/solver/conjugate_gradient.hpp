@@ -1,0 +1,123 @@
+#pragma once
+// Conjugate gradient (CG) and Jacobi-preconditioned CG with every vector resident on the
+// device. Each iteration sets kernel arguments and enqueues kernels (SpMV, fused updates,
+// p = z + beta p), and gets its dot products from clcg::reduction, reading back only the
+// per-group partials, never a vector.
+//
+// Per iteration (n rows, nnz nonzeros, s = sizeof(REAL), plain CG):
+//   q = A p            nnz (s + 4) + (n + 1) 4 + 2 n s bytes   (x gathers counted once)
+//   p.q                2 n s                                    host sync 1 (partials)
+//   x += a p, r -= a q 5 n s
+//   r.r                n s                                      host sync 2 (partials)
+//   p = r + b p        3 n s
+// Jacobi adds z = r / diag(A) to the update (+2 n s) and reads z with r in one MultiDot
+// pass (+n s). Two host syncs per iteration either way.
+//
+// Stopping rule (Eigen's): ||r_k|| <= tol * ||b|| on the recursive residual, or k reaches
+// the iteration limit. b = 0 gives x = 0 at 0 iterations. Afterwards the TRUE residual
+// ||b - A x|| / ||b|| is recomputed in double and reported next to the recursive one.
+//
+// Iteration count: the number of SpMV + update steps performed (textbook k). Eigen 3.4's
+// ConjugateGradient reports k - 1 when it converges inside its loop (it breaks before
+// counting the step), and k when it stops at the iteration limit.
+#include <Eigen/Core>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "clcg/cl/env.hpp"
+#include "clcg/reduction/reduce.hpp"
+#include "clcg/solver/csr_matrix.hpp"
+#include "clcg/solver/matrix_market.hpp"
+#include "clcg/solver/opencl_backend.hpp"
+#include "clcg/solver/solve_info.hpp"
+
+namespace clcg::solver {
+
+enum class Preconditioner { none, jacobi };
+std::string_view preconditioner_name(Preconditioner p) noexcept;  // "none", "jacobi"
+Preconditioner parse_preconditioner(std::string_view name);       // std::invalid_argument
+
+struct Settings {
+  double tolerance = 1e-8;          // relative: stop when ||r|| <= tolerance * ||b||
+  std::int64_t max_iterations = -1;  // < 0: 2 * rows (Eigen's default); 0 checks x0 only
+  Preconditioner preconditioner = Preconditioner::none;
+  // Precision of the device vectors and matrix for the host-matrix APIs. The buffer API uses
+  // the DeviceCsrMatrix's type (its buffers must match) and ignores this.
+  ElementType precision = ElementType::f64;
+  bool record_history = false;      // fill SolveInfo::history (no extra host syncs)
+  SpmvKernel spmv = SpmvKernel::automatic;
+  unsigned spmv_vector_size = 0;    // 0: from the mean row length
+  reduction::Options reduction = {};  // reduction variant and launch shape for the dots
+
+  std::size_t iteration_limit(std::size_t rows) const noexcept {
+    return max_iterations < 0 ? 2 * rows : static_cast<std::size_t>(max_iterations);
+  }
+};
+
+// A CG solver bound to one device matrix: builds its kernels and allocates its work vectors
+// (r, p, q and, for Jacobi, z and 1/diag(A)) once; solve() can then run many times.
+// Not thread-safe (kernels hold arguments): one per thread.
+class CgSolver {
+ public:
+  CgSolver(const cl::Env& env, const DeviceCsrMatrix& a, const Settings& settings);
+
+  // Solves A x = b. b and x are buffers of rows() elements of the matrix's type, on env's
+  // context. use_guess: x holds the initial guess x0, else x0 = 0. true_residual: also
+  // compute ||b - A x|| / ||b|| on the device (SpMV + reduction; in double when the device
+  // has fp64, in the matrix's precision otherwise); false leaves SolveInfo::true_residual
+  // NaN for the caller to fill (the Eigen facade does it on the host).
+  SolveInfo solve(const ::cl::Buffer& b, ::cl::Buffer& x, bool use_guess, bool true_residual = true);
+
+  const Settings& settings() const noexcept { return settings_; }
+  Settings& settings() noexcept { return settings_; }  // tolerance / limits may change between solves
+  std::size_t rows() const noexcept { return n_; }
+  const Spmv& spmv() const noexcept { return spmv_; }
+
+ private:
+  struct Dots {
+    double rr = 0;  // r.r
+    double rz = 0;  // r.z (= r.r without a preconditioner)
+  };
+  Dots residual_dots();
+  double device_true_residual(const ::cl::Buffer& b, const ::cl::Buffer& x, double bb);
+
+  cl::Env env_;
+  DeviceCsrMatrix a_;
+  Settings settings_;
+  std::size_t n_;
+  Spmv spmv_;
+  VectorOps ops_;
+  reduction::Reducer dot_;    // p.q
+  reduction::Reducer sumsq_;  // r.r, b.b
+  std::optional<reduction::MultiDot> rr_rz_;  // (r.r, r.z) in one pass, Jacobi only
+  ::cl::Buffer r_, p_, q_, z_, inv_diag_;
+  ::cl::Buffer residual_f64_;  // lazily allocated for device_true_residual
+};
+
+// The one-call buffer API: matrix and vectors stay the caller's cl::Buffers on env's queue,
+// no Eigen on the hot path. settings.max_iterations etc. as above; x is the initial guess
+// when use_guess is true. The true residual is computed on the device (see CgSolver::solve).
+SolveInfo solve(const cl::Env& env, const DeviceCsrMatrix& a, const ::cl::Buffer& b, ::cl::Buffer& x,
+                const Settings& settings = {}, bool use_guess = false);
+
+// Host in, host out: uploads A (full storage) and b in settings.precision, solves, reads x
+// back and computes the true residual in double on the host from the double matrix.
+struct HostSolution {
+  Eigen::VectorXd x;
+  SolveInfo info;
+};
+HostSolution solve(const cl::Env& env, const HostMatrix& a, const Eigen::VectorXd& b, const Settings& settings = {},
+                   const Eigen::VectorXd* x0 = nullptr);
+
+// ||b - A x|| / ||b|| in double on the host; the absolute ||b - A x|| when b = 0.
+double relative_residual(const HostCsr& a, const Eigen::VectorXd& b, const Eigen::VectorXd& x);
+
+// Device memory a CgSolver needs beyond the matrix: its work vectors (and b and x when
+// `with_rhs_and_solution`). Checked against the device before allocating.
+std::uint64_t solver_vector_bytes(std::size_t rows, ElementType type, Preconditioner preconditioner,
+                                  bool with_rhs_and_solution);
+
+}  // namespace clcg::solver

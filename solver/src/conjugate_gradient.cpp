@@ -1,0 +1,273 @@
+#include "clcg/solver/conjugate_gradient.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+#include "clcg/cl/error.hpp"
+
+namespace clcg::solver {
+
+using reduction::Op;
+
+std::string_view status_name(Status status) noexcept {
+  switch (status) {
+    case Status::converged: return "converged";
+    case Status::max_iterations: return "max_iterations";
+    case Status::breakdown: return "breakdown";
+    case Status::non_finite: return "non_finite";
+  }
+  return "?";
+}
+
+std::string_view preconditioner_name(Preconditioner p) noexcept {
+  return p == Preconditioner::jacobi ? "jacobi" : "none";
+}
+
+Preconditioner parse_preconditioner(std::string_view name) {
+  if (name == "none") return Preconditioner::none;
+  if (name == "jacobi") return Preconditioner::jacobi;
+  throw std::invalid_argument("unknown preconditioner '" + std::string(name) + "' (known: none, jacobi)");
+}
+
+std::uint64_t solver_vector_bytes(std::size_t rows, ElementType type, Preconditioner preconditioner,
+                                  bool with_rhs_and_solution) {
+  std::uint64_t vectors = 3;  // r, p, q
+  if (preconditioner == Preconditioner::jacobi) vectors += 2;  // z, 1/diag(A)
+  if (with_rhs_and_solution) vectors += 2;                     // b, x
+  return vectors * std::uint64_t(rows) * reduction::element_size(type);
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+std::string format_double(double v) {
+  std::ostringstream out;
+  out.precision(6);
+  out << v;
+  return out.str();
+}
+
+const DeviceCsrMatrix& require_square(const DeviceCsrMatrix& a) {
+  if (a.rows() != a.cols())
+    throw std::invalid_argument("CG needs a square matrix, got " + std::to_string(a.rows()) + " x " +
+                                std::to_string(a.cols()));
+  return a;
+}
+
+}  // namespace
+
+CgSolver::CgSolver(const cl::Env& env, const DeviceCsrMatrix& a, const Settings& settings)
+    : env_(env),
+      a_(a),
+      settings_(settings),
+      n_(std::size_t(a.rows())),
+      spmv_(env, require_square(a), settings.spmv, settings.spmv_vector_size),
+      ops_(env, a.type()),
+      dot_(env, Op::dot, a.type(), settings.reduction),
+      sumsq_(env, Op::sumsq, a.type(), settings.reduction) {
+  const bool jacobi = settings.preconditioner == Preconditioner::jacobi;
+  const std::uint64_t vectors = solver_vector_bytes(n_, a.type(), settings.preconditioner, false);
+  check_device_memory(env.info(), a.bytes() + vectors, std::uint64_t(n_) * reduction::element_size(a.type()),
+                      "CG solve (matrix " + std::to_string(a.bytes()) + " bytes + work vectors " +
+                          std::to_string(vectors) + " bytes)");
+  r_ = make_vector(env, a.type(), n_);
+  p_ = make_vector(env, a.type(), n_);
+  q_ = make_vector(env, a.type(), n_);
+  if (jacobi) {
+    z_ = make_vector(env, a.type(), n_);
+    inv_diag_ = make_vector(env, a.type(), n_);
+    spmv_.inverse_diagonal(inv_diag_);
+    rr_rz_.emplace(env, a.type(), std::vector<reduction::MultiDot::Pair>{{0, 0}, {0, 1}}, settings.reduction);
+  }
+}
+
+CgSolver::Dots CgSolver::residual_dots() {
+  if (!rr_rz_) {
+    const double rr = sumsq_.run(r_, 0, n_).value;
+    return {rr, rr};
+  }
+  const ::cl::Buffer vectors[] = {r_, z_};
+  const std::vector<double> d = rr_rz_->run(vectors, n_);
+  return {d.at(0), d.at(1)};
+}
+
+double CgSolver::device_true_residual(const ::cl::Buffer& b, const ::cl::Buffer& x, double bb) {
+  double rr = 0;
+  if (env_.info().fp64) {
+    if (!residual_f64_()) residual_f64_ = make_vector(env_, ElementType::f64, n_);
+    spmv_.residual_f64(x, b, residual_f64_);  // r = b - A x, in double
+    rr = reduction::reduce(env_, Op::sumsq, ElementType::f64, residual_f64_, 0, n_, settings_.reduction).value;
+  } else {
+    spmv_.enqueue(x, q_);                            // q = A x
+    ops_.axpby_to(n_, 1.0, b, -1.0, q_, q_);         // q = b - q
+    rr = sumsq_.run(q_, 0, n_).value;
+  }
+  return bb > 0 ? std::sqrt(rr / bb) : std::sqrt(rr);
+}
+
+SolveInfo CgSolver::solve(const ::cl::Buffer& b, ::cl::Buffer& x, bool use_guess, bool true_residual) {
+  const auto start = Clock::now();
+  const std::size_t n = n_, max_iter = settings_.iteration_limit(n);
+  const bool jacobi = settings_.preconditioner == Preconditioner::jacobi;
+  ::cl::Buffer& z = jacobi ? z_ : r_;  // without a preconditioner z is r
+  SolveInfo info;
+  auto finish = [&](Status status, std::string message) {
+    info.status = status;
+    info.message = std::move(message);
+    env_.queue().finish();
+    info.seconds = seconds_since(start);
+    return info;
+  };
+
+  const double bb = n == 0 ? 0.0 : sumsq_.run(b, 0, n).value;  // ||b||^2
+  if (!std::isfinite(bb)) return finish(Status::non_finite, "the right-hand side b contains NaN or Inf");
+  if (bb == 0) {  // b = 0 -> x = 0 exactly, at 0 iterations
+    ops_.fill(n, 0.0, x);
+    return finish(Status::converged, "b = 0, so x = 0");
+  }
+  // Eigen's threshold: ||r||^2 <= tol^2 ||b||^2, but never below the smallest normal number.
+  const double threshold = std::max(settings_.tolerance * settings_.tolerance * bb,
+                                    std::numeric_limits<double>::min());
+  if (use_guess) {
+    spmv_.enqueue(x, q_);                  // q = A x0
+    ops_.axpby_to(n, 1.0, b, -1.0, q_, r_);  // r = b - A x0
+  } else {
+    ops_.fill(n, 0.0, x);                  // x0 = 0
+    ops_.copy(n, b, r_);                   // r = b
+  }
+  if (jacobi) ops_.diag_mul(n, inv_diag_, r_, z_);  // z = M^-1 r
+  ops_.copy(n, z, p_);                              // p = z
+  Dots d = residual_dots();                         // rr = r.r, rz = r.z
+  info.recursive_residual = std::sqrt(d.rr / bb);
+  if (!std::isfinite(d.rr) || !std::isfinite(d.rz))
+    return finish(Status::non_finite, "the initial residual contains NaN or Inf");
+
+  Status status = Status::max_iterations;
+  std::string message;
+  for (std::size_t k = 1; d.rr > threshold && k <= max_iter; ++k) {
+    spmv_.enqueue(p_, q_);                          // q = A p          (the bottleneck)
+    const double pq = dot_.run(p_, 0, q_, 0, n).value;  // p.q     host sync 1
+    if (!std::isfinite(pq)) {
+      status = Status::non_finite, message = "p^T A p is " + format_double(pq) + " at iteration " + std::to_string(k);
+      break;
+    }
+    if (pq <= 0) {
+      status = Status::breakdown;
+      message = "matrix (or preconditioner) not positive definite at iteration " + std::to_string(k) +
+                ": p^T A p = " + format_double(pq);
+      break;
+    }
+    const double alpha = d.rz / pq;                 // alpha = r.z / p.Ap
+    if (jacobi)
+      ops_.cg_update_xrz(n, alpha, p_, q_, inv_diag_, x, r_, z_);  // x += alpha p; r -= alpha q; z = M^-1 r
+    else
+      ops_.cg_update_xr(n, alpha, p_, q_, x, r_);                  // x += alpha p; r -= alpha q
+    const Dots next = residual_dots();              // r.r (and r.z)   host sync 2
+    info.iterations = k;
+    info.recursive_residual = std::sqrt(next.rr / bb);
+    if (!std::isfinite(next.rr) || !std::isfinite(next.rz)) {
+      status = Status::non_finite, message = "the residual became NaN or Inf at iteration " + std::to_string(k);
+      break;
+    }
+    const bool done = next.rr <= threshold;
+    const double beta = done ? 0.0 : next.rz / d.rz;  // beta = r'.z' / r.z
+    if (settings_.record_history) info.history.push_back({k, info.recursive_residual, alpha, beta, seconds_since(start)});
+    if (!done && next.rz <= 0) {
+      status = Status::breakdown;
+      message = "preconditioner not positive definite at iteration " + std::to_string(k) +
+                ": r^T M^-1 r = " + format_double(next.rz);
+      break;
+    }
+    d = next;
+    if (!done) ops_.xpay(n, beta, z, p_);           // p = z + beta p
+  }
+  if (status == Status::max_iterations && d.rr <= threshold) {
+    status = Status::converged;
+    message = "converged in " + std::to_string(info.iterations) + " iterations";
+  } else if (status == Status::max_iterations) {
+    message = "not converged after " + std::to_string(info.iterations) + " iterations (relative residual " +
+              format_double(info.recursive_residual) + ", tolerance " + format_double(settings_.tolerance) + ")";
+  }
+  info.true_residual = true_residual ? device_true_residual(b, x, bb) : std::numeric_limits<double>::quiet_NaN();
+  return finish(status, std::move(message));
+}
+
+SolveInfo solve(const cl::Env& env, const DeviceCsrMatrix& a, const ::cl::Buffer& b, ::cl::Buffer& x,
+                const Settings& settings, bool use_guess) {
+  CgSolver solver(env, a, settings);
+  return solver.solve(b, x, use_guess, true);
+}
+
+double relative_residual(const HostCsr& a, const Eigen::VectorXd& b, const Eigen::VectorXd& x) {
+  if (b.size() != a.rows || x.size() != a.cols)
+    throw std::invalid_argument("relative_residual: sizes do not match the matrix");
+  double rr = 0, bb = 0;
+  for (std::int32_t i = 0; i < a.rows; ++i) {
+    double ax = 0;
+    for (std::int32_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) ax += a.values[k] * x[a.col_idx[k]];
+    const double ri = b[i] - ax;
+    rr += ri * ri;
+    bb += b[i] * b[i];
+  }
+  return bb > 0 ? std::sqrt(rr / bb) : std::sqrt(rr);
+}
+
+HostSolution solve(const cl::Env& env, const HostMatrix& a, const Eigen::VectorXd& b, const Settings& settings,
+                   const Eigen::VectorXd* x0) {
+  if (b.size() != a.rows())
+    throw std::invalid_argument("b has " + std::to_string(b.size()) + " entries but the matrix has " +
+                                std::to_string(a.rows()) + " rows");
+  if (x0 && x0->size() != a.cols())
+    throw std::invalid_argument("x0 has " + std::to_string(x0->size()) + " entries but the matrix has " +
+                                std::to_string(a.cols()) + " columns");
+  const HostCsr csr = to_host_csr(a, Storage::full);
+  const ElementType type = settings.precision;
+  const std::size_t n = std::size_t(a.rows());
+  check_device_memory(env.info(),
+                      bytes_needed(n, std::uint64_t(csr.nnz()), type) +
+                          solver_vector_bytes(n, type, settings.preconditioner, true),
+                      std::uint64_t(std::max<std::int32_t>(csr.nnz(), 1)) * reduction::element_size(type),
+                      "CG solve");
+  const DeviceCsrMatrix device_a(env, csr, type);
+  CgSolver solver(env, device_a, settings);
+  ::cl::Buffer b_dev = make_vector(env, type, n), x_dev = make_vector(env, type, n);
+  auto write = [&](::cl::Buffer& dst, const Eigen::VectorXd& v) {
+    if (n == 0) return;
+    if (type == ElementType::f64) {
+      env.queue().enqueueWriteBuffer(dst, CL_TRUE, 0, n * sizeof(double), v.data());
+    } else {
+      const Eigen::VectorXf f = v.cast<float>();
+      env.queue().enqueueWriteBuffer(dst, CL_TRUE, 0, n * sizeof(float), f.data());
+    }
+  };
+  cl::checked("uploading b and x0", [&] {
+    write(b_dev, b);
+    if (x0) write(x_dev, *x0);
+  });
+  HostSolution out;
+  out.info = solver.solve(b_dev, x_dev, x0 != nullptr, false);
+  out.x.resize(Eigen::Index(n));
+  cl::checked("reading x back", [&] {
+    if (n == 0) return;
+    if (type == ElementType::f64) {
+      env.queue().enqueueReadBuffer(x_dev, CL_TRUE, 0, n * sizeof(double), out.x.data());
+    } else {
+      Eigen::VectorXf f(static_cast<Eigen::Index>(n));
+      env.queue().enqueueReadBuffer(x_dev, CL_TRUE, 0, n * sizeof(float), f.data());
+      out.x = f.cast<double>();
+    }
+  });
+  out.info.true_residual = relative_residual(csr, b, out.x);
+  return out;
+}
+
+}  // namespace clcg::solver
