@@ -3,6 +3,13 @@
 # embedded files.
 set(CLCG_KERNEL_FILES
   common.cl
+  reduce_serial.cl
+  reduce_interleaved.cl
+  reduce_sequential.cl
+  reduce_grid_stride.cl
+  reduce_unrolled.cl
+  reduce_atomic.cl
+  multi_dot.cl
   spmv_csr.cl
   blas1.cl
   cg_update.cl

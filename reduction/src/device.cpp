@@ -58,8 +58,9 @@ DeviceInfo query_device_info(const ::cl::Device& device) {
     info.platform_name = platform.getInfo<CL_PLATFORM_NAME>();
     info.platform_version = platform.getInfo<CL_PLATFORM_VERSION>();
     info.type = device.getInfo<CL_DEVICE_TYPE>();
-    info.fp64 = device.getInfo<CL_DEVICE_DOUBLE_FP_CONFIG>() != 0 ||
-                device.getInfo<CL_DEVICE_EXTENSIONS>().find("cl_khr_fp64") != std::string::npos;
+    const std::string extensions = device.getInfo<CL_DEVICE_EXTENSIONS>();
+    info.fp64 = device.getInfo<CL_DEVICE_DOUBLE_FP_CONFIG>() != 0 || extensions.find("cl_khr_fp64") != std::string::npos;
+    info.int64_atomics = extensions.find("cl_khr_int64_base_atomics") != std::string::npos;
     info.max_work_group_size = device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
     info.local_memory_bytes = device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
     info.global_memory_bytes = device.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>();

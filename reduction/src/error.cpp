@@ -98,4 +98,7 @@ BuildError::BuildError(cl_int code, std::string source_name, std::string options
 DeviceNotFound::DeviceNotFound(const std::string& message)
     : Error(CL_DEVICE_NOT_FOUND, "device selection", "selecting an OpenCL device", message) {}
 
+DeviceCapabilityError::DeviceCapabilityError(const std::string& task, const std::string& message)
+    : Error(CL_INVALID_OPERATION, "device capability check", task, task + ": " + message) {}
+
 }  // namespace clcg::cl

@@ -18,6 +18,7 @@ struct DeviceInfo {
   std::string platform_version;
   cl_device_type type = 0;
   bool fp64 = false;
+  bool int64_atomics = false;  // cl_khr_int64_base_atomics (64-bit compare-and-swap)
   std::size_t max_work_group_size = 1;
   std::size_t preferred_work_group_multiple = 1;  // warp/wavefront/SIMD width, 1 if unknown
   std::uint64_t local_memory_bytes = 0;

@@ -52,6 +52,12 @@ class DeviceNotFound : public Error {
   explicit DeviceNotFound(const std::string& message);
 };
 
+// The device lacks a capability the work needs (fp64, 64-bit atomics, ...).
+class DeviceCapabilityError : public Error {
+ public:
+  DeviceCapabilityError(const std::string& task, const std::string& message);
+};
+
 // Runs f(), turning the bindings' cl::Error into clcg::cl::Error naming `task`.
 template <class F>
 decltype(auto) checked(std::string_view task, F&& f) {
