@@ -1,0 +1,108 @@
+// The host half of every reduction: finishing partials, the launch-shape rule, the registry.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <set>
+#include <vector>
+
+#include "clcg/reduction/reduce.hpp"
+
+namespace {
+
+using clcg::reduction::finish_partials;
+using clcg::reduction::Op;
+constexpr double inf = std::numeric_limits<double>::infinity();
+constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+constexpr std::uint64_t none = std::numeric_limits<std::uint64_t>::max();
+
+TEST(FinishPartials, CompensatedSumRecoversWhatPlainSummationLoses) {
+  // Plain left-to-right summation gives 0 here; Neumaier keeps the 2.
+  const std::vector<double> values{1e16, 1.0, -1e16, 1.0};
+  EXPECT_EQ(finish_partials(Op::sum, values, {}).value, 2.0);
+}
+
+TEST(FinishPartials, InfinityAndNaNPassThroughSums) {
+  EXPECT_EQ(finish_partials(Op::sum, std::vector<double>{1.0, inf, 2.0}, {}).value, inf);
+  EXPECT_TRUE(std::isnan(finish_partials(Op::sum, std::vector<double>{inf, -inf}, {}).value));
+  EXPECT_TRUE(std::isnan(finish_partials(Op::dot, std::vector<double>{1.0, nan}, {}).value));
+}
+
+TEST(FinishPartials, EmptyGivesTheIdentity) {
+  EXPECT_EQ(finish_partials(Op::sum, {}, {}).value, 0.0);
+  EXPECT_EQ(finish_partials(Op::min, {}, {}).value, inf);
+  EXPECT_EQ(finish_partials(Op::max, {}, {}).value, -inf);
+}
+
+TEST(FinishPartials, MinMaxPropagateNaN) {
+  EXPECT_TRUE(std::isnan(finish_partials(Op::min, std::vector<double>{3.0, nan, -1.0}, {}).value));
+  EXPECT_TRUE(std::isnan(finish_partials(Op::max, std::vector<double>{nan, 3.0}, {}).value));
+  EXPECT_EQ(finish_partials(Op::min, std::vector<double>{3.0, -1.0, 2.0}, {}).value, -1.0);
+}
+
+TEST(FinishPartials, ArgOpsBreakTiesTowardTheLowerIndexAndPreferNaN) {
+  const std::vector<std::uint64_t> indices{40, 7, 12, none};
+  auto argmin = finish_partials(Op::argmin, std::vector<double>{1.0, 1.0, 2.0, inf}, indices);
+  EXPECT_EQ(argmin.index, 7u);
+  auto argmax = finish_partials(Op::argmax, std::vector<double>{5.0, 1.0, 5.0, -inf}, indices);
+  EXPECT_EQ(argmax.index, 12u);
+  auto with_nan = finish_partials(Op::argmin, std::vector<double>{-9.0, nan, nan, 0.0}, indices);
+  EXPECT_EQ(with_nan.index, 7u);
+  EXPECT_TRUE(std::isnan(with_nan.value));
+}
+
+TEST(LaunchShape, FollowsTheDocumentedRule) {
+  clcg::cl::DeviceInfo device;
+  device.name = "test device";
+  device.max_work_group_size = 1024;
+  device.compute_units = 132;
+  const auto& grid = clcg::reduction::find_variant("grid_stride");
+  const auto& per_item = clcg::reduction::find_variant("sequential");
+  clcg::reduction::Options options;
+  auto shape = clcg::reduction::choose_launch_shape(device, grid, 100'000'000, options, 1024);
+  EXPECT_EQ(shape.work_group_size, 256u);
+  EXPECT_EQ(shape.groups, 8u * 132u);  // fills the device, few partials
+  shape = clcg::reduction::choose_launch_shape(device, grid, 1000, options, 1024);
+  EXPECT_EQ(shape.groups, 4u);  // never more groups than elements need
+  shape = clcg::reduction::choose_launch_shape(device, per_item, 1000, options, 1024);
+  EXPECT_EQ(shape.groups, 4u);
+  shape = clcg::reduction::choose_launch_shape(device, grid, 0, options, 1024);
+  EXPECT_EQ(shape.groups, 0u);
+  shape = clcg::reduction::choose_launch_shape(device, grid, 10'000, options, 128);  // kernel limit
+  EXPECT_EQ(shape.work_group_size, 128u);
+  options.groups = 5;
+  EXPECT_EQ(clcg::reduction::choose_launch_shape(device, grid, 1'000'000, options, 1024).groups, 5u);
+}
+
+TEST(LaunchShape, RejectsSizesOverTheLimitOrNotPowersOfTwo) {
+  clcg::cl::DeviceInfo device;
+  device.max_work_group_size = 1024;
+  clcg::reduction::Options options;
+  options.work_group_size = 2048;
+  EXPECT_THROW(clcg::reduction::choose_launch_shape(device, clcg::reduction::find_variant("grid_stride"), 10, options, 1024),
+               std::invalid_argument);
+  options.work_group_size = 96;
+  try {
+    clcg::reduction::choose_launch_shape(device, clcg::reduction::find_variant("sequential"), 10, options, 1024);
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("not a power of two"), std::string::npos) << e.what();
+  }
+  // The serial variant's loop does not need a power of two.
+  EXPECT_EQ(clcg::reduction::choose_launch_shape(device, clcg::reduction::find_variant("serial"), 1000, options, 1024)
+                .groups,
+            11u);
+}
+
+TEST(Registry, HasTheSixContractNamesAndFlagsAtomicNondeterministic) {
+  std::set<std::string_view> names;
+  for (const auto& v : clcg::reduction::variants()) names.insert(v.name);
+  EXPECT_EQ(names, (std::set<std::string_view>{"serial", "interleaved", "sequential", "grid_stride", "unrolled", "atomic"}));
+  EXPECT_FALSE(clcg::reduction::find_variant("atomic").deterministic);
+  EXPECT_TRUE(clcg::reduction::default_variant().deterministic);
+  EXPECT_THROW(clcg::reduction::find_variant("fastest"), std::invalid_argument);
+  EXPECT_EQ(clcg::reduction::parse_op("argmax"), Op::argmax);
+  EXPECT_THROW(clcg::reduction::parse_op("mean"), std::invalid_argument);
+}
+
+}  // namespace
