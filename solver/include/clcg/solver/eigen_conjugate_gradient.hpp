@@ -34,10 +34,12 @@
 #include <memory>
 #include <optional>
 #include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <vector>
 
 #include "clcg/cl/env.hpp"
+#include "clcg/cl/error.hpp"
 #include "clcg/solver/conjugate_gradient.hpp"
 #include "clcg/solver/csr_matrix.hpp"
 
