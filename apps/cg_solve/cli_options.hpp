@@ -1,0 +1,42 @@
+#pragma once
+// cg-solve's command line: parsed and validated here, so main() only runs the job.
+#include <algorithm>
+#include <cstddef>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "clcg/solver/conjugate_gradient.hpp"
+
+namespace cg_solve {
+
+// A bad command line: exit 2 with this message and the usage line.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct CliOptions {
+  std::string matrix, rhs, x0, output, history;
+  double tolerance = 1e-8;
+  std::optional<std::size_t> max_iterations;  // empty: default_max_iterations(rows)
+  clcg::solver::Preconditioner preconditioner = clcg::solver::Preconditioner::jacobi;
+  clcg::reduction::ElementType precision = clcg::reduction::ElementType::f64;
+  std::string device = "auto", platform;
+  std::string variant = "textbook";
+  bool list_devices = false, no_symmetry_check = false, reference = false, json = false, quiet = false;
+  bool help = false, version = false;
+};
+
+extern const char* const usage_line;
+
+// Generous, unlike the library's 2 x rows (Eigen's): a shell user wants an answer, and
+// ill-conditioned matrices need more than 2n steps in floating point.
+inline std::size_t default_max_iterations(std::size_t rows) { return std::max<std::size_t>(1000, 10 * rows); }
+
+// Throws UsageError for unknown options, missing or malformed values, and values out of
+// range (--tol must be a finite number > 0 and < 1, --max-iter an integer >= 1).
+CliOptions parse_command_line(int argc, char** argv);
+std::string help_text();
+
+}  // namespace cg_solve

@@ -1,0 +1,178 @@
+// cg-solve: solve A x = b with conjugate gradient on an OpenCL device.
+// Exit status: 0 converged, 1 not converged, 2 usage or input error, 3 OpenCL or device
+// error, 130 interrupted. Outputs are written whole (temporary + rename) or not at all.
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+
+#include "cli_options.hpp"
+#include "clcg/cl/env.hpp"
+#include "clcg/cl/error.hpp"
+#include "clcg/solver/atomic_file.hpp"
+#include "clcg/solver/conjugate_gradient.hpp"
+#include "clcg/solver/csr_matrix.hpp"
+#include "clcg/solver/eigen_reference.hpp"
+#include "clcg/solver/matrix_market.hpp"
+#include "clcg/solver/version.hpp"
+#include "report.hpp"
+
+namespace {
+
+using namespace cg_solve;
+namespace solver = clcg::solver;
+
+constexpr int exit_converged = 0, exit_not_converged = 1, exit_input = 2, exit_device = 3, exit_interrupted = 130;
+
+volatile std::sig_atomic_t interrupted = 0;
+extern "C" void on_interrupt(int) { interrupted = 1; }
+
+struct Interrupted {};
+
+int list_devices(const CliOptions& cli) {
+  const auto devices = clcg::cl::list_devices();
+  if (devices.empty()) {
+    std::cerr << "cg-solve: no OpenCL platform or device found (is an ICD such as pocl-opencl-icd installed?)\n";
+    return exit_device;
+  }
+  const clcg::cl::DeviceEntry* selected = nullptr;
+  try {
+    selected = &clcg::cl::select_device(devices, clcg::cl::DeviceSelector::parse(cli.device, cli.platform));
+  } catch (const clcg::cl::DeviceNotFound&) {
+    // Still list what is there; nothing is marked.
+  }
+  std::cout << clcg::cl::format_device_list(devices, selected);
+  return 0;
+}
+
+// A 'general' file must be symmetric up to rounding unless the user says otherwise.
+void check_symmetric(const CliOptions& cli, const solver::HostMatrix& a, const solver::MatrixMarketInfo& info) {
+  if (cli.no_symmetry_check || info.symmetry == solver::MmSymmetry::symmetric) return;
+  const solver::SymmetryReport report = solver::check_symmetry(a);
+  if (report.symmetric) return;
+  char message[256];
+  std::snprintf(message, sizeof message,
+                "matrix is not symmetric: largest |a_ij - a_ji| = %.6g at (%d, %d), max |a| = %.6g; CG needs a "
+                "symmetric matrix (--no-symmetry-check solves it anyway)",
+                report.max_abs_mismatch, report.row + 1, report.col + 1, report.max_abs_entry);
+  throw solver::InputError(cli.matrix, 0, message);
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  solver::AtomicFile file(path);
+  file.write(text);
+  file.commit();
+}
+
+int run(const CliOptions& cli) {
+  solver::MatrixMarketInfo info{};
+  const solver::HostMatrix a = solver::read_matrix_market(cli.matrix, &info);
+  check_symmetric(cli, a, info);
+  const bool b_is_a_ones = cli.rhs.empty();
+  const Eigen::VectorXd b = b_is_a_ones ? Eigen::VectorXd(a * Eigen::VectorXd::Ones(a.cols()))
+                                        : solver::read_vector_market(cli.rhs);
+  if (!b_is_a_ones) solver::check_vector_length(b, a.rows(), cli.rhs, "right-hand side");
+  Eigen::VectorXd x0;
+  if (!cli.x0.empty()) {
+    x0 = solver::read_vector_market(cli.x0);
+    solver::check_vector_length(x0, a.rows(), cli.x0, "initial guess");
+  }
+  // Fail on an unwritable output now, not after a long solve.
+  if (!cli.output.empty()) solver::check_writable(cli.output);
+  if (!cli.history.empty()) solver::check_writable(cli.history);
+
+  clcg::cl::DeviceSelector selector;
+  try {
+    selector = clcg::cl::DeviceSelector::parse(cli.device, cli.platform);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--device: ") + e.what());
+  }
+  const clcg::cl::Env env = clcg::cl::Env::create(selector);
+
+  solver::Settings settings;
+  settings.tolerance = cli.tolerance;
+  settings.max_iterations = static_cast<std::int64_t>(
+      cli.max_iterations.value_or(default_max_iterations(static_cast<std::size_t>(a.rows()))));
+  settings.preconditioner = cli.preconditioner;
+  settings.precision = cli.precision;
+  settings.record_history = !cli.history.empty();
+  if (cli.variant != "textbook") throw UsageError("--variant: unknown CG variant '" + cli.variant + "' (known: textbook)");
+
+  RunReport report;
+  report.options = &cli;
+  report.matrix_info = info;
+  report.rows = a.rows();
+  report.cols = a.cols();
+  report.nnz = a.nonZeros();
+  report.device = env.info();
+  report.max_iterations = settings.iteration_limit(static_cast<std::size_t>(a.rows()));
+
+  const auto start = std::chrono::steady_clock::now();
+  const solver::HostSolution solution = solver::solve(env, a, b, settings, x0.size() ? &x0 : nullptr);
+  const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (interrupted) throw Interrupted{};
+  report.result = solution.info;
+  report.upload_seconds = std::max(0.0, total - solution.info.seconds);
+  if (b_is_a_ones && a.rows() > 0)
+    report.error_vs_ones = (solution.x - Eigen::VectorXd::Ones(a.rows())).norm() / std::sqrt(double(a.rows()));
+
+  std::vector<std::pair<std::size_t, double>> eigen_history;
+  if (cli.reference) {
+    report.reference = solver::eigen_reference_solve(a, b, x0, cli.tolerance, report.max_iterations, cli.preconditioner);
+    const double ref_norm = report.reference->x.norm();
+    const double difference = (solution.x - report.reference->x).norm();
+    report.difference_vs_reference = ref_norm > 0 ? difference / ref_norm : difference;
+    if (!cli.history.empty())
+      eigen_history = solver::eigen_reference_history(a, b, x0, report.reference->iterations + 1, cli.preconditioner);
+  }
+  if (interrupted) throw Interrupted{};
+  if (!cli.history.empty()) write_file(cli.history, history_csv(solution.info, eigen_history));
+  if (!cli.output.empty()) solver::write_vector_market(cli.output, solution.x);
+  if (cli.json) std::cout << to_json(report).dump(2) << std::endl;
+  if (!cli.quiet) std::cerr << human_summary(report);
+  return report.result.converged() ? exit_converged : exit_not_converged;
+}
+
+int fail(const std::string& message, int code) {
+  std::cerr << "cg-solve: " << message << "\n";
+  return code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::signal(SIGINT, on_interrupt);
+  std::signal(SIGTERM, on_interrupt);
+  CliOptions cli;
+  try {
+    cli = parse_command_line(argc, argv);
+    if (cli.help) {
+      std::cout << help_text();
+      return 0;
+    }
+    if (cli.version) {
+      std::cout << "cg-solve " << clcg::version() << "\n";
+      return 0;
+    }
+    if (cli.list_devices) return list_devices(cli);
+    return run(cli);
+  } catch (const UsageError& e) {
+    return fail(std::string(e.what()) + "\n" + usage_line, exit_input);
+  } catch (const solver::InputError& e) {
+    return fail(e.what(), exit_input);
+  } catch (const std::length_error& e) {  // sizes beyond 32-bit CSR indices
+    return fail(cli.matrix + ": " + e.what(), exit_input);
+  } catch (const solver::DeviceMemoryError& e) {
+    return fail(e.what(), exit_device);
+  } catch (const clcg::cl::Error& e) {
+    return fail(e.what(), exit_device);
+  } catch (const Interrupted&) {
+    return fail("interrupted; no output written", exit_interrupted);
+  } catch (const std::bad_alloc&) {
+    return fail("out of host memory", exit_device);
+  } catch (const std::exception& e) {
+    return fail(e.what(), exit_device);
+  }
+}

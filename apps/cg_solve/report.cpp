@@ -1,0 +1,116 @@
+#include "report.hpp"
+
+#include <cstdio>
+#include <sstream>
+
+#include "clcg/solver/version.hpp"
+
+namespace cg_solve {
+namespace {
+
+const char* field_name(clcg::solver::MmField field) {
+  switch (field) {
+    case clcg::solver::MmField::real: return "real";
+    case clcg::solver::MmField::integer: return "integer";
+    case clcg::solver::MmField::pattern: return "pattern";
+  }
+  return "?";
+}
+
+std::string seconds_text(double seconds) {
+  char buffer[32];
+  if (seconds < 1e-3) std::snprintf(buffer, sizeof buffer, "%.1f us", seconds * 1e6);
+  else if (seconds < 1) std::snprintf(buffer, sizeof buffer, "%.2f ms", seconds * 1e3);
+  else std::snprintf(buffer, sizeof buffer, "%.3f s", seconds);
+  return buffer;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const RunReport& report) {
+  const CliOptions& options = *report.options;
+  const auto& result = report.result;
+  nlohmann::json json;
+  json["clcg_version"] = std::string(clcg::version());
+  json["matrix"] = {{"path", options.matrix},
+                    {"rows", report.rows},
+                    {"cols", report.cols},
+                    {"nnz", report.nnz},
+                    {"stored_entries", report.matrix_info.stored_entries},
+                    {"field", field_name(report.matrix_info.field)},
+                    {"symmetry", report.matrix_info.symmetry == clcg::solver::MmSymmetry::symmetric ? "symmetric"
+                                                                                                   : "general"}};
+  json["device"] = {{"platform", report.device.platform_name},
+                    {"name", report.device.name},
+                    {"type", report.device.type_name()},
+                    {"driver", report.device.driver_version}};
+  json["solver"] = {{"variant", options.variant},
+                    {"precond", std::string(clcg::solver::preconditioner_name(options.preconditioner))},
+                    {"precision", std::string(clcg::reduction::type_name(options.precision))},
+                    {"tol", options.tolerance},
+                    {"max_iter", report.max_iterations}};
+  const double per_iteration = result.iterations ? result.seconds / static_cast<double>(result.iterations) : 0.0;
+  json["result"] = {{"converged", result.converged()},
+                    {"status", std::string(clcg::solver::status_name(result.status))},
+                    {"message", result.message},
+                    {"iterations", result.iterations},
+                    {"relative_residual", result.true_residual},
+                    {"recursive_residual", result.recursive_residual},
+                    {"solve_seconds", result.seconds},
+                    {"seconds_per_iteration", per_iteration},
+                    {"upload_seconds", report.upload_seconds}};
+  if (report.error_vs_ones) json["result"]["error_vs_ones"] = *report.error_vs_ones;
+  if (report.reference) {
+    const auto& ref = *report.reference;
+    json["reference"] = {{"solver", "Eigen::ConjugateGradient"},
+                         {"converged", ref.converged},
+                         {"iterations", ref.iterations},
+                         {"relative_residual", ref.true_residual},
+                         {"recursive_residual", ref.recursive_residual},
+                         {"solve_seconds", ref.seconds},
+                         {"threads", ref.threads},
+                         {"speedup", result.seconds > 0 ? ref.seconds / result.seconds : 0.0},
+                         {"difference", report.difference_vs_reference}};
+  }
+  return json;
+}
+
+std::string human_summary(const RunReport& report) {
+  const auto& result = report.result;
+  std::ostringstream out;
+  out << "cg-solve: " << report.options->matrix << ": n = " << report.rows << ", nnz = " << report.nnz << "\n"
+      << "  device     " << report.device.name << " (" << report.device.platform_name << ")\n"
+      << "  solver     " << report.options->variant << " CG, precond "
+      << clcg::solver::preconditioner_name(report.options->preconditioner) << ", "
+      << clcg::reduction::type_name(report.options->precision) << ", tol " << report.options->tolerance << "\n"
+      << "  result     " << result.message << "\n"
+      << "  iterations " << result.iterations << " of at most " << report.max_iterations << "\n"
+      << "  residual   " << result.true_residual << " true (||b - A x|| / ||b||), " << result.recursive_residual
+      << " recursive\n";
+  if (report.error_vs_ones) out << "  error      " << *report.error_vs_ones << " (||x - 1|| / ||1||)\n";
+  out << "  time       " << seconds_text(result.seconds) << " solve";
+  if (result.iterations) out << " (" << seconds_text(result.seconds / static_cast<double>(result.iterations)) << " per iteration)";
+  out << ", " << seconds_text(report.upload_seconds) << " upload\n";
+  if (report.reference) {
+    const auto& ref = *report.reference;
+    out << "  Eigen      " << (ref.converged ? "converged" : "did not converge") << " in " << ref.iterations
+        << " iterations, " << seconds_text(ref.seconds) << " on " << ref.threads << " thread(s), residual "
+        << ref.true_residual << "; speedup " << (result.seconds > 0 ? ref.seconds / result.seconds : 0.0)
+        << "x, ||x - x_ref|| / ||x_ref|| = " << report.difference_vs_reference << "\n";
+  }
+  return out.str();
+}
+
+std::string history_csv(const clcg::solver::SolveInfo& result,
+                        const std::vector<std::pair<std::size_t, double>>& eigen_history) {
+  std::ostringstream out;
+  out.precision(17);
+  out << "iteration,solver,residual,alpha,beta,seconds\n";
+  for (const auto& step : result.history)
+    out << step.iteration << ",clcg," << step.residual << "," << step.alpha << "," << step.beta << "," << step.seconds
+        << "\n";
+  for (const auto& [iteration, residual] : eigen_history) out << iteration << ",eigen," << residual << ",,,\n";
+  return out.str();
+}
+
+}  // namespace cg_solve

@@ -1,0 +1,39 @@
+#pragma once
+// What cg-solve reports: the JSON object (DESIGN.md's contract), the human summary on
+// stderr and the --history CSV.
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cli_options.hpp"
+#include "clcg/cl/device.hpp"
+#include "clcg/solver/eigen_reference.hpp"
+#include "clcg/solver/matrix_market.hpp"
+#include "clcg/solver/solve_info.hpp"
+
+namespace cg_solve {
+
+struct RunReport {
+  const CliOptions* options = nullptr;
+  clcg::solver::MatrixMarketInfo matrix_info{};
+  long long rows = 0, cols = 0, nnz = 0;  // nnz of the expanded matrix
+  clcg::cl::DeviceInfo device;
+  clcg::solver::SolveInfo result;
+  std::size_t max_iterations = 0;
+  double upload_seconds = 0;
+  std::optional<double> error_vs_ones;  // when b = A 1
+  std::optional<clcg::solver::EigenReferenceResult> reference;
+  double difference_vs_reference = 0;  // ||x - x_ref|| / ||x_ref||
+};
+
+nlohmann::json to_json(const RunReport& report);
+std::string human_summary(const RunReport& report);
+// iteration,solver,residual,alpha,beta,seconds rows: clcg's every iteration, then Eigen's
+// sampled history (alpha, beta, seconds empty) when given.
+std::string history_csv(const clcg::solver::SolveInfo& result,
+                        const std::vector<std::pair<std::size_t, double>>& eigen_history);
+
+}  // namespace cg_solve
