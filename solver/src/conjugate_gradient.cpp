@@ -105,7 +105,8 @@ double CgSolver::device_true_residual(const ::cl::Buffer& b, const ::cl::Buffer&
   if (env_.info().fp64) {
     if (!residual_f64_()) residual_f64_ = make_vector(env_, ElementType::f64, n_);
     spmv_.residual_f64(x, b, residual_f64_);  // r = b - A x, in double
-    rr = reduction::reduce(env_, Op::sumsq, ElementType::f64, residual_f64_, 0, n_, settings_.reduction).value;
+    if (!sumsq_f64_) sumsq_f64_.emplace(env_, Op::sumsq, ElementType::f64, settings_.reduction);
+    rr = sumsq_f64_->run(residual_f64_, 0, n_).value;
   } else {
     spmv_.enqueue(x, q_);                            // q = A x
     ops_.axpby_to(n_, 1.0, b, -1.0, q_, q_);         // q = b - q
@@ -137,25 +138,33 @@ SolveInfo CgSolver::solve(const ::cl::Buffer& b, ::cl::Buffer& x, bool use_guess
   // Eigen's threshold: ||r||^2 <= tol^2 ||b||^2, but never below the smallest normal number.
   const double threshold = std::max(settings_.tolerance * settings_.tolerance * bb,
                                     std::numeric_limits<double>::min());
-  if (use_guess) {
-    spmv_.enqueue(x, q_);                  // q = A x0
-    ops_.axpby_to(n, 1.0, b, -1.0, q_, r_);  // r = b - A x0
-  } else {
-    ops_.fill(n, 0.0, x);                  // x0 = 0
-    ops_.copy(n, b, r_);                   // r = b
-  }
-  if (jacobi) ops_.diag_mul(n, inv_diag_, r_, z_);  // z = M^-1 r
-  ops_.copy(n, z, p_);                              // p = z
-  Dots d = residual_dots();                         // rr = r.r, rz = r.z
+  // r = b - A x (x = x0, or 0); z = M^-1 r; p = z. Also how a drifted residual is replaced.
+  auto start_from_x = [&](bool x_is_zero) {
+    if (x_is_zero) {
+      ops_.copy(n, b, r_);                      // r = b
+    } else {
+      spmv_.enqueue(x, q_);                     // q = A x
+      ops_.axpby_to(n, 1.0, b, -1.0, q_, r_);   // r = b - q
+    }
+    if (jacobi) ops_.diag_mul(n, inv_diag_, r_, z_);  // z = M^-1 r
+    ops_.copy(n, z, p_);                              // p = z
+    return residual_dots();                           // rr = r.r, rz = r.z
+  };
+  if (!use_guess) ops_.fill(n, 0.0, x);  // x0 = 0
+  Dots d = start_from_x(!use_guess);
   info.recursive_residual = std::sqrt(d.rr / bb);
   if (!std::isfinite(d.rr) || !std::isfinite(d.rz))
     return finish(Status::non_finite, "the initial residual contains NaN or Inf");
 
   Status status = Status::max_iterations;
   std::string message;
+  std::size_t replacements = 0;
+  bool stalled = false;
+  double previous_true = std::numeric_limits<double>::infinity();  // at the last replacement
+  double confirmed = std::numeric_limits<double>::quiet_NaN();  // true residual of the current x
   for (std::size_t k = 1; d.rr > threshold && k <= max_iter; ++k) {
-    spmv_.enqueue(p_, q_);                          // q = A p          (the bottleneck)
-    const double pq = dot_.run(p_, 0, q_, 0, n).value;  // p.q     host sync 1
+    spmv_.enqueue(p_, q_);                              // q = A p          (the bottleneck)
+    const double pq = dot_.run(p_, 0, q_, 0, n).value;  // p.q              host sync 1
     if (!std::isfinite(pq)) {
       status = Status::non_finite, message = "p^T A p is " + format_double(pq) + " at iteration " + std::to_string(k);
       break;
@@ -166,20 +175,20 @@ SolveInfo CgSolver::solve(const ::cl::Buffer& b, ::cl::Buffer& x, bool use_guess
                 ": p^T A p = " + format_double(pq);
       break;
     }
-    const double alpha = d.rz / pq;                 // alpha = r.z / p.Ap
+    const double alpha = d.rz / pq;                     // alpha = r.z / p.Ap
     if (jacobi)
       ops_.cg_update_xrz(n, alpha, p_, q_, inv_diag_, x, r_, z_);  // x += alpha p; r -= alpha q; z = M^-1 r
     else
       ops_.cg_update_xr(n, alpha, p_, q_, x, r_);                  // x += alpha p; r -= alpha q
-    const Dots next = residual_dots();              // r.r (and r.z)   host sync 2
+    Dots next = residual_dots();                        // r.r (and r.z)    host sync 2
     info.iterations = k;
     info.recursive_residual = std::sqrt(next.rr / bb);
     if (!std::isfinite(next.rr) || !std::isfinite(next.rz)) {
       status = Status::non_finite, message = "the residual became NaN or Inf at iteration " + std::to_string(k);
       break;
     }
-    const bool done = next.rr <= threshold;
-    const double beta = done ? 0.0 : next.rz / d.rz;  // beta = r'.z' / r.z
+    const bool done = next.rr <= threshold;             // ||r|| <= tol ||b||
+    const double beta = done ? 0.0 : next.rz / d.rz;    // beta = r'.z' / r.z
     if (settings_.record_history) info.history.push_back({k, info.recursive_residual, alpha, beta, seconds_since(start)});
     if (!done && next.rz <= 0) {
       status = Status::breakdown;
@@ -187,17 +196,48 @@ SolveInfo CgSolver::solve(const ::cl::Buffer& b, ::cl::Buffer& x, bool use_guess
                 ": r^T M^-1 r = " + format_double(next.rz);
       break;
     }
+    if (done && settings_.confirm_true_residual) {
+      // Rounding can make the recursive r drift from b - A x: check the true residual, and if
+      // it is above the tolerance, restart from x with it (residual replacement).
+      confirmed = device_true_residual(b, x, bb);
+      // No room left, or the last restart did not even halve the true residual: a precision floor.
+      if (confirmed > settings_.tolerance &&
+          (replacements == max_residual_replacements || confirmed > 0.5 * previous_true)) {
+        stalled = true;
+        break;
+      }
+      if (confirmed > settings_.tolerance) {
+        previous_true = confirmed;
+        ++replacements;
+        confirmed = std::numeric_limits<double>::quiet_NaN();
+        d = start_from_x(false);                        // r = b - A x; z = M^-1 r; p = z
+        info.recursive_residual = std::sqrt(d.rr / bb);
+        continue;
+      }
+    }
     d = next;
-    if (!done) ops_.xpay(n, beta, z, p_);           // p = z + beta p
+    if (!done) ops_.xpay(n, beta, z, p_);               // p = z + beta p
   }
-  if (status == Status::max_iterations && d.rr <= threshold) {
+  if (stalled) {
+    message = "stopped after " + std::to_string(info.iterations) + " iterations: the true residual " +
+              format_double(confirmed) + " stays above the tolerance " + format_double(settings_.tolerance) +
+              " although the recursive one met it " + std::to_string(replacements + 1) +
+              (replacements ? " times" : " time") + " (the tolerance is below what " + std::string(reduction::type_name(a_.type())) +
+              " reaches on this problem)";
+  } else if (status == Status::max_iterations && d.rr <= threshold) {
     status = Status::converged;
     message = "converged in " + std::to_string(info.iterations) + " iterations";
   } else if (status == Status::max_iterations) {
     message = "not converged after " + std::to_string(info.iterations) + " iterations (relative residual " +
               format_double(info.recursive_residual) + ", tolerance " + format_double(settings_.tolerance) + ")";
   }
-  info.true_residual = true_residual ? device_true_residual(b, x, bb) : std::numeric_limits<double>::quiet_NaN();
+  if (replacements && !stalled)
+    message += " (the recursive residual drifted from the true one; replaced " + std::to_string(replacements) +
+               (replacements == 1 ? " time)" : " times)");
+  if (true_residual)
+    info.true_residual = std::isnan(confirmed) ? device_true_residual(b, x, bb) : confirmed;
+  else
+    info.true_residual = std::numeric_limits<double>::quiet_NaN();
   return finish(status, std::move(message));
 }
 

@@ -276,6 +276,39 @@ TEST(Cg, EdgeCasesZeroRhsInitialGuessNaNAndIterationLimits) {
   }
 }
 
+TEST(Cg, ConfirmsTheTrueResidualAndStopsAtThePrecisionFloor) {
+  const HostMatrix a = clcg::test::poisson(30, 30);
+  const VectorXd b = a * VectorXd::Ones(900);
+  Settings settings;
+  settings.precision = ElementType::f32;
+  {
+    SCOPED_TRACE("float, tolerance 1e-6: float's recursive residual drifts (~2e-6 true on PoCL)");
+    settings.tolerance = 1e-6;
+    const auto result = clcg::solver::solve(test_env(), a, b, settings);
+    ASSERT_TRUE(result.info.converged()) << result.info.message;
+    EXPECT_LE(result.info.true_residual, 1e-6);  // confirmed on the device: exactly the tolerance
+  }
+  {
+    SCOPED_TRACE("float cannot reach 1e-12: stopped, not converged, and the message says why");
+    settings.tolerance = 1e-12;
+    const auto result = clcg::solver::solve(test_env(), a, b, settings);
+    EXPECT_EQ(result.info.status, Status::max_iterations) << result.info.message;
+    EXPECT_LT(result.info.iterations, 1800u);  // stopped at the floor, well before 2n
+    EXPECT_NE(result.info.message.find("below what float reaches"), std::string::npos) << result.info.message;
+  }
+  {
+    SCOPED_TRACE("double near its floor: converged means the true residual met the tolerance");
+    settings.precision = ElementType::f64;
+    settings.tolerance = 1e-15;
+    const auto result = clcg::solver::solve(test_env(), a, b, settings);
+    if (result.info.converged()) {
+      EXPECT_LE(result.info.true_residual, 1e-15);
+    } else {
+      EXPECT_NE(result.info.message.find("below what double reaches"), std::string::npos) << result.info.message;
+    }
+  }
+}
+
 TEST(Cg, FloatPathMatchesEigenInFloat) {
   const HostMatrix a = clcg::test::poisson(21, 19);
   const Eigen::SparseMatrix<float, Eigen::RowMajor, int> af = a.cast<float>();

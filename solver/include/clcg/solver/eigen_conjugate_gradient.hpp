@@ -177,6 +177,7 @@ class ConjugateGradient {
     solver_->settings().tolerance = settings_.tolerance;
     solver_->settings().max_iterations = settings_.max_iterations;
     solver_->settings().record_history = settings_.record_history;
+    solver_->settings().confirm_true_residual = settings_.confirm_true_residual;
     const std::size_t n = std::size_t(rows());
     const cl::Env& e = env();
     ::cl::Buffer b_dev = solver::make_vector(e, element_type, n), x_dev = solver::make_vector(e, element_type, n);
@@ -217,6 +218,7 @@ class ConjugateGradient {
     solver::Settings s;
     s.tolerance = double(Eigen::NumTraits<Scalar>::epsilon());
     s.max_iterations = -1;
+    s.confirm_true_residual = false;  // Eigen's stopping rule exactly
     return s;
   }();
   std::shared_ptr<const solver::HostCsr> host_;

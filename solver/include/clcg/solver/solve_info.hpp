@@ -10,7 +10,8 @@ namespace clcg::solver {
 
 enum class Status {
   converged,       // ||r_k|| <= tol * ||b|| (recursive residual)
-  max_iterations,  // the iteration limit was reached first
+  max_iterations,  // the iteration limit was reached first, or (message says so) the true
+                   // residual stayed above the tolerance through every residual replacement
   breakdown,       // p^T A p <= 0 (or r^T z <= 0 with a preconditioner): A (or M) is not SPD
   non_finite,      // NaN or Inf appeared in b, a dot product or the residual
 };
