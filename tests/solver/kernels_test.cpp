@@ -65,6 +65,15 @@ double tolerance(ElementType type, double scale) { return (type == ElementType::
 
 const ElementType types[] = {ElementType::f64, ElementType::f32};
 
+TEST(SolverKernels, BuildWithNoOptionsAndWithEachPrecision) {
+  // Every solver .cl is real OpenCL C 1.2 with defaults for its -D parameters.
+  for (const char* source : {"spmv_csr.cl", "blas1.cl", "cg_update.cl"})
+    for (const std::string& options : {std::string(), clcg::solver::real_build_options(ElementType::f32)}) {
+      SCOPED_TRACE(std::string(source) + " [" + options + "]");
+      EXPECT_NO_THROW(test_env().program(source, options));
+    }
+}
+
 TEST(CsrMatrix, ExpandsEachStorageOfEigenMatricesToFullSortedRows) {
   // A symmetric matrix given as its lower triangle (column-major), upper (row-major) and full.
   Eigen::SparseMatrix<double> full(4, 4);
