@@ -13,5 +13,6 @@ set(CLCG_KERNEL_FILES
   spmv_csr.cl
   blas1.cl
   cg_update.cl
+  pi.cl
 )
 list(TRANSFORM CLCG_KERNEL_FILES PREPEND ${CMAKE_CURRENT_LIST_DIR}/)

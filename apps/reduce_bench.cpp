@@ -1,0 +1,586 @@
+// reduce-bench: the seeds' reduction experiment. Every reduction variant x work-group size
+// x operation x array size, timed end to end through Reducer::run (kernel, read-back of the
+// per-group partials, host finish: the number a CG iteration pays), against a sequential CPU
+// loop and against the device's own copy bandwidth, measured in the same run.
+// Exit codes: 0 every result correct, 1 some result outside its error bound, 2 bad usage,
+// 3 OpenCL / device error.
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <exception>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <limits>
+#include <map>
+#include <new>
+#include <optional>
+#include <random>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "clcg/cl/env.hpp"
+#include "clcg/cl/error.hpp"
+#include "clcg/reduction/reduce.hpp"
+
+namespace {
+
+using clcg::reduction::ElementType;
+using clcg::reduction::Op;
+using clcg::reduction::Reducer;
+using clcg::reduction::VariantInfo;
+
+constexpr int exit_mismatch = 1;
+constexpr int exit_usage = 2;
+constexpr int exit_device = 3;
+
+constexpr const char* usage_text =
+    "usage: reduce-bench [options]\n"
+    "Times every reduction variant x work-group size x operation x array size (10^3 .. 10^8).\n"
+    "\n"
+    "  --device D        auto | gpu | cpu | <index> (default auto)\n"
+    "  --platform S      only platforms whose name contains S (case-insensitive)\n"
+    "  --type T          double | float (default double)\n"
+    "  --variants LIST   comma-separated variant names (default: all)\n"
+    "  --ops LIST        comma-separated, from sum, dot, sumsq (default sum,dot)\n"
+    "  --wg LIST         comma-separated work-group sizes (default 32,64,...,1024 up to the device max)\n"
+    "  --max-size N      largest array size, e.g. 1e7 (default 1e8; also capped by device memory)\n"
+    "  --repeats R       timed calls per measurement, median taken (default 20; sizes >= 1e7 use\n"
+    "                    a quarter of R, at least 5)\n"
+    "  --csv FILE        write one row per configuration to FILE\n"
+    "  --quick           smoke run: sizes up to 1e6, 3 repeats, 64 MiB copy buffer\n"
+    "  --help            show this help\n";
+
+struct UsageError : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
+struct Options {
+  std::string device = "auto";
+  std::string platform;
+  ElementType type = ElementType::f64;
+  std::vector<std::string> variants;      // empty: every registered variant
+  std::vector<Op> ops{Op::sum, Op::dot};
+  std::vector<std::size_t> work_groups;   // empty: 32 .. min(1024, device max)
+  std::size_t max_size = 100'000'000;
+  int repeats = 20;
+  std::string csv_path;
+  bool quick = false;
+};
+
+// ---- Argument parsing -----------------------------------------------------------------
+
+std::vector<std::string> split_list(const std::string& text, const std::string& option) {
+  std::vector<std::string> items;
+  std::istringstream in(text);
+  for (std::string item; std::getline(in, item, ',');) {
+    if (item.empty()) throw UsageError(option + " has an empty item in '" + text + "'");
+    items.push_back(item);
+  }
+  if (items.empty()) throw UsageError(option + " needs at least one item");
+  return items;
+}
+
+// A count written as an integer ("1000000") or a power of ten ("1e6"); exact, no overflow.
+std::size_t parse_count(const std::string& text, const std::string& option) {
+  const auto fail = [&] {
+    return UsageError(option + " expects a non-negative integer such as 1000000 or 1e6, got '" + text + "'");
+  };
+  const char* const end = text.data() + text.size();
+  std::size_t value = 0;
+  std::from_chars_result parsed = std::from_chars(text.data(), end, value);
+  if (parsed.ec != std::errc()) throw fail();
+  if (parsed.ptr != end && (*parsed.ptr == 'e' || *parsed.ptr == 'E')) {
+    unsigned exponent = 0;
+    parsed = std::from_chars(parsed.ptr + 1, end, exponent);
+    if (parsed.ec != std::errc()) throw fail();
+    for (unsigned k = 0; k < exponent; ++k) {
+      if (value > std::numeric_limits<std::size_t>::max() / 10) throw fail();
+      value *= 10;
+    }
+  }
+  if (parsed.ptr != end) throw fail();
+  return value;
+}
+
+Op parse_bench_op(const std::string& name) {
+  if (name == "sum") return Op::sum;
+  if (name == "dot") return Op::dot;
+  if (name == "sumsq") return Op::sumsq;
+  throw UsageError("--ops: '" + name + "' is not one of sum, dot, sumsq");
+}
+
+ElementType parse_type(const std::string& name) {
+  if (name == "double") return ElementType::f64;
+  if (name == "float") return ElementType::f32;
+  throw UsageError("--type must be double or float, got '" + name + "'");
+}
+
+// Returns nothing when --help was asked for. Accepts "--name value" and "--name=value".
+std::optional<Options> parse_args(int argc, char** argv) {
+  const std::vector<std::string> tokens(argv + 1, argv + argc);
+  Options options;
+  bool repeats_given = false;
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    std::string name = tokens[i];
+    std::optional<std::string> attached;
+    if (const auto eq = name.find('='); name.starts_with("--") && eq != std::string::npos) {
+      attached = name.substr(eq + 1);
+      name.resize(eq);
+    }
+    const auto value = [&]() -> std::string {
+      if (attached) return *attached;
+      if (i + 1 >= tokens.size()) throw UsageError(name + " needs a value");
+      return tokens[++i];
+    };
+    const auto flag = [&] {
+      if (attached) throw UsageError(name + " takes no value");
+    };
+    if (name == "--help" || name == "-h") {
+      return std::nullopt;
+    } else if (name == "--device") {
+      options.device = value();
+    } else if (name == "--platform") {
+      options.platform = value();
+    } else if (name == "--type") {
+      options.type = parse_type(value());
+    } else if (name == "--variants") {
+      options.variants = split_list(value(), name);
+      for (const std::string& v : options.variants) clcg::reduction::find_variant(v);  // names the known ones
+    } else if (name == "--ops") {
+      options.ops.clear();
+      for (const std::string& op : split_list(value(), name)) options.ops.push_back(parse_bench_op(op));
+    } else if (name == "--wg") {
+      options.work_groups.clear();
+      for (const std::string& item : split_list(value(), name)) {
+        const std::size_t wg = parse_count(item, name);
+        if (wg == 0) throw UsageError("--wg sizes must be positive");  // 0 would mean "library's choice"
+        options.work_groups.push_back(wg);
+      }
+    } else if (name == "--max-size") {
+      options.max_size = parse_count(value(), name);
+    } else if (name == "--repeats") {
+      const std::size_t repeats = parse_count(value(), name);
+      if (repeats < 1 || repeats > 100000) throw UsageError("--repeats must be between 1 and 100000");
+      options.repeats = static_cast<int>(repeats);
+      repeats_given = true;
+    } else if (name == "--csv") {
+      options.csv_path = value();
+    } else if (name == "--quick") {
+      flag();
+      options.quick = true;
+    } else {
+      throw UsageError("unknown option '" + tokens[i] + "'");
+    }
+  }
+  if (options.quick) {
+    options.max_size = std::min<std::size_t>(options.max_size, 1'000'000);
+    if (!repeats_given) options.repeats = 3;
+  }
+  if (options.max_size < 1000) throw UsageError("--max-size must be at least 1000 (the smallest size)");
+  return options;
+}
+
+// ---- Measurement helpers ----------------------------------------------------------------
+
+using Clock = std::chrono::steady_clock;
+
+double median(std::vector<double> samples) {
+  std::sort(samples.begin(), samples.end());
+  const std::size_t mid = samples.size() / 2;
+  return samples.size() % 2 ? samples[mid] : 0.5 * (samples[mid - 1] + samples[mid]);
+}
+
+// Median wall time of `repeats` calls of f, in milliseconds.
+template <class F>
+double median_ms(int repeats, F&& f) {
+  std::vector<double> samples;
+  for (int r = 0; r < repeats; ++r) {
+    const auto start = Clock::now();
+    f();
+    samples.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+  }
+  return median(std::move(samples));
+}
+
+// Big sizes take long on the CPU side and with uploads; the median of 5 is still stable there.
+int repeats_for(std::size_t n, int repeats) {
+  return n >= 10'000'000 ? std::min(repeats, std::max(5, repeats / 4)) : repeats;
+}
+
+// Device-to-device copy bandwidth (bytes read + written per second), the ceiling a
+// memory-bound reduction can approach. Timed with profiling events, so only the copy counts.
+double measure_copy_gbps(const clcg::cl::Env& env, std::size_t bytes, int repeats) {
+  return clcg::cl::checked("measuring copy bandwidth with " + std::to_string(bytes) + " bytes", [&] {
+    const ::cl::Buffer source(env.context(), CL_MEM_READ_WRITE, bytes);
+    const ::cl::Buffer target(env.context(), CL_MEM_READ_WRITE, bytes);
+    // Touch both buffers first: the first use may allocate or migrate them.
+    env.queue().enqueueFillBuffer(source, cl_uchar{1}, 0, bytes);
+    env.queue().enqueueFillBuffer(target, cl_uchar{0}, 0, bytes);
+    env.queue().enqueueCopyBuffer(source, target, 0, 0, bytes);
+    env.queue().finish();
+    std::vector<double> seconds;
+    for (int r = 0; r < repeats; ++r) {
+      ::cl::Event copied;
+      env.queue().enqueueCopyBuffer(source, target, 0, 0, bytes, nullptr, &copied);
+      copied.wait();
+      const auto ns = copied.getProfilingInfo<CL_PROFILING_COMMAND_END>() -
+                      copied.getProfilingInfo<CL_PROFILING_COMMAND_START>();
+      seconds.push_back(static_cast<double>(ns) * 1e-9);
+    }
+    return 2.0 * static_cast<double>(bytes) / median(std::move(seconds)) / 1e9;
+  });
+}
+
+std::size_t copy_buffer_bytes(const clcg::cl::DeviceInfo& device, bool quick) {
+  const std::size_t cap = quick ? std::size_t{64} << 20 : std::size_t{1} << 30;
+  return std::min<std::size_t>({cap, device.max_allocation_bytes / 2, device.global_memory_bytes / 4});
+}
+
+// ---- Inputs and references --------------------------------------------------------------
+
+// Uniform in [-1, 1) from a fixed seed, so runs are comparable and sums involve cancellation.
+// Own mapping from mt19937_64 bits: the same numbers with every standard library.
+template <class T>
+std::vector<T> random_values(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 engine(seed);
+  std::vector<T> values(n);
+  for (T& v : values) v = static_cast<T>(static_cast<double>(engine() >> 11) * 0x1.0p-52 - 1.0);
+  return values;
+}
+
+template <class T>
+struct HostInputs {
+  std::vector<T> x, y;  // y only when some operation reads two inputs
+};
+
+template <class T>
+struct DeviceInputs {
+  ::cl::Buffer x, y;
+};
+
+std::size_t inputs_of(Op op) { return clcg::reduction::takes_two_inputs(op) ? 2 : 1; }
+
+// The value the terms add up to, in long double, and Σ|term|, which scales the error bound.
+struct Reference {
+  long double value = 0;
+  long double magnitude = 0;
+};
+
+template <class T>
+long double term(Op op, const HostInputs<T>& in, std::size_t i) {
+  const long double a = in.x[i];
+  if (op == Op::dot) return a * static_cast<long double>(in.y[i]);
+  return op == Op::sumsq ? a * a : a;
+}
+
+template <class T>
+Reference reference(Op op, const HostInputs<T>& in, std::size_t n) {
+  Reference r;
+  for (std::size_t i = 0; i < n; ++i) {
+    const long double t = term(op, in, i);
+    r.value += t;
+    r.magnitude += std::fabs(t);
+  }
+  return r;
+}
+
+// The sequential CPU baseline: one plain loop accumulating in double, as the seeds did.
+template <class T>
+double cpu_reduce(Op op, const HostInputs<T>& in, std::size_t n) {
+  double acc = 0;
+  const T* x = in.x.data();
+  if (op == Op::dot) {
+    const T* y = in.y.data();
+    for (std::size_t i = 0; i < n; ++i) acc += static_cast<double>(x[i]) * y[i];
+  } else if (op == Op::sumsq) {
+    for (std::size_t i = 0; i < n; ++i) acc += static_cast<double>(x[i]) * x[i];
+  } else {
+    for (std::size_t i = 0; i < n; ++i) acc += x[i];
+  }
+  return acc;
+}
+
+// Higham's bound γ_k·Σ|term| with k the longest rounding chain a term can see: its strided
+// slice in one work-item, the group's combine (at most wg steps, whatever the tree), the
+// device-side folds of `atomic`, the product and the host finish. Loose on purpose: it
+// catches wrong sums (a lost group, a race), not the last bits.
+bool within_bound(double got, const Reference& ref, ElementType type, const VariantInfo& variant,
+                  const clcg::reduction::LaunchShape& shape, std::size_t n) {
+  const double u = type == ElementType::f64 ? 0x1.0p-53 : 0x1.0p-24;
+  const double threads = static_cast<double>(shape.groups * shape.work_group_size);
+  double k = std::ceil(static_cast<double>(n) / threads) + static_cast<double>(shape.work_group_size) + 4;
+  if (variant.finish == clcg::reduction::Finish::device) k += static_cast<double>(shape.groups);
+  const double bound = k * u < 1 ? k * u / (1 - k * u) * static_cast<double>(ref.magnitude)
+                                 : std::numeric_limits<double>::infinity();
+  return std::fabs(static_cast<long double>(got) - ref.value) <= bound;
+}
+
+// ---- The experiment -------------------------------------------------------------------
+
+struct Config {
+  const VariantInfo* variant;
+  Op op;
+  std::size_t work_group;
+  Reducer reducer;
+};
+
+struct Row {
+  const Config* config;
+  std::size_t n;
+  std::size_t groups;
+  double gpu_ms, upload_ms, cpu_ms;
+  double gbps;
+  bool ok;
+};
+
+std::vector<std::size_t> work_group_sizes(const Options& options, const clcg::cl::DeviceInfo& device) {
+  if (!options.work_groups.empty()) return options.work_groups;
+  std::vector<std::size_t> sizes;
+  for (std::size_t wg = 32; wg <= std::min<std::size_t>(1024, device.max_work_group_size); wg *= 2) sizes.push_back(wg);
+  return sizes;
+}
+
+// A combination the device cannot run (a size above the kernel's limit, no 64-bit atomics)
+// is skipped with a note (once per distinct reason) rather than ending the run; build
+// failures still end it.
+std::optional<Reducer> try_make_reducer(const clcg::cl::Env& env, const VariantInfo& variant, Op op, std::size_t wg,
+                                        ElementType type, std::set<std::string>& reported) {
+  const auto skip = [&](const std::exception& e) {
+    if (reported.insert(e.what()).second) std::cerr << "reduce-bench: skipping: " << e.what() << "\n";
+    return std::nullopt;
+  };
+  try {
+    return Reducer(env, op, type, clcg::reduction::Options{variant.name, wg, 0});
+  } catch (const std::invalid_argument& e) {
+    return skip(e);
+  } catch (const clcg::cl::DeviceCapabilityError& e) {
+    return skip(e);
+  }
+}
+
+// One Reducer per (operation, variant, work-group size), built once and reused for every size.
+std::vector<Config> make_configs(const clcg::cl::Env& env, const Options& options) {
+  std::vector<const VariantInfo*> chosen;
+  if (options.variants.empty()) {
+    for (const VariantInfo& v : clcg::reduction::variants()) chosen.push_back(&v);
+  } else {
+    for (const std::string& name : options.variants) chosen.push_back(&clcg::reduction::find_variant(name));
+  }
+  std::vector<Config> configs;
+  std::set<std::string> reported;
+  for (Op op : options.ops) {
+    for (const VariantInfo* variant : chosen) {
+      for (std::size_t wg : work_group_sizes(options, env.info())) {
+        if (std::optional<Reducer> reducer = try_make_reducer(env, *variant, op, wg, options.type, reported))
+          configs.push_back(Config{variant, op, wg, std::move(*reducer)});
+      }
+    }
+  }
+  return configs;
+}
+
+// 10^3 .. 10^8, up to --max-size and to what one allocation and half the device memory hold.
+std::vector<std::size_t> array_sizes(const Options& options, const clcg::cl::DeviceInfo& device) {
+  const std::size_t element = clcg::reduction::element_size(options.type);
+  const bool two_inputs = std::any_of(options.ops.begin(), options.ops.end(), clcg::reduction::takes_two_inputs);
+  std::vector<std::size_t> sizes;
+  for (std::size_t n = 1000; n <= std::min<std::size_t>(options.max_size, 100'000'000); n *= 10) {
+    const std::size_t bytes = n * element;
+    if (bytes > device.max_allocation_bytes || (two_inputs ? 2 : 1) * bytes > device.global_memory_bytes / 2) {
+      std::cerr << "reduce-bench: sizes from " << n << " on do not fit the device memory; stopping there\n";
+      break;
+    }
+    sizes.push_back(n);
+  }
+  return sizes;
+}
+
+template <class T>
+void upload(const ::cl::CommandQueue& queue, const HostInputs<T>& host, const DeviceInputs<T>& device, std::size_t n,
+            std::size_t inputs) {
+  queue.enqueueWriteBuffer(device.x, CL_FALSE, 0, n * sizeof(T), host.x.data());
+  if (inputs == 2) queue.enqueueWriteBuffer(device.y, CL_FALSE, 0, n * sizeof(T), host.y.data());
+}
+
+template <class T>
+DeviceInputs<T> allocate_inputs(const clcg::cl::Env& env, const HostInputs<T>& host, std::size_t n) {
+  return clcg::cl::checked("allocating and filling the inputs of n=" + std::to_string(n), [&] {
+    DeviceInputs<T> device;
+    device.x = ::cl::Buffer(env.context(), CL_MEM_READ_ONLY, n * sizeof(T));
+    device.y = host.y.empty() ? device.x : ::cl::Buffer(env.context(), CL_MEM_READ_ONLY, n * sizeof(T));
+    upload(env.queue(), host, device, n, host.y.empty() ? 1 : 2);
+    env.queue().finish();
+    return device;
+  });
+}
+
+template <class T>
+double run_once(Config& config, const DeviceInputs<T>& device, std::size_t n) {
+  if (clcg::reduction::takes_two_inputs(config.op)) return config.reducer.run(device.x, 0, device.y, 0, n).value;
+  return config.reducer.run(device.x, 0, n).value;
+}
+
+// One configuration at one size: a warm-up call (checked against the reference), then the
+// median of run() alone and of upload + run().
+template <class T>
+Row measure(const clcg::cl::Env& env, Config& config, const HostInputs<T>& host, const DeviceInputs<T>& device,
+            std::size_t n, const Reference& ref, double cpu_ms, int repeats) {
+  const std::string task = std::string(config.variant->name) + " " + std::string(clcg::reduction::op_name(config.op)) +
+                           " n=" + std::to_string(n) + " wg=" + std::to_string(config.work_group);
+  return clcg::cl::checked(task, [&] {
+    const clcg::reduction::LaunchShape shape = config.reducer.shape(n);
+    Row row{&config, n, shape.groups, 0, 0, cpu_ms, 0, false};
+    const double first = run_once(config, device, n);
+    row.ok = within_bound(first, ref, config.reducer.type(), *config.variant, shape, n);
+    row.gpu_ms = median_ms(repeats, [&] { run_once(config, device, n); });
+    row.upload_ms = median_ms(repeats, [&] {
+      upload(env.queue(), host, device, n, inputs_of(config.op));
+      run_once(config, device, n);  // in order: the kernel starts after the writes
+    });
+    const double bytes = static_cast<double>(n * sizeof(T) * inputs_of(config.op));
+    row.gbps = bytes / (row.gpu_ms * 1e-3) / 1e9;
+    return row;
+  });
+}
+
+// ---- Output ---------------------------------------------------------------------------
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+constexpr const char* csv_header =
+    "device,variant,op,type,n,wg,groups,gpu_ms,gpu_with_upload_ms,cpu_ms,speedup,gbps,copy_gbps,ratio_to_copy,ok\n";
+
+void write_csv_row(std::ostream& out, const std::string& device, ElementType type, const Row& row, double copy_gbps) {
+  out << csv_field(device) << ',' << row.config->variant->name << ',' << clcg::reduction::op_name(row.config->op)
+      << ',' << clcg::reduction::type_name(type) << ',' << row.n << ',' << row.config->work_group << ',' << row.groups
+      << ',' << std::setprecision(6) << row.gpu_ms << ',' << row.upload_ms << ',' << row.cpu_ms << ','
+      << row.cpu_ms / row.gpu_ms << ',' << row.gbps << ',' << copy_gbps << ',' << row.gbps / copy_gbps << ','
+      << (row.ok ? 1 : 0) << '\n';
+}
+
+// Per operation, per variant and size: the fastest work-group size.
+void print_summary(const std::vector<Row>& rows, ElementType type, double copy_gbps) {
+  // Keyed by registry position (pointer into variants()), so variants print in registry order.
+  std::map<std::tuple<Op, const VariantInfo*, std::size_t>, const Row*> best;
+  for (const Row& row : rows) {
+    const Row*& slot = best[{row.config->op, row.config->variant, row.n}];
+    if (!slot || row.gpu_ms < slot->gpu_ms) slot = &row;
+  }
+  std::cout << "\ncopy bandwidth " << std::fixed << std::setprecision(1) << copy_gbps
+            << " GB/s (bytes read + written); best work-group size per variant and size:\n";
+  std::optional<Op> last_op;
+  for (const auto& [key, row] : best) {
+    if (std::get<0>(key) != last_op) {
+      last_op = std::get<0>(key);
+      std::cout << "\n" << clcg::reduction::op_name(*last_op) << " (" << clcg::reduction::type_name(type) << ")\n"
+                << std::left << std::setw(13) << "variant" << std::right << std::setw(11) << "n" << std::setw(6)
+                << "wg" << std::setw(9) << "groups" << std::setw(11) << "us/call" << std::setw(11) << "+upload us"
+                << std::setw(9) << "GB/s" << std::setw(8) << "%copy" << std::setw(9) << "speedup" << "  ok\n";
+    }
+    std::cout << std::left << std::setw(13) << row->config->variant->name << std::right << std::setw(11) << row->n
+              << std::setw(6) << row->config->work_group << std::setw(9) << row->groups << std::setprecision(1)
+              << std::setw(11) << row->gpu_ms * 1e3 << std::setw(11) << row->upload_ms * 1e3 << std::setw(9)
+              << row->gbps << std::setw(8) << 100 * row->gbps / copy_gbps << std::setprecision(2) << std::setw(9)
+              << row->cpu_ms / row->gpu_ms << "  " << (row->ok ? "yes" : "NO") << "\n";
+  }
+}
+
+template <class T>
+int run_benchmark(const clcg::cl::Env& env, const Options& options, std::ostream* csv) {
+  std::vector<Config> configs = make_configs(env, options);
+  const std::vector<std::size_t> sizes = array_sizes(options, env.info());
+  if (configs.empty() || sizes.empty()) {
+    std::cerr << "reduce-bench: nothing to run on " << env.info().name << "\n";
+    return exit_device;
+  }
+  const double copy_gbps = measure_copy_gbps(env, copy_buffer_bytes(env.info(), options.quick), options.repeats);
+  std::cerr << "reduce-bench: " << env.info().name << " (" << env.info().platform_name << "), copy bandwidth "
+            << copy_gbps << " GB/s\n";
+
+  HostInputs<T> host;
+  host.x = random_values<T>(sizes.back(), 42);
+  if (std::any_of(options.ops.begin(), options.ops.end(), clcg::reduction::takes_two_inputs))
+    host.y = random_values<T>(sizes.back(), 43);
+
+  std::vector<Row> rows;
+  rows.reserve(configs.size() * sizes.size());
+  for (std::size_t n : sizes) {
+    std::cerr << "reduce-bench: n = " << n << "\n";
+    const DeviceInputs<T> device = allocate_inputs(env, host, n);
+    const int repeats = repeats_for(n, options.repeats);
+    for (Op op : options.ops) {
+      const Reference ref = reference(op, host, n);
+      volatile double sink = 0;  // keeps the timed CPU loop from being optimised away
+      const double cpu_ms = median_ms(repeats, [&] { sink = cpu_reduce(op, host, n); });
+      for (Config& config : configs) {
+        if (config.op != op) continue;
+        rows.push_back(measure(env, config, host, device, n, ref, cpu_ms, repeats));
+        if (csv) write_csv_row(*csv, env.info().name, options.type, rows.back(), copy_gbps);
+      }
+    }
+    if (csv) csv->flush();  // a run cut short still leaves every finished size on disk
+  }
+  print_summary(rows, options.type, copy_gbps);
+
+  const auto failed = std::count_if(rows.begin(), rows.end(), [](const Row& r) { return !r.ok; });
+  if (failed == 0) return 0;
+  std::cerr << "reduce-bench: " << failed << " of " << rows.size()
+            << " configurations gave a result outside the error bound (ok = 0 in the CSV, NO above)\n";
+  return exit_mismatch;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::optional<Options> options;
+  try {
+    options = parse_args(argc, argv);
+  } catch (const std::invalid_argument& e) {  // UsageError, and unknown variant names
+    std::cerr << "reduce-bench: " << e.what() << "\n" << "try reduce-bench --help\n";
+    return exit_usage;
+  }
+  if (!options) {
+    std::cout << usage_text;
+    return 0;
+  }
+  std::ofstream csv;
+  if (!options->csv_path.empty()) {
+    csv.open(options->csv_path);
+    if (!csv) {
+      std::cerr << "reduce-bench: cannot write " << options->csv_path << "\n";
+      return exit_usage;
+    }
+    csv << csv_header;
+  }
+  try {
+    const clcg::cl::Env env =
+        clcg::cl::Env::create(clcg::cl::DeviceSelector::parse(options->device, options->platform), /*profiling=*/true);
+    std::ostream* out = csv.is_open() ? &csv : nullptr;
+    return options->type == ElementType::f64 ? run_benchmark<double>(env, *options, out)
+                                             : run_benchmark<float>(env, *options, out);
+  } catch (const clcg::cl::Error& e) {
+    std::cerr << "reduce-bench: " << e.what() << "\n";
+    return exit_device;
+  } catch (const ::cl::Error& e) {  // a call outside clcg::cl::checked: still name the code
+    std::cerr << "reduce-bench: " << e.what() << " failed: " << clcg::cl::describe_error(e.err()) << "\n";
+    return exit_device;
+  } catch (const std::invalid_argument& e) {  // a bad --device or --wg for this device
+    std::cerr << "reduce-bench: " << e.what() << "\n";
+    return exit_usage;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "reduce-bench: out of host memory; lower --max-size\n";
+    return exit_device;
+  }
+}
