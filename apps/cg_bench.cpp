@@ -80,7 +80,7 @@ Args parse(int argc, char** argv) {
     };
     if (option == "--poisson3d") args.poisson3d = positive_list(option, value()), any_problem = true;
     else if (option == "--poisson2d") args.poisson2d = positive_list(option, value()), any_problem = true;
-    else if (option == "--mtx") args.mtx.push_back(value()), any_problem = true;
+    else if (option == "--mtx") args.mtx.push_back(value());  // in addition to the Poisson set
     else if (option == "--iterations") args.iterations = positive(option, value());
     else if (option == "--repeats") args.repeats = positive(option, value());
     else if (option == "--eigen-iterations") args.eigen_iterations = positive(option, value());

@@ -9,10 +9,10 @@ namespace clcg::cl {
 
 ::cl::Program build_program(const ::cl::Context& context, const ::cl::Device& device,
                             const std::string& name, std::string_view text, const std::string& options) {
-  const std::string_view common = kernel_source("common.cl");
   // A #line directive keeps compiler messages pointing at the right file and line.
   const std::string body = "#line 1 \"" + name + "\"\n" + std::string(text);
-  const ::cl::Program::Sources sources{std::string(common), body};
+  ::cl::Program::Sources sources{body};
+  if (name != "common.cl") sources.insert(sources.begin(), std::string(kernel_source("common.cl")));
   ::cl::Program program = checked("creating program " + name, [&] { return ::cl::Program(context, sources); });
   const std::string all_options = "-cl-std=CL1.2 " + options;
   try {
