@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <ostream>
 #include <random>
 #include <string>
 #include <vector>
@@ -26,6 +27,11 @@ struct Case {
   Op op;
   ElementType type;
 };
+
+// Names the case in ctest's listing instead of gtest's raw bytes.
+void PrintTo(const Case& c, std::ostream* out) {
+  *out << c.variant << "/" << clcg::reduction::op_name(c.op) << "/" << clcg::reduction::type_name(c.type);
+}
 
 std::vector<Case> all_cases() {
   std::vector<Case> cases;
