@@ -130,7 +130,10 @@ int run(const CliOptions& cli) {
   if (interrupted) throw Interrupted{};
   if (!cli.history.empty()) write_file(cli.history, history_csv(solution.info, eigen_history));
   if (!cli.output.empty()) solver::write_vector_market(cli.output, solution.x);
-  if (cli.json) std::cout << to_json(report).dump(2) << std::endl;
+  if (cli.json) {
+    std::cout << to_json(report).dump(2) << std::endl;
+    if (!std::cout) throw solver::InputError("standard output", 0, "writing the JSON failed");
+  }
   if (!cli.quiet) std::cerr << human_summary(report);
   return report.result.converged() ? exit_converged : exit_not_converged;
 }

@@ -150,6 +150,10 @@ void check_writable(const std::string& path) {
     if (parts.base.empty() || (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))) {
         throw InputError(path, 0, "cannot write output: the path is a directory");
     }
+    // Renaming over a device node or FIFO would replace it with a regular file.
+    if (::lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+        throw InputError(path, 0, "cannot write output: the path exists and is not a regular file");
+    }
     if (::stat(parts.dir.c_str(), &st) != 0) {
         throw InputError(path, 0,
                          "cannot write output: directory '" + parts.dir + "': " + std::strerror(errno));
