@@ -49,6 +49,7 @@ constexpr const char* usage_text =
     "  --type T          double | float (default double)\n"
     "  --variants LIST   comma-separated variant names (default: all)\n"
     "  --ops LIST        comma-separated, from sum, dot, sumsq (default sum,dot)\n"
+    "  --groups G        work-groups for the grid-stride variants (default: the library's rule)\n"
     "  --wg LIST         comma-separated work-group sizes (default 32,64,...,1024 up to the device max)\n"
     "  --max-size N      largest array size, e.g. 1e7 (default 1e8; also capped by device memory)\n"
     "  --repeats R       timed calls per measurement, median taken (default 20; sizes >= 1e7 use\n"
@@ -69,6 +70,7 @@ struct Options {
   std::vector<Op> ops{Op::sum, Op::dot};
   std::vector<std::size_t> work_groups;   // empty: 32 .. min(1024, device max)
   std::size_t max_size = 100'000'000;
+  std::size_t groups = 0;                 // 0: the library's rule (grid-stride variants)
   int repeats = 20;
   std::string csv_path;
   bool quick = false;
@@ -165,6 +167,8 @@ std::optional<Options> parse_args(int argc, char** argv) {
       }
     } else if (name == "--max-size") {
       options.max_size = parse_count(value(), name);
+    } else if (name == "--groups") {
+      options.groups = parse_count(value(), name);
     } else if (name == "--repeats") {
       const std::size_t repeats = parse_count(value(), name);
       if (repeats < 1 || repeats > 100000) throw UsageError("--repeats must be between 1 and 100000");
@@ -351,13 +355,13 @@ std::vector<std::size_t> work_group_sizes(const Options& options, const clcg::cl
 // is skipped with a note (once per distinct reason) rather than ending the run; build
 // failures still end it.
 std::optional<Reducer> try_make_reducer(const clcg::cl::Env& env, const VariantInfo& variant, Op op, std::size_t wg,
-                                        ElementType type, std::set<std::string>& reported) {
+                                        ElementType type, std::size_t groups, std::set<std::string>& reported) {
   const auto skip = [&](const std::exception& e) {
     if (reported.insert(e.what()).second) std::cerr << "reduce-bench: skipping: " << e.what() << "\n";
     return std::nullopt;
   };
   try {
-    return Reducer(env, op, type, clcg::reduction::Options{variant.name, wg, 0});
+    return Reducer(env, op, type, clcg::reduction::Options{variant.name, wg, groups});
   } catch (const std::invalid_argument& e) {
     return skip(e);
   } catch (const clcg::cl::DeviceCapabilityError& e) {
@@ -378,7 +382,7 @@ std::vector<Config> make_configs(const clcg::cl::Env& env, const Options& option
   for (Op op : options.ops) {
     for (const VariantInfo* variant : chosen) {
       for (std::size_t wg : work_group_sizes(options, env.info())) {
-        if (std::optional<Reducer> reducer = try_make_reducer(env, *variant, op, wg, options.type, reported))
+        if (std::optional<Reducer> reducer = try_make_reducer(env, *variant, op, wg, options.type, options.groups, reported))
           configs.push_back(Config{variant, op, wg, std::move(*reducer)});
       }
     }

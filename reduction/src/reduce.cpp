@@ -123,7 +123,7 @@ Result finish_partials(Op op, std::span<const double> values, std::span<const st
 
 Result PendingResult::wait() {
   if (count_ == 0) return Result{identity(op_), 0};  // nothing was launched (n = 0)
-  event_.wait();
+  if (event_()) event_.wait();  // a blocking submit has no event: its data is already here
   const std::vector<double> values = widen(*values_, type_, count_);
   if (is_arg_op(op_) && atomic_) {
     // The device left only the winning index; fetch the one element it points at.
@@ -194,6 +194,12 @@ void Reducer::ensure_partials(std::size_t groups) {
 PendingResult Reducer::enqueue(const ::cl::CommandQueue& queue, const ::cl::Buffer& x, std::size_t x_offset,
                                const ::cl::Buffer* y, std::size_t y_offset, std::size_t n,
                                const std::vector<::cl::Event>* wait_for) {
+  return submit(queue, x, x_offset, y, y_offset, n, wait_for, false);
+}
+
+PendingResult Reducer::submit(const ::cl::CommandQueue& queue, const ::cl::Buffer& x, std::size_t x_offset,
+                              const ::cl::Buffer* y, std::size_t y_offset, std::size_t n,
+                              const std::vector<::cl::Event>* wait_for, bool blocking) {
   if (takes_two_inputs(op_) && y == nullptr) throw std::invalid_argument("reduction dot needs a second input");
   if (is_arg_op(op_) && n == 0)
     throw std::invalid_argument(std::string(op_name(op_)) + " of an empty range is undefined");
@@ -223,18 +229,19 @@ PendingResult Reducer::enqueue(const ::cl::CommandQueue& queue, const ::cl::Buff
                            std::to_string(n) + " wg=" + std::to_string(launch.work_group_size) + " groups=" +
                            std::to_string(launch.groups) + " on " + env_.info().name;
   cl::checked(task, [&] {
-    std::vector<::cl::Event> waits = wait_for ? *wait_for : std::vector<::cl::Event>{};
+    // The queue is in order: the kernel follows whatever the caller enqueued, and the reads
+    // follow the kernel, so no events are needed except the caller's and the last read's.
+    const std::vector<::cl::Event>* waits = wait_for && !wait_for->empty() ? wait_for : nullptr;
     if (atomic) {
       // The result slot starts as the identity ("no index yet" for arg operations).
-      ::cl::Event filled;
       if (is_arg_op(op_)) {
-        queue.enqueueFillBuffer(partial_indices_, static_cast<cl_uchar>(0xFF), 0, sizeof(std::uint64_t), &waits, &filled);
+        queue.enqueueFillBuffer(partial_indices_, static_cast<cl_uchar>(0xFF), 0, sizeof(std::uint64_t), waits);
       } else if (type_ == ElementType::f64) {
-        queue.enqueueFillBuffer(partial_values_, identity(op_), 0, sizeof(double), &waits, &filled);
+        queue.enqueueFillBuffer(partial_values_, identity(op_), 0, sizeof(double), waits);
       } else {
-        queue.enqueueFillBuffer(partial_values_, static_cast<float>(identity(op_)), 0, sizeof(float), &waits, &filled);
+        queue.enqueueFillBuffer(partial_values_, static_cast<float>(identity(op_)), 0, sizeof(float), waits);
       }
-      waits = {filled};
+      waits = nullptr;
     }
     kernel_.setArg(0, x);
     kernel_.setArg(1, static_cast<cl_ulong>(x_offset));
@@ -244,31 +251,31 @@ PendingResult Reducer::enqueue(const ::cl::CommandQueue& queue, const ::cl::Buff
     kernel_.setArg(5, partial_values_);
     kernel_.setArg(6, partial_indices_);
     kernel_.setArg(7, ::cl::Local(launch.work_group_size * accumulator_size(op_, type_)));
-    ::cl::Event ran;
     queue.enqueueNDRangeKernel(kernel_, ::cl::NullRange, ::cl::NDRange(launch.groups * launch.work_group_size),
-                               ::cl::NDRange(launch.work_group_size), waits.empty() ? nullptr : &waits, &ran);
-    const std::vector<::cl::Event> after_kernel{ran};
+                               ::cl::NDRange(launch.work_group_size), waits);
+    // Blocking reads (run()) cost one round trip; non-blocking ones leave an event to wait on.
+    const cl_bool block = blocking ? CL_TRUE : CL_FALSE;
+    ::cl::Event* done = blocking ? nullptr : &pending.event_;
     if (is_arg_op(op_)) {
       if (!atomic)
-        queue.enqueueReadBuffer(partial_values_, CL_FALSE, 0, pending.values_->size(), pending.values_->data(),
-                                &after_kernel);
-      queue.enqueueReadBuffer(partial_indices_, CL_FALSE, 0, count * sizeof(std::uint64_t), pending.indices_->data(),
-                              &after_kernel, &pending.event_);
+        queue.enqueueReadBuffer(partial_values_, CL_FALSE, 0, pending.values_->size(), pending.values_->data());
+      queue.enqueueReadBuffer(partial_indices_, block, 0, count * sizeof(std::uint64_t), pending.indices_->data(),
+                              nullptr, done);
     } else {
-      queue.enqueueReadBuffer(partial_values_, CL_FALSE, 0, pending.values_->size(), pending.values_->data(),
-                              &after_kernel, &pending.event_);
+      queue.enqueueReadBuffer(partial_values_, block, 0, pending.values_->size(), pending.values_->data(), nullptr,
+                              done);
     }
   });
   return pending;
 }
 
 Result Reducer::run(const ::cl::Buffer& x, std::size_t x_offset, std::size_t n) {
-  return enqueue(env_.queue(), x, x_offset, nullptr, 0, n).wait();
+  return submit(env_.queue(), x, x_offset, nullptr, 0, n, nullptr, true).wait();
 }
 
 Result Reducer::run(const ::cl::Buffer& x, std::size_t x_offset, const ::cl::Buffer& y, std::size_t y_offset,
                     std::size_t n) {
-  return enqueue(env_.queue(), x, x_offset, &y, y_offset, n).wait();
+  return submit(env_.queue(), x, x_offset, &y, y_offset, n, nullptr, true).wait();
 }
 
 Result reduce(const cl::Env& env, Op op, ElementType type, const ::cl::Buffer& x, std::size_t offset, std::size_t n,

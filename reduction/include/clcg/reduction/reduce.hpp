@@ -96,6 +96,9 @@ class Reducer {
   ElementType type() const noexcept { return type_; }
 
  private:
+  PendingResult submit(const ::cl::CommandQueue& queue, const ::cl::Buffer& x, std::size_t x_offset,
+                       const ::cl::Buffer* y, std::size_t y_offset, std::size_t n,
+                       const std::vector<::cl::Event>* wait_for, bool blocking);
   void check_buffer(const ::cl::Buffer& buffer, std::size_t offset, std::size_t n, const char* which) const;
   void ensure_partials(std::size_t groups);
 
