@@ -10,6 +10,7 @@ set(CLCG_KERNEL_FILES
   reduce_unrolled.cl
   reduce_atomic.cl
   multi_dot.cl
+  cg_fused.cl
   spmv_csr.cl
   blas1.cl
   cg_update.cl

@@ -98,7 +98,11 @@ int run(const CliOptions& cli) {
   settings.preconditioner = cli.preconditioner;
   settings.precision = cli.precision;
   settings.record_history = !cli.history.empty();
-  if (cli.variant != "textbook") throw UsageError("--variant: unknown CG variant '" + cli.variant + "' (known: textbook)");
+  try {
+    settings.variant = solver::parse_cg_variant(cli.variant);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--variant: ") + e.what());
+  }
 
   RunReport report;
   report.options = &cli;

@@ -7,7 +7,9 @@
 #include <stdexcept>
 #include <string>
 
+#include "cg_common.hpp"
 #include "clcg/cl/error.hpp"
+#include "clcg/solver/pipelined_conjugate_gradient.hpp"
 
 namespace clcg::solver {
 
@@ -27,6 +29,26 @@ std::string_view preconditioner_name(Preconditioner p) noexcept {
   return p == Preconditioner::jacobi ? "jacobi" : "none";
 }
 
+std::string_view cg_variant_name(CgVariant v) noexcept {
+  switch (v) {
+    case CgVariant::textbook: return "textbook";
+    case CgVariant::fused: return "fused";
+    case CgVariant::pipelined: return "pipelined";
+  }
+  return "?";
+}
+
+std::span<const CgVariant> all_cg_variants() noexcept {
+  static constexpr CgVariant variants[] = {CgVariant::textbook, CgVariant::fused, CgVariant::pipelined};
+  return variants;
+}
+
+CgVariant parse_cg_variant(std::string_view name) {
+  for (CgVariant v : all_cg_variants())
+    if (cg_variant_name(v) == name) return v;
+  throw std::invalid_argument("unknown CG variant '" + std::string(name) + "' (known: textbook, fused, pipelined)");
+}
+
 Preconditioner parse_preconditioner(std::string_view name) {
   if (name == "none") return Preconditioner::none;
   if (name == "jacobi") return Preconditioner::jacobi;
@@ -43,18 +65,9 @@ std::uint64_t solver_vector_bytes(std::size_t rows, ElementType type, Preconditi
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-std::string format_double(double v) {
-  std::ostringstream out;
-  out.precision(6);
-  out << v;
-  return out.str();
-}
+using detail::Clock;
+using detail::format_double;
+using detail::seconds_since;
 
 const DeviceCsrMatrix& require_square(const DeviceCsrMatrix& a) {
   if (a.rows() != a.cols())
@@ -73,7 +86,8 @@ CgSolver::CgSolver(const cl::Env& env, const DeviceCsrMatrix& a, const Settings&
       spmv_(env, require_square(a), settings.spmv, settings.spmv_vector_size),
       ops_(env, a.type()),
       dot_(env, Op::dot, a.type(), settings.reduction),
-      sumsq_(env, Op::sumsq, a.type(), settings.reduction) {
+      sumsq_(env, Op::sumsq, a.type(), settings.reduction),
+      true_residual_(env, spmv_, settings.reduction) {
   const bool jacobi = settings.preconditioner == Preconditioner::jacobi;
   const std::uint64_t vectors = solver_vector_bytes(n_, a.type(), settings.preconditioner, false);
   check_device_memory(env.info(), a.bytes() + vectors, std::uint64_t(n_) * reduction::element_size(a.type()),
@@ -88,6 +102,7 @@ CgSolver::CgSolver(const cl::Env& env, const DeviceCsrMatrix& a, const Settings&
     spmv_.inverse_diagonal(inv_diag_);
     rr_rz_.emplace(env, a.type(), std::vector<reduction::MultiDot::Pair>{{0, 0}, {0, 1}}, settings.reduction);
   }
+  if (settings.variant == CgVariant::fused) fused_.emplace(env, spmv_);
 }
 
 CgSolver::Dots CgSolver::residual_dots() {
@@ -100,18 +115,49 @@ CgSolver::Dots CgSolver::residual_dots() {
   return {d.at(0), d.at(1)};
 }
 
-double CgSolver::device_true_residual(const ::cl::Buffer& b, const ::cl::Buffer& x, double bb) {
-  double rr = 0;
-  if (env_.info().fp64) {
-    if (!residual_f64_()) residual_f64_ = make_vector(env_, ElementType::f64, n_);
-    spmv_.residual_f64(x, b, residual_f64_);  // r = b - A x, in double
-    if (!sumsq_f64_) sumsq_f64_.emplace(env_, Op::sumsq, ElementType::f64, settings_.reduction);
-    rr = sumsq_f64_->run(residual_f64_, 0, n_).value;
-  } else {
-    spmv_.enqueue(x, q_);                            // q = A x
-    ops_.axpby_to(n_, 1.0, b, -1.0, q_, q_);         // q = b - q
-    rr = sumsq_.run(q_, 0, n_).value;
+double CgSolver::spmv_dot() {
+  if (fused_) {
+    fused_->spmv_dot(p_, q_);                    // q = A p, with the p.q partials
+    return fused_->read()[0];
   }
+  spmv_.enqueue(p_, q_);                         // q = A p
+  return dot_.run(p_, 0, q_, 0, n_).value;       // p.q
+}
+
+CgSolver::Dots CgSolver::update(double alpha, ::cl::Buffer& x) {
+  const bool jacobi = settings_.preconditioner == Preconditioner::jacobi;
+  if (fused_) {
+    if (!jacobi) {
+      fused_->update_xr(alpha, p_, q_, x, r_);   // x += alpha p; r -= alpha q; r.r partials
+      const double rr = fused_->read()[0];
+      return {rr, rr};
+    }
+    fused_->update_xrz(alpha, p_, q_, inv_diag_, x, r_, z_);  // ... z = M^-1 r; r.r, r.z partials
+    const std::vector<double> d = fused_->read();
+    return {d[0], d[1]};
+  }
+  if (jacobi)
+    ops_.cg_update_xrz(n_, alpha, p_, q_, inv_diag_, x, r_, z_);  // x += alpha p; r -= alpha q; z = M^-1 r
+  else
+    ops_.cg_update_xr(n_, alpha, p_, q_, x, r_);                  // x += alpha p; r -= alpha q
+  return residual_dots();                                          // r.r (and r.z)
+}
+
+TrueResidual::TrueResidual(const cl::Env& env, const Spmv& spmv, const reduction::Options& options)
+    : env_(env), spmv_(spmv), ops_(env, spmv.matrix().type()), n_(std::size_t(spmv.matrix().rows())), options_(options) {}
+
+double TrueResidual::relative(const ::cl::Buffer& b, const ::cl::Buffer& x, double bb) {
+  const bool fp64 = env_.info().fp64;
+  const ElementType type = fp64 ? ElementType::f64 : spmv_.matrix().type();
+  if (!residual_()) residual_ = make_vector(env_, type, n_);
+  if (!sumsq_) sumsq_.emplace(env_, Op::sumsq, type, options_);
+  if (fp64) {
+    spmv_.residual_f64(x, b, residual_);               // r = b - A x, in double
+  } else {
+    spmv_.enqueue(x, residual_);                       // r = A x
+    ops_.axpby_to(n_, 1.0, b, -1.0, residual_, residual_);  // r = b - r
+  }
+  const double rr = sumsq_->run(residual_, 0, n_).value;
   return bb > 0 ? std::sqrt(rr / bb) : std::sqrt(rr);
 }
 
@@ -136,8 +182,7 @@ SolveInfo CgSolver::solve(const ::cl::Buffer& b, ::cl::Buffer& x, bool use_guess
     return finish(Status::converged, "b = 0, so x = 0");
   }
   // Eigen's threshold: ||r||^2 <= tol^2 ||b||^2, but never below the smallest normal number.
-  const double threshold = std::max(settings_.tolerance * settings_.tolerance * bb,
-                                    std::numeric_limits<double>::min());
+  const double threshold = detail::stopping_threshold(settings_.tolerance, bb);
   // r = b - A x (x = x0, or 0); z = M^-1 r; p = z. Also how a drifted residual is replaced.
   auto start_from_x = [&](bool x_is_zero) {
     if (x_is_zero) {
@@ -163,24 +208,18 @@ SolveInfo CgSolver::solve(const ::cl::Buffer& b, ::cl::Buffer& x, bool use_guess
   double previous_true = std::numeric_limits<double>::infinity();  // at the last replacement
   double confirmed = std::numeric_limits<double>::quiet_NaN();  // true residual of the current x
   for (std::size_t k = 1; d.rr > threshold && k <= max_iter; ++k) {
-    spmv_.enqueue(p_, q_);                              // q = A p          (the bottleneck)
-    const double pq = dot_.run(p_, 0, q_, 0, n).value;  // p.q              host sync 1
+    const double pq = spmv_dot();                       // q = A p; p.q      host sync 1
     if (!std::isfinite(pq)) {
       status = Status::non_finite, message = "p^T A p is " + format_double(pq) + " at iteration " + std::to_string(k);
       break;
     }
     if (pq <= 0) {
       status = Status::breakdown;
-      message = "matrix (or preconditioner) not positive definite at iteration " + std::to_string(k) +
-                ": p^T A p = " + format_double(pq);
+      message = detail::breakdown_message(k, pq);
       break;
     }
     const double alpha = d.rz / pq;                     // alpha = r.z / p.Ap
-    if (jacobi)
-      ops_.cg_update_xrz(n, alpha, p_, q_, inv_diag_, x, r_, z_);  // x += alpha p; r -= alpha q; z = M^-1 r
-    else
-      ops_.cg_update_xr(n, alpha, p_, q_, x, r_);                  // x += alpha p; r -= alpha q
-    Dots next = residual_dots();                        // r.r (and r.z)    host sync 2
+    Dots next = update(alpha, x);                       // x, r (, z); r.r (and r.z)   host sync 2
     info.iterations = k;
     info.recursive_residual = std::sqrt(next.rr / bb);
     if (!std::isfinite(next.rr) || !std::isfinite(next.rz)) {
@@ -192,14 +231,13 @@ SolveInfo CgSolver::solve(const ::cl::Buffer& b, ::cl::Buffer& x, bool use_guess
     if (settings_.record_history) info.history.push_back({k, info.recursive_residual, alpha, beta, seconds_since(start)});
     if (!done && next.rz <= 0) {
       status = Status::breakdown;
-      message = "preconditioner not positive definite at iteration " + std::to_string(k) +
-                ": r^T M^-1 r = " + format_double(next.rz);
+      message = detail::preconditioner_breakdown_message(k, next.rz);
       break;
     }
     if (done && settings_.confirm_true_residual) {
       // Rounding can make the recursive r drift from b - A x: check the true residual, and if
       // it is above the tolerance, restart from x with it (residual replacement).
-      confirmed = device_true_residual(b, x, bb);
+      confirmed = true_residual_.relative(b, x, bb);
       // No room left, or the last restart did not even halve the true residual: a precision floor.
       if (confirmed > settings_.tolerance &&
           (replacements == max_residual_replacements || confirmed > 0.5 * previous_true)) {
@@ -219,23 +257,17 @@ SolveInfo CgSolver::solve(const ::cl::Buffer& b, ::cl::Buffer& x, bool use_guess
     if (!done) ops_.xpay(n, beta, z, p_);               // p = z + beta p
   }
   if (stalled) {
-    message = "stopped after " + std::to_string(info.iterations) + " iterations: the true residual " +
-              format_double(confirmed) + " stays above the tolerance " + format_double(settings_.tolerance) +
-              " although the recursive one met it " + std::to_string(replacements + 1) +
-              (replacements ? " times" : " time") + " (the tolerance is below what " + std::string(reduction::type_name(a_.type())) +
-              " reaches on this problem)";
+    message = detail::stalled_message(info.iterations, confirmed, settings_.tolerance, replacements, a_.type());
   } else if (status == Status::max_iterations && d.rr <= threshold) {
     status = Status::converged;
     message = "converged in " + std::to_string(info.iterations) + " iterations";
   } else if (status == Status::max_iterations) {
-    message = "not converged after " + std::to_string(info.iterations) + " iterations (relative residual " +
-              format_double(info.recursive_residual) + ", tolerance " + format_double(settings_.tolerance) + ")";
+    message = detail::not_converged_message(info.iterations, info.recursive_residual, settings_.tolerance);
   }
   if (replacements && !stalled)
-    message += " (the recursive residual drifted from the true one; replaced " + std::to_string(replacements) +
-               (replacements == 1 ? " time)" : " times)");
+    message += detail::replaced_note(replacements);
   if (true_residual)
-    info.true_residual = std::isnan(confirmed) ? device_true_residual(b, x, bb) : confirmed;
+    info.true_residual = std::isnan(confirmed) ? true_residual_.relative(b, x, bb) : confirmed;
   else
     info.true_residual = std::numeric_limits<double>::quiet_NaN();
   return finish(status, std::move(message));
@@ -243,8 +275,12 @@ SolveInfo CgSolver::solve(const ::cl::Buffer& b, ::cl::Buffer& x, bool use_guess
 
 SolveInfo solve(const cl::Env& env, const DeviceCsrMatrix& a, const ::cl::Buffer& b, ::cl::Buffer& x,
                 const Settings& settings, bool use_guess) {
-  CgSolver solver(env, a, settings);
-  return solver.solve(b, x, use_guess, true);
+  return make_cg_solver(env, a, settings)->solve(b, x, use_guess, true);
+}
+
+std::unique_ptr<CgMethod> make_cg_solver(const cl::Env& env, const DeviceCsrMatrix& a, const Settings& settings) {
+  if (settings.variant == CgVariant::pipelined) return std::make_unique<PipelinedCgSolver>(env, a, settings);
+  return std::make_unique<CgSolver>(env, a, settings);
 }
 
 double relative_residual(const HostCsr& a, const Eigen::VectorXd& b, const Eigen::VectorXd& x) {
@@ -278,7 +314,7 @@ HostSolution solve(const cl::Env& env, const HostMatrix& a, const Eigen::VectorX
                       std::uint64_t(std::max<std::int32_t>(csr.nnz(), 1)) * reduction::element_size(type),
                       "CG solve");
   const DeviceCsrMatrix device_a(env, csr, type);
-  CgSolver solver(env, device_a, settings);
+  const std::unique_ptr<CgMethod> solver = make_cg_solver(env, device_a, settings);
   ::cl::Buffer b_dev = make_vector(env, type, n), x_dev = make_vector(env, type, n);
   auto write = [&](::cl::Buffer& dst, const Eigen::VectorXd& v) {
     if (n == 0) return;
@@ -294,7 +330,7 @@ HostSolution solve(const cl::Env& env, const HostMatrix& a, const Eigen::VectorX
     if (x0) write(x_dev, *x0);
   });
   HostSolution out;
-  out.info = solver.solve(b_dev, x_dev, x0 != nullptr, false);
+  out.info = solver->solve(b_dev, x_dev, x0 != nullptr, false);
   out.x.resize(Eigen::Index(n));
   cl::checked("reading x back", [&] {
     if (n == 0) return;

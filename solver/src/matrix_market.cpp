@@ -50,6 +50,9 @@ using solver::MmField;
 using solver::MmSymmetry;
 
 constexpr std::int64_t index_limit = std::numeric_limits<int>::max();
+// Declared rows that no stored entry can reach (empty matrix rows, implicit zeros of a
+// coordinate vector): beyond this many the file is refused rather than paid for in memory.
+constexpr std::int64_t max_unreached_rows = std::int64_t{1} << 24;
 
 // '\r' counts as a blank so CRLF files need no special case.
 inline bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
@@ -434,7 +437,25 @@ void parse_size_line(Scanner& sc, Header& h, Target target) {
         sc.fail_at(line, "a vector must be n x 1, but the file is " + std::to_string(h.rows) + " x " +
                              std::to_string(h.cols));
     }
-    if (!coordinate) h.entries = h.rows;
+    if (!coordinate) {
+        h.entries = h.rows;
+        return;
+    }
+    // Row storage (CSR row pointers, a dense vector) is allocated for every declared row,
+    // so rows that no entry can reach must be bounded: otherwise one size line such as
+    // '2000000000 2000000000 0' costs gigabytes. An entry reaches one row (two when
+    // mirrored); a matrix row with no entry makes the matrix singular anyway.
+    const std::int64_t reachable =
+        (target == Target::matrix && h.symmetry == MmSymmetry::symmetric) ? 2 * h.entries : h.entries;
+    if (h.rows - reachable > max_unreached_rows) {
+        const std::string head = "row count " + std::to_string(h.rows) + " with only " + std::to_string(h.entries) +
+                                 " entries: at least " + std::to_string(h.rows - reachable) + " rows";
+        const std::string limit = "more than " + std::to_string(max_unreached_rows) + " are refused";
+        if (target == Target::matrix) {
+            sc.fail_at(line, head + " would be empty, so the matrix is singular (" + limit + ")");
+        }
+        sc.fail_at(line, head + " would be implicit zeros (" + limit + "; write the vector in array format)");
+    }
 }
 
 const char* entry_layout(MmField field) {

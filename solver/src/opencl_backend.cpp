@@ -14,23 +14,9 @@ constexpr std::size_t vector_ops_group = 256;  // work-items per group for the l
 constexpr std::size_t spmv_group = 128;        // work-items per group for the CSR kernels
 constexpr std::size_t groups_per_unit = 64;    // cap on groups per compute unit (grid-stride)
 
-std::size_t floor_pow2(std::size_t v) {
-  std::size_t p = 1;
-  while (p * 2 <= v) p *= 2;
-  return p;
-}
-
 std::size_t kernel_max_group(const cl::Env& env, const ::cl::Kernel& kernel) {
   return cl::checked("querying CL_KERNEL_WORK_GROUP_SIZE",
                      [&] { return kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(env.device()); });
-}
-
-// The REAL scalar argument of a kernel: cl_float or cl_double to match the vectors.
-void set_real(::cl::Kernel& kernel, cl_uint index, double value, ElementType type) {
-  if (type == ElementType::f64)
-    kernel.setArg(index, static_cast<cl_double>(value));
-  else
-    kernel.setArg(index, static_cast<cl_float>(value));
 }
 
 cl_uint as_count(std::size_t n) {
@@ -69,6 +55,19 @@ std::string real_build_options(ElementType type) {
   return type == ElementType::f64 ? "-D REAL=double -D REAL_IS_DOUBLE" : "-D REAL=float";
 }
 
+void set_real_arg(::cl::Kernel& kernel, cl_uint index, ElementType type, double value) {
+  if (type == ElementType::f64)
+    kernel.setArg(index, static_cast<cl_double>(value));
+  else
+    kernel.setArg(index, static_cast<cl_float>(value));
+}
+
+std::size_t floor_power_of_two(std::size_t v) {
+  std::size_t p = 1;
+  while (p * 2 <= v) p *= 2;
+  return p;
+}
+
 ::cl::Buffer make_vector(const cl::Env& env, ElementType type, std::size_t n, cl_mem_flags flags) {
   const std::size_t bytes = std::max<std::size_t>(1, n) * reduction::element_size(type);
   return cl::checked("allocating a vector of " + std::to_string(n) + " elements on " + env.info().name,
@@ -82,7 +81,7 @@ Spmv::Spmv(const cl::Env& env, const DeviceCsrMatrix& a, SpmvKernel kernel, unsi
   if (a.type() == ElementType::f64 && !env.info().fp64)
     throw std::invalid_argument("double precision needs a device with fp64; " + env.info().name + " has none");
   // The vector kernel's tree needs a power-of-two group the device accepts.
-  wg_ = std::min(spmv_group, floor_pow2(env.info().max_work_group_size));
+  wg_ = std::min(spmv_group, floor_power_of_two(env.info().max_work_group_size));
   const std::string options = real_build_options(a.type()) + " -D WG_SIZE=" + std::to_string(wg_);
   if (kernel_ == SpmvKernel::automatic)
     kernel_ = a.mean_row_length() >= spmv_vector_threshold ? SpmvKernel::vector : SpmvKernel::scalar;
@@ -181,7 +180,7 @@ void VectorOps::launch(::cl::Kernel& kernel, const char* name, std::size_t n) {
 
 void VectorOps::axpy(std::size_t n, double a, const ::cl::Buffer& x, ::cl::Buffer& y) {
   axpy_.setArg(0, as_count(n));
-  set_real(axpy_, 1, a, type_);
+  set_real_arg(axpy_, 1, type_, a);
   axpy_.setArg(2, x);
   axpy_.setArg(3, y);
   launch(axpy_, "axpy", n);
@@ -189,7 +188,7 @@ void VectorOps::axpy(std::size_t n, double a, const ::cl::Buffer& x, ::cl::Buffe
 
 void VectorOps::xpay(std::size_t n, double a, const ::cl::Buffer& x, ::cl::Buffer& y) {
   xpay_.setArg(0, as_count(n));
-  set_real(xpay_, 1, a, type_);
+  set_real_arg(xpay_, 1, type_, a);
   xpay_.setArg(2, x);
   xpay_.setArg(3, y);
   launch(xpay_, "xpay", n);
@@ -198,9 +197,9 @@ void VectorOps::xpay(std::size_t n, double a, const ::cl::Buffer& x, ::cl::Buffe
 void VectorOps::axpby_to(std::size_t n, double a, const ::cl::Buffer& x, double b, const ::cl::Buffer& y,
                          ::cl::Buffer& w) {
   axpby_to_.setArg(0, as_count(n));
-  set_real(axpby_to_, 1, a, type_);
+  set_real_arg(axpby_to_, 1, type_, a);
   axpby_to_.setArg(2, x);
-  set_real(axpby_to_, 3, b, type_);
+  set_real_arg(axpby_to_, 3, type_, b);
   axpby_to_.setArg(4, y);
   axpby_to_.setArg(5, w);
   launch(axpby_to_, "axpby_to", n);
@@ -208,7 +207,7 @@ void VectorOps::axpby_to(std::size_t n, double a, const ::cl::Buffer& x, double 
 
 void VectorOps::scale(std::size_t n, double a, ::cl::Buffer& x) {
   scale_.setArg(0, as_count(n));
-  set_real(scale_, 1, a, type_);
+  set_real_arg(scale_, 1, type_, a);
   scale_.setArg(2, x);
   launch(scale_, "scale", n);
 }
@@ -222,7 +221,7 @@ void VectorOps::copy(std::size_t n, const ::cl::Buffer& x, ::cl::Buffer& y) {
 
 void VectorOps::fill(std::size_t n, double value, ::cl::Buffer& x) {
   fill_.setArg(0, as_count(n));
-  set_real(fill_, 1, value, type_);
+  set_real_arg(fill_, 1, type_, value);
   fill_.setArg(2, x);
   launch(fill_, "fill", n);
 }
@@ -238,7 +237,7 @@ void VectorOps::diag_mul(std::size_t n, const ::cl::Buffer& d, const ::cl::Buffe
 void VectorOps::cg_update_xr(std::size_t n, double alpha, const ::cl::Buffer& p, const ::cl::Buffer& q,
                              ::cl::Buffer& x, ::cl::Buffer& r) {
   update_xr_.setArg(0, as_count(n));
-  set_real(update_xr_, 1, alpha, type_);
+  set_real_arg(update_xr_, 1, type_, alpha);
   update_xr_.setArg(2, p);
   update_xr_.setArg(3, q);
   update_xr_.setArg(4, x);
@@ -249,7 +248,7 @@ void VectorOps::cg_update_xr(std::size_t n, double alpha, const ::cl::Buffer& p,
 void VectorOps::cg_update_xrz(std::size_t n, double alpha, const ::cl::Buffer& p, const ::cl::Buffer& q,
                               const ::cl::Buffer& inv_diag, ::cl::Buffer& x, ::cl::Buffer& r, ::cl::Buffer& z) {
   update_xrz_.setArg(0, as_count(n));
-  set_real(update_xrz_, 1, alpha, type_);
+  set_real_arg(update_xrz_, 1, type_, alpha);
   update_xrz_.setArg(2, p);
   update_xrz_.setArg(3, q);
   update_xrz_.setArg(4, inv_diag);

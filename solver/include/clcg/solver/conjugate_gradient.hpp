@@ -26,12 +26,15 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
+#include <span>
 #include <string_view>
 
 #include "clcg/cl/env.hpp"
 #include "clcg/reduction/reduce.hpp"
 #include "clcg/solver/csr_matrix.hpp"
+#include "clcg/solver/fused_ops.hpp"
 #include "clcg/solver/matrix_market.hpp"
 #include "clcg/solver/opencl_backend.hpp"
 #include "clcg/solver/solve_info.hpp"
@@ -39,6 +42,18 @@
 namespace clcg::solver {
 
 enum class Preconditioner { none, jacobi };
+
+// How the iteration is put on the device. All three compute CG's iterates (same up to
+// rounding) and stop by the same rule; cg-solve --variant picks one.
+//   textbook   one kernel per operation; dots through clcg::reduction; 2 host syncs/step
+//   fused      SpMV writes p.q partials, the x/r(/z) update writes r.r (and r.z) partials:
+//              no vector is read again to be reduced; 2 host syncs/step
+//   pipelined  Ghysels-Vanroose pipelined CG: one fused update writing all dot partials,
+//              whose read-back overlaps the next SpMV; 1 host sync/step, more vectors
+enum class CgVariant { textbook, fused, pipelined };
+std::string_view cg_variant_name(CgVariant v) noexcept;
+CgVariant parse_cg_variant(std::string_view name);  // std::invalid_argument listing the names
+std::span<const CgVariant> all_cg_variants() noexcept;
 std::string_view preconditioner_name(Preconditioner p) noexcept;  // "none", "jacobi"
 Preconditioner parse_preconditioner(std::string_view name);       // std::invalid_argument
 
@@ -46,6 +61,7 @@ struct Settings {
   double tolerance = 1e-8;          // relative: stop when ||r|| <= tolerance * ||b||
   std::int64_t max_iterations = -1;  // < 0: 2 * rows (Eigen's default); 0 checks x0 only
   Preconditioner preconditioner = Preconditioner::none;
+  CgVariant variant = CgVariant::textbook;
   // Precision of the device vectors and matrix for the host-matrix APIs. The buffer API uses
   // the DeviceCsrMatrix's type (its buffers must match) and ignores this.
   ElementType precision = ElementType::f64;
@@ -70,10 +86,41 @@ struct Settings {
 
 inline constexpr std::size_t max_residual_replacements = 10;
 
+// What every CG variant offers: solve A x = b for the matrix it was built for.
+class CgMethod {
+ public:
+  virtual ~CgMethod() = default;
+  // b and x: rows() elements of the matrix's type on the Env's context. use_guess: x holds
+  // x0, else x0 = 0. true_residual: also compute ||b - A x|| / ||b|| on the device (in double
+  // where the device has fp64); false leaves SolveInfo::true_residual NaN for the caller.
+  virtual SolveInfo solve(const ::cl::Buffer& b, ::cl::Buffer& x, bool use_guess, bool true_residual = true) = 0;
+  virtual Settings& settings() noexcept = 0;  // tolerance / limits may change between solves
+};
+
+// The solver settings.variant names, bound to `a`.
+std::unique_ptr<CgMethod> make_cg_solver(const cl::Env& env, const DeviceCsrMatrix& a, const Settings& settings);
+
+// ||b - A x|| / ||b|| on the device: r = b - A x in double where the device has fp64 (in the
+// matrix's precision otherwise), then a sum of squares through clcg::reduction.
+class TrueResidual {
+ public:
+  TrueResidual(const cl::Env& env, const Spmv& spmv, const reduction::Options& options);
+  double relative(const ::cl::Buffer& b, const ::cl::Buffer& x, double bb);  // bb = ||b||^2
+
+ private:
+  cl::Env env_;
+  Spmv spmv_;  // shares the solver's kernel objects; used from the same thread
+  VectorOps ops_;
+  std::size_t n_;
+  reduction::Options options_;
+  ::cl::Buffer residual_;  // allocated on first use
+  std::optional<reduction::Reducer> sumsq_;
+};
+
 // A CG solver bound to one device matrix: builds its kernels and allocates its work vectors
 // (r, p, q and, for Jacobi, z and 1/diag(A)) once; solve() can then run many times.
 // Not thread-safe (kernels hold arguments): one per thread.
-class CgSolver {
+class CgSolver : public CgMethod {
  public:
   CgSolver(const cl::Env& env, const DeviceCsrMatrix& a, const Settings& settings);
 
@@ -82,10 +129,10 @@ class CgSolver {
   // compute ||b - A x|| / ||b|| on the device (SpMV + reduction; in double when the device
   // has fp64, in the matrix's precision otherwise); false leaves SolveInfo::true_residual
   // NaN for the caller to fill (the Eigen facade does it on the host).
-  SolveInfo solve(const ::cl::Buffer& b, ::cl::Buffer& x, bool use_guess, bool true_residual = true);
+  SolveInfo solve(const ::cl::Buffer& b, ::cl::Buffer& x, bool use_guess, bool true_residual = true) override;
 
   const Settings& settings() const noexcept { return settings_; }
-  Settings& settings() noexcept { return settings_; }  // tolerance / limits may change between solves
+  Settings& settings() noexcept override { return settings_; }  // tolerance / limits may change between solves
   std::size_t rows() const noexcept { return n_; }
   const Spmv& spmv() const noexcept { return spmv_; }
 
@@ -95,7 +142,8 @@ class CgSolver {
     double rz = 0;  // r.z (= r.r without a preconditioner)
   };
   Dots residual_dots();
-  double device_true_residual(const ::cl::Buffer& b, const ::cl::Buffer& x, double bb);
+  double spmv_dot();                          // q = A p; returns p.q
+  Dots update(double alpha, ::cl::Buffer& x);  // x += alpha p; r -= alpha q (z = M^-1 r); r.r, r.z
 
   cl::Env env_;
   DeviceCsrMatrix a_;
@@ -107,8 +155,8 @@ class CgSolver {
   reduction::Reducer sumsq_;  // r.r, b.b
   std::optional<reduction::MultiDot> rr_rz_;  // (r.r, r.z) in one pass, Jacobi only
   ::cl::Buffer r_, p_, q_, z_, inv_diag_;
-  ::cl::Buffer residual_f64_;  // lazily allocated for device_true_residual
-  std::optional<reduction::Reducer> sumsq_f64_;
+  std::optional<FusedOps> fused_;  // CgVariant::fused
+  TrueResidual true_residual_;
 };
 
 // The one-call buffer API: matrix and vectors stay the caller's cl::Buffers on env's queue,

@@ -16,6 +16,8 @@
 // Rejected (InputError): missing/bad banner, objects other than `matrix`, array format
 //   for a matrix, complex/hermitian/skew-symmetric, unknown words, non-square sizes,
 //   bad/negative sizes, sizes or expanded nonzero counts beyond 32-bit int indices,
+//   coordinate sizes whose declared rows exceed what the entries can reach by more than
+//   2^24 (empty matrix rows, implicit vector zeros: refused rather than allocated),
 //   indices 0 or beyond the size, too few or too many entries, bad or extra/missing
 //   tokens, NaN/Inf or out-of-range values, empty files, directories, unreadable files.
 //

@@ -97,6 +97,11 @@ class VectorOps {
   ::cl::Kernel axpy_, xpay_, axpby_to_, scale_, copy_, fill_, diag_mul_, update_xr_, update_xrz_;
 };
 
+// Sets a REAL scalar kernel argument: cl_float or cl_double to match the vectors.
+void set_real_arg(::cl::Kernel& kernel, cl_uint index, ElementType type, double value);
+// The largest power of two <= v (1 for v = 0).
+std::size_t floor_power_of_two(std::size_t v);
+
 // A device buffer of n elements of `type` (at least one element: OpenCL has no empty buffers).
 ::cl::Buffer make_vector(const cl::Env& env, ElementType type, std::size_t n, cl_mem_flags flags = CL_MEM_READ_WRITE);
 

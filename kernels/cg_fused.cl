@@ -1,0 +1,176 @@
+// Fused CG kernels: each pass over the vectors also writes the per-group partials of the dot
+// products CG needs next, so no vector is read again just to reduce it. Partials of dot k go
+// to partials[k * get_num_groups(0) + group]; the host finishes them in index order.
+// WG_SIZE (a power of two) is the work-group size the host launches with; every kernel
+// loops over rows with a stride, so any number of groups covers any n, and a fixed launch
+// shape gives the same bits on every run.
+#ifndef WG_SIZE
+#define WG_SIZE 256
+#endif
+#if (WG_SIZE & (WG_SIZE - 1)) != 0
+#error "WG_SIZE must be a power of two"
+#endif
+
+// Writes the group's sum of `value` to partials[slot * groups + group]. All work-items call
+// it; the trailing barrier lets the caller reuse scratch at once.
+inline void write_partial(__local REAL* scratch, REAL value, __global REAL* partials, uint slot) {
+  const uint lid = get_local_id(0);
+  scratch[lid] = value;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  clcg_tree_sequential(scratch, lid, WG_SIZE);
+  if (lid == 0) partials[slot * get_num_groups(0) + get_group_id(0)] = scratch[0];
+  barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+// q = A p (one work-item per row) and the partials of p . q.
+__kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
+void spmv_scalar_dot(const uint rows, __global const int* row_ptr, __global const int* col_idx,
+                     __global const REAL* values, __global const REAL* p, __global REAL* q,
+                     __global REAL* partials) {
+  __local REAL scratch[WG_SIZE];
+  REAL pq = 0;
+  for (uint row = get_global_id(0); row < rows; row += get_global_size(0)) {
+    const int end = row_ptr[row + 1];
+    REAL sum = 0;
+    for (int j = row_ptr[row]; j < end; ++j) sum += values[j] * p[col_idx[j]];
+    q[row] = sum;
+    pq += p[row] * sum;
+  }
+  write_partial(scratch, pq, partials, 0);
+}
+
+// q = A p with vector_size work-items per row (as spmv_csr_vector) and the partials of p . q.
+__kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
+void spmv_vector_dot(const uint rows, const uint vector_size, __global const int* row_ptr,
+                     __global const int* col_idx, __global const REAL* values, __global const REAL* p,
+                     __global REAL* q, __global REAL* partials) {
+  __local REAL scratch[WG_SIZE];
+  const uint lid = get_local_id(0);
+  const uint lane = lid & (vector_size - 1);
+  const uint rows_per_group = WG_SIZE / vector_size;
+  const uint row_in_group = lid / vector_size;
+  const uint stride = get_num_groups(0) * rows_per_group;
+  REAL pq = 0;  // kept by lane 0 of each row
+  for (uint base = get_group_id(0) * rows_per_group; base < rows; base += stride) {
+    const uint row = base + row_in_group;
+    REAL sum = 0;
+    if (row < rows) {
+      const int end = row_ptr[row + 1];
+      for (int j = row_ptr[row] + (int)lane; j < end; j += (int)vector_size) sum += values[j] * p[col_idx[j]];
+    }
+    scratch[lid] = sum;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint s = vector_size / 2; s > 0; s >>= 1) {
+      if (lane < s) scratch[lid] += scratch[lid + s];
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lane == 0 && row < rows) {
+      q[row] = scratch[lid];
+      pq += p[row] * scratch[lid];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  write_partial(scratch, pq, partials, 0);
+}
+
+// x += alpha p ; r -= alpha q ; partials of r . r.
+__kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
+void update_xr_dot(const uint n, const REAL alpha, __global const REAL* p, __global const REAL* q,
+                   __global REAL* x, __global REAL* r, __global REAL* partials) {
+  __local REAL scratch[WG_SIZE];
+  REAL rr = 0;
+  for (uint i = get_global_id(0); i < n; i += get_global_size(0)) {
+    x[i] += alpha * p[i];
+    const REAL ri = r[i] - alpha * q[i];
+    r[i] = ri;
+    rr += ri * ri;
+  }
+  write_partial(scratch, rr, partials, 0);
+}
+
+// x += alpha p ; r -= alpha q ; z = inv_diag .* r (Jacobi) ; partials of r . r and r . z.
+__kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
+void update_xrz_dot(const uint n, const REAL alpha, __global const REAL* p, __global const REAL* q,
+                    __global const REAL* inv_diag, __global REAL* x, __global REAL* r, __global REAL* z,
+                    __global REAL* partials) {
+  __local REAL scratch[WG_SIZE];
+  REAL rr = 0, rz = 0;
+  for (uint i = get_global_id(0); i < n; i += get_global_size(0)) {
+    x[i] += alpha * p[i];
+    const REAL ri = r[i] - alpha * q[i];
+    const REAL zi = inv_diag[i] * ri;
+    r[i] = ri;
+    z[i] = zi;
+    rr += ri * ri;
+    rz += ri * zi;
+  }
+  write_partial(scratch, rr, partials, 0);
+  write_partial(scratch, rz, partials, 1);
+}
+
+// Pipelined CG (Ghysels and Vanroose 2014, Algorithm 4) without a preconditioner, where
+// u = r, q = s and m = w. nv = A w was computed while the previous partials were read.
+//   z = nv + beta z ; s = w + beta s ; p = r + beta p ; x += alpha p ; r -= alpha s ; w -= alpha z
+// and the partials of gamma = r . r and delta = w . r for the next step.
+__kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
+void pipelined_update(const uint n, const REAL alpha, const REAL beta, __global const REAL* nv,
+                      __global REAL* z, __global REAL* s, __global REAL* p, __global REAL* x, __global REAL* r,
+                      __global REAL* w, __global REAL* partials) {
+  __local REAL scratch[WG_SIZE];
+  REAL gamma = 0, delta = 0;
+  for (uint i = get_global_id(0); i < n; i += get_global_size(0)) {
+    const REAL zi = nv[i] + beta * z[i];
+    const REAL si = w[i] + beta * s[i];
+    const REAL pi = r[i] + beta * p[i];
+    x[i] += alpha * pi;
+    const REAL ri = r[i] - alpha * si;
+    const REAL wi = w[i] - alpha * zi;
+    z[i] = zi;
+    s[i] = si;
+    p[i] = pi;
+    r[i] = ri;
+    w[i] = wi;
+    gamma += ri * ri;
+    delta += wi * ri;
+  }
+  write_partial(scratch, gamma, partials, 0);
+  write_partial(scratch, delta, partials, 1);
+}
+
+// The same with Jacobi M = diag(A): u = M^-1 r, m = M^-1 w (kept as a vector for the SpMV
+// nv = A m), q = m + beta q:
+//   z = nv + beta z ; q = m + beta q ; s = w + beta s ; p = u + beta p ; x += alpha p ;
+//   r -= alpha s ; u -= alpha q ; w -= alpha z ; m = inv_diag .* w
+// and the partials of gamma = r . u, delta = w . u and r . r (the stopping rule).
+__kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
+void pipelined_update_jacobi(const uint n, const REAL alpha, const REAL beta, __global const REAL* nv,
+                             __global const REAL* inv_diag, __global REAL* z, __global REAL* q, __global REAL* s,
+                             __global REAL* p, __global REAL* x, __global REAL* r, __global REAL* u,
+                             __global REAL* w, __global REAL* m, __global REAL* partials) {
+  __local REAL scratch[WG_SIZE];
+  REAL gamma = 0, delta = 0, rr = 0;
+  for (uint i = get_global_id(0); i < n; i += get_global_size(0)) {
+    const REAL zi = nv[i] + beta * z[i];
+    const REAL qi = m[i] + beta * q[i];
+    const REAL si = w[i] + beta * s[i];
+    const REAL pi = u[i] + beta * p[i];
+    x[i] += alpha * pi;
+    const REAL ri = r[i] - alpha * si;
+    const REAL ui = u[i] - alpha * qi;
+    const REAL wi = w[i] - alpha * zi;
+    z[i] = zi;
+    q[i] = qi;
+    s[i] = si;
+    p[i] = pi;
+    r[i] = ri;
+    u[i] = ui;
+    w[i] = wi;
+    m[i] = inv_diag[i] * wi;
+    gamma += ri * ui;
+    delta += wi * ui;
+    rr += ri * ri;
+  }
+  write_partial(scratch, gamma, partials, 0);
+  write_partial(scratch, delta, partials, 1);
+  write_partial(scratch, rr, partials, 2);
+}

@@ -1,0 +1,148 @@
+#include "clcg/solver/fused_ops.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <initializer_list>
+#include <string>
+
+#include "clcg/cl/error.hpp"
+#include "clcg/reduction/reduce.hpp"
+
+namespace clcg::solver {
+namespace {
+
+constexpr std::size_t fused_group = 256;
+// Groups per compute unit for the grid-stride fused kernels: enough to fill the device;
+// the partials they leave (16 per unit, a few KB) are cheap to read back.
+constexpr std::size_t groups_per_unit = 16;
+constexpr unsigned max_dots = 3;
+
+}  // namespace
+
+FusedOps::FusedOps(const cl::Env& env, const Spmv& spmv)
+    : env_(env),
+      rows_(std::size_t(spmv.matrix().rows())),
+      type_(spmv.matrix().type()),
+      wg_(std::min(fused_group, floor_power_of_two(env.info().max_work_group_size))),
+      vector_size_(spmv.kernel() == SpmvKernel::vector ? spmv.vector_size() : 0),
+      a_(spmv.matrix()) {
+  // The vector SpMV keeps rows_per_group = wg / vector_size rows per pass.
+  vector_size_ = std::min<unsigned>(vector_size_, static_cast<unsigned>(wg_));
+  const std::string options = real_build_options(type_) + " -D WG_SIZE=" + std::to_string(wg_);
+  spmv_dot_ = env.kernel("cg_fused.cl", vector_size_ ? "spmv_vector_dot" : "spmv_scalar_dot", options);
+  update_xr_ = env.kernel("cg_fused.cl", "update_xr_dot", options);
+  update_xrz_ = env.kernel("cg_fused.cl", "update_xrz_dot", options);
+  pipelined_ = env.kernel("cg_fused.cl", "pipelined_update", options);
+  pipelined_jacobi_ = env.kernel("cg_fused.cl", "pipelined_update_jacobi", options);
+  const std::size_t capacity = max_dots * std::max<std::size_t>(1, groups_per_unit * env.info().compute_units);
+  partials_ = make_vector(env, type_, capacity);
+  host_.resize(capacity * reduction::element_size(type_));
+}
+
+std::size_t FusedOps::vector_groups() const {
+  const std::size_t cap = groups_per_unit * env_.info().compute_units;
+  return std::max<std::size_t>(1, std::min((rows_ + wg_ - 1) / wg_, cap));
+}
+
+void FusedOps::launch(::cl::Kernel& kernel, const char* name, std::size_t groups, unsigned dots) {
+  last_groups_ = groups;
+  last_dots_ = dots;
+  cl::checked(std::string(name) + " n=" + std::to_string(rows_) + " wg=" + std::to_string(wg_) + " groups=" +
+                  std::to_string(groups) + " on " + env_.info().name,
+              [&] {
+                env_.queue().enqueueNDRangeKernel(kernel, ::cl::NullRange, ::cl::NDRange(groups * wg_),
+                                                  ::cl::NDRange(wg_));
+              });
+}
+
+void FusedOps::spmv_dot(const ::cl::Buffer& p, ::cl::Buffer& q) {
+  cl_uint arg = 0;
+  spmv_dot_.setArg(arg++, static_cast<cl_uint>(rows_));
+  std::size_t groups = vector_groups();
+  if (vector_size_) {
+    spmv_dot_.setArg(arg++, static_cast<cl_uint>(vector_size_));
+    const std::size_t rows_per_group = wg_ / vector_size_;
+    groups = std::max<std::size_t>(
+        1, std::min((rows_ + rows_per_group - 1) / rows_per_group, groups_per_unit * env_.info().compute_units));
+  }
+  spmv_dot_.setArg(arg++, a_.row_ptr());
+  spmv_dot_.setArg(arg++, a_.col_idx());
+  spmv_dot_.setArg(arg++, a_.values());
+  spmv_dot_.setArg(arg++, p);
+  spmv_dot_.setArg(arg++, q);
+  spmv_dot_.setArg(arg++, partials_);
+  launch(spmv_dot_, vector_size_ ? "spmv_vector_dot" : "spmv_scalar_dot", groups, 1);
+}
+
+void FusedOps::update_xr(double alpha, const ::cl::Buffer& p, const ::cl::Buffer& q, ::cl::Buffer& x,
+                         ::cl::Buffer& r) {
+  cl_uint arg = 0;
+  update_xr_.setArg(arg++, static_cast<cl_uint>(rows_));
+  set_real_arg(update_xr_, arg++, type_, alpha);
+  for (const ::cl::Buffer* b : std::initializer_list<const ::cl::Buffer*>{&p, &q, &x, &r}) update_xr_.setArg(arg++, *b);
+  update_xr_.setArg(arg++, partials_);
+  launch(update_xr_, "update_xr_dot", vector_groups(), 1);
+}
+
+void FusedOps::update_xrz(double alpha, const ::cl::Buffer& p, const ::cl::Buffer& q, const ::cl::Buffer& inv_diag,
+                          ::cl::Buffer& x, ::cl::Buffer& r, ::cl::Buffer& z) {
+  cl_uint arg = 0;
+  update_xrz_.setArg(arg++, static_cast<cl_uint>(rows_));
+  set_real_arg(update_xrz_, arg++, type_, alpha);
+  for (const ::cl::Buffer* b : std::initializer_list<const ::cl::Buffer*>{&p, &q, &inv_diag, &x, &r, &z})
+    update_xrz_.setArg(arg++, *b);
+  update_xrz_.setArg(arg++, partials_);
+  launch(update_xrz_, "update_xrz_dot", vector_groups(), 2);
+}
+
+void FusedOps::pipelined_update(double alpha, double beta, const PipelinedVectors& v) {
+  ::cl::Kernel& kernel = v.inv_diag ? pipelined_jacobi_ : pipelined_;
+  cl_uint arg = 0;
+  kernel.setArg(arg++, static_cast<cl_uint>(rows_));
+  set_real_arg(kernel, arg++, type_, alpha);
+  set_real_arg(kernel, arg++, type_, beta);
+  kernel.setArg(arg++, *v.nv);
+  if (v.inv_diag) {
+    kernel.setArg(arg++, *v.inv_diag);
+    for (const ::cl::Buffer* b : {v.z, v.q, v.s, v.p, v.x, v.r, v.u, v.w, v.m}) kernel.setArg(arg++, *b);
+  } else {
+    for (const ::cl::Buffer* b : {v.z, v.s, v.p, v.x, v.r, v.w}) kernel.setArg(arg++, *b);
+  }
+  kernel.setArg(arg++, partials_);
+  launch(kernel, v.inv_diag ? "pipelined_update_jacobi" : "pipelined_update", vector_groups(), v.inv_diag ? 3 : 2);
+}
+
+void FusedOps::read_async() {
+  const std::size_t bytes = last_dots_ * last_groups_ * reduction::element_size(type_);
+  cl::checked("reading fused dot partials", [&] {
+    env_.queue().enqueueReadBuffer(partials_, CL_FALSE, 0, bytes, host_.data(), nullptr, &read_done_);
+  });
+}
+
+std::vector<double> FusedOps::wait() {
+  cl::checked("waiting for fused dot partials", [&] { read_done_.wait(); });
+  std::vector<double> dots(last_dots_);
+  std::vector<double> values(last_groups_);
+  const std::size_t size = reduction::element_size(type_);
+  for (unsigned k = 0; k < last_dots_; ++k) {
+    for (std::size_t g = 0; g < last_groups_; ++g) {
+      const unsigned char* at = host_.data() + (k * last_groups_ + g) * size;
+      if (type_ == ElementType::f64) {
+        std::memcpy(&values[g], at, sizeof(double));
+      } else {
+        float f;
+        std::memcpy(&f, at, sizeof(float));
+        values[g] = f;
+      }
+    }
+    dots[k] = reduction::finish_partials(reduction::Op::sum, values, {}).value;
+  }
+  return dots;
+}
+
+std::vector<double> FusedOps::read() {
+  read_async();
+  return wait();
+}
+
+}  // namespace clcg::solver
