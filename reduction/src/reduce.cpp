@@ -121,9 +121,33 @@ Result finish_partials(Op op, std::span<const double> values, std::span<const st
   return result;
 }
 
+PendingResult::~PendingResult() {
+  if (event_()) clWaitForEvents(1, &event_());  // no throwing from a destructor
+}
+
+PendingResult& PendingResult::operator=(PendingResult&& other) noexcept {
+  if (this != &other) {
+    if (event_()) clWaitForEvents(1, &event_());
+    op_ = other.op_;
+    type_ = other.type_;
+    atomic_ = other.atomic_;
+    count_ = other.count_;
+    event_ = std::move(other.event_);
+    queue_ = std::move(other.queue_);
+    x_ = std::move(other.x_);
+    x_offset_ = other.x_offset_;
+    values_ = std::move(other.values_);
+    indices_ = std::move(other.indices_);
+  }
+  return *this;
+}
+
 Result PendingResult::wait() {
   if (count_ == 0) return Result{identity(op_), 0};  // nothing was launched (n = 0)
-  if (event_()) event_.wait();  // a blocking submit has no event: its data is already here
+  if (event_()) {
+    event_.wait();  // a blocking submit has no event: its data is already here
+    event_ = ::cl::Event();
+  }
   const std::vector<double> values = widen(*values_, type_, count_);
   if (is_arg_op(op_) && atomic_) {
     // The device left only the winning index; fetch the one element it points at.

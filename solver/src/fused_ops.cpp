@@ -12,9 +12,10 @@ namespace clcg::solver {
 namespace {
 
 constexpr std::size_t fused_group = 256;
-// Groups per compute unit for the grid-stride fused kernels: enough to fill the device;
-// the partials they leave (16 per unit, a few KB) are cheap to read back.
-constexpr std::size_t groups_per_unit = 16;
+// Groups per compute unit for the grid-stride fused kernels: as many work-items as the
+// plain CSR kernels launch (so the SpMV keeps as many rows in flight), while the partials
+// they leave stay a few tens of KB to read back.
+constexpr std::size_t groups_per_unit = 32;
 constexpr unsigned max_dots = 3;
 
 }  // namespace
@@ -121,6 +122,18 @@ void FusedOps::read_async() {
 
 std::vector<double> FusedOps::wait() {
   cl::checked("waiting for fused dot partials", [&] { read_done_.wait(); });
+  return finish();
+}
+
+std::vector<double> FusedOps::read() {
+  // One blocking read: cheaper than a non-blocking one plus an event wait.
+  const std::size_t bytes = last_dots_ * last_groups_ * reduction::element_size(type_);
+  cl::checked("reading fused dot partials",
+              [&] { env_.queue().enqueueReadBuffer(partials_, CL_TRUE, 0, bytes, host_.data()); });
+  return finish();
+}
+
+std::vector<double> FusedOps::finish() const {
   std::vector<double> dots(last_dots_);
   std::vector<double> values(last_groups_);
   const std::size_t size = reduction::element_size(type_);
@@ -138,11 +151,6 @@ std::vector<double> FusedOps::wait() {
     dots[k] = reduction::finish_partials(reduction::Op::sum, values, {}).value;
   }
   return dots;
-}
-
-std::vector<double> FusedOps::read() {
-  read_async();
-  return wait();
 }
 
 }  // namespace clcg::solver

@@ -120,6 +120,17 @@ TEST(ReduceAsync, EnqueuedReductionsOverlapAndMatchBlockingOnes) {
   EXPECT_EQ(async_dot, dot.run(data.x, 0, data.y, 0, 300000).value);
 }
 
+TEST(ReduceAsync, DroppingAPendingResultWaitsForItsRead) {
+  // The partials' host memory belongs to the PendingResult: dropping it unread must not let
+  // the device write into freed memory (AddressSanitizer would see it; so would the heap).
+  test::DeviceData data(test_env(), ElementType::f64, 200000, 5);
+  Reducer dot(test_env(), Op::dot, ElementType::f64);
+  for (int i = 0; i < 50; ++i) dot.enqueue(test_env().queue(), data.x, 0, &data.y, 0, 200000);
+  clcg::reduction::PendingResult kept = dot.enqueue(test_env().queue(), data.x, 0, &data.y, 0, 200000);
+  kept = dot.enqueue(test_env().queue(), data.x, 0, &data.y, 0, 200000);  // move-assign over a pending one
+  EXPECT_EQ(kept.wait().value, dot.run(data.x, 0, data.y, 0, 200000).value);
+}
+
 TEST(MultiDot, EqualsSeparateDotsBitForBitWithTheSameShape) {
   for (ElementType type : {ElementType::f32, ElementType::f64}) {
     test::DeviceData a(test_env(), type, 100003, 11);

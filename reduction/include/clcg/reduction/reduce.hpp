@@ -57,6 +57,13 @@ Result finish_partials(Op op, std::span<const double> values, std::span<const st
 class PendingResult {
  public:
   PendingResult() = default;
+  PendingResult(PendingResult&&) noexcept = default;
+  PendingResult& operator=(PendingResult&&) noexcept;
+  PendingResult(const PendingResult&) = delete;
+  PendingResult& operator=(const PendingResult&) = delete;
+  // A result dropped without wait() still waits for its read: the device must not write
+  // into host memory that has been freed.
+  ~PendingResult();
   Result wait();
   const ::cl::Event& event() const noexcept { return event_; }
 

@@ -40,6 +40,7 @@ class FusedOps {
  private:
   void launch(::cl::Kernel& kernel, const char* name, std::size_t groups, unsigned dots);
   std::size_t vector_groups() const;  // groups of the grid-stride vector kernels
+  std::vector<double> finish() const;  // the partials in host_ -> one double per dot
 
   cl::Env env_;
   std::size_t rows_;

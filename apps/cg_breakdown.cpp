@@ -1,0 +1,88 @@
+#include "cg_breakdown.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <functional>
+
+#include "clcg/reduction/reduce.hpp"
+#include "clcg/solver/csr_matrix.hpp"
+#include "clcg/solver/fused_ops.hpp"
+#include "clcg/solver/opencl_backend.hpp"
+
+namespace {
+
+namespace solver = clcg::solver;
+using clcg::reduction::ElementType;
+constexpr int launches = 20, repeats = 5;
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+
+// Device microseconds per call of `op`, from the profiling timestamps of two markers.
+double device_us(const clcg::cl::Env& env, const std::function<void()>& op) {
+  op();  // warm-up
+  std::vector<double> samples;
+  for (int r = 0; r < repeats; ++r) {
+    cl::Event before, after;
+    env.queue().enqueueMarkerWithWaitList(nullptr, &before);
+    for (int k = 0; k < launches; ++k) op();
+    env.queue().enqueueMarkerWithWaitList(nullptr, &after);
+    env.queue().finish();  // (waiting on the marker event alone hangs PoCL 3.1)
+    const double ns = double(after.getProfilingInfo<CL_PROFILING_COMMAND_END>() -
+                             before.getProfilingInfo<CL_PROFILING_COMMAND_END>());
+    samples.push_back(ns * 1e-3 / launches);
+  }
+  return median(samples);
+}
+
+// Host microseconds per call of `op` (which blocks), as a solver waits for it.
+double host_us(const std::function<void()>& op) {
+  op();
+  std::vector<double> samples;
+  for (int r = 0; r < repeats * launches; ++r) {
+    const auto start = std::chrono::steady_clock::now();
+    op();
+    samples.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
+  }
+  return median(samples);
+}
+
+}  // namespace
+
+std::vector<BreakdownRow> cg_breakdown(const clcg::cl::Env& env, const std::string& name, const solver::HostMatrix& a) {
+  const std::size_t n = std::size_t(a.rows());
+  const double rows = double(n), nnz = double(a.nonZeros()), s = 8;
+  const auto device_a = solver::DeviceCsrMatrix::upload(env, a, ElementType::f64);
+  solver::Spmv spmv(env, device_a);
+  solver::VectorOps ops(env, ElementType::f64);
+  solver::FusedOps fused(env, spmv);
+  clcg::reduction::Reducer dot(env, clcg::reduction::Op::dot, ElementType::f64);
+  std::vector<cl::Buffer> v;
+  for (int i = 0; i < 8; ++i) {
+    v.push_back(solver::make_vector(env, ElementType::f64, n));
+    ops.fill(n, 1.0 / (i + 1), v.back());
+  }
+  cl::Buffer &p = v[0], &q = v[1], &x = v[2], &r = v[3], &z = v[4], &w = v[5], &nv = v[6], &t = v[7];
+  const double spmv_bytes = 12 * nnz + 4 * (rows + 1) + 2 * s * rows;  // x gathered once, y written
+  const std::string layout = spmv.kernel() == solver::SpmvKernel::vector
+                                 ? "vector/" + std::to_string(spmv.vector_size())
+                                 : std::string(solver::spmv_kernel_name(spmv.kernel()));
+  std::vector<BreakdownRow> rows_out{
+      {name, "spmv csr " + layout, device_us(env, [&] { spmv.enqueue(p, q); }), spmv_bytes},
+      {name, "spmv + p.q partials (fused)", device_us(env, [&] { fused.spmv_dot(p, q); }), spmv_bytes},
+      {name, "dot kernel (reduction)", device_us(env, [&] { dot.enqueue(env.queue(), p, 0, &q, 0, n); }), 2 * s * rows},
+      {name, "update x, r (textbook)", device_us(env, [&] { ops.cg_update_xr(n, 1e-3, p, q, x, r); }), 6 * s * rows},
+      {name, "update x, r + r.r partials (fused)", device_us(env, [&] { fused.update_xr(1e-3, p, q, x, r); }),
+       6 * s * rows},
+      {name, "p = r + beta p", device_us(env, [&] { ops.xpay(n, 0.5, r, p); }), 3 * s * rows},
+      {name, "pipelined update (no preconditioner)",
+       device_us(env, [&] { fused.pipelined_update(1e-3, 0.5, {&nv, &z, &z, &t, &p, &x, &r, &r, &w, &w, nullptr}); }),
+       13 * s * rows},
+      {name, "round trip: dot run() (host)", host_us([&] { dot.run(p, 0, q, 0, n); }), 2 * s * rows},
+      {name, "round trip: fused partial read (host)", host_us([&] { fused.read(); }), 0},
+  };
+  env.queue().finish();
+  return rows_out;
+}
