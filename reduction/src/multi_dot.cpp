@@ -44,9 +44,10 @@ std::vector<double> MultiDot::run(std::span<const ::cl::Buffer> vectors, std::si
   const std::size_t count = launch.groups * pairs_.size();
   if (count > partial_capacity_) {
     partials_ = ::cl::Buffer(env_.context(), CL_MEM_READ_WRITE, count * element_size(type_));
+    pinned_ = cl::PinnedBuffer(env_, count * element_size(type_));
     partial_capacity_ = count;
   }
-  std::vector<unsigned char> raw(count * element_size(type_));
+  unsigned char* raw = pinned_.data();
   cl::checked("multi-dot n=" + std::to_string(n) + " on " + env_.info().name, [&] {
     for (unsigned v = 0; v < 4; ++v) kernel_.setArg(v, vectors[std::min<std::size_t>(v, vectors.size() - 1)]);
     kernel_.setArg(4, static_cast<cl_ulong>(n));
@@ -54,12 +55,12 @@ std::vector<double> MultiDot::run(std::span<const ::cl::Buffer> vectors, std::si
     kernel_.setArg(6, ::cl::Local(launch.work_group_size * element_size(type_)));
     env_.queue().enqueueNDRangeKernel(kernel_, ::cl::NullRange, ::cl::NDRange(launch.groups * launch.work_group_size),
                                       ::cl::NDRange(launch.work_group_size));
-    env_.queue().enqueueReadBuffer(partials_, CL_TRUE, 0, raw.size(), raw.data());
+    env_.queue().enqueueReadBuffer(partials_, CL_TRUE, 0, count * element_size(type_), raw);
   });
   for (std::size_t k = 0; k < pairs_.size(); ++k) {
     std::vector<double> values(launch.groups);
     for (std::size_t g = 0; g < launch.groups; ++g) {
-      const unsigned char* p = raw.data() + (k * launch.groups + g) * element_size(type_);
+      const unsigned char* p = raw + (k * launch.groups + g) * element_size(type_);
       if (type_ == ElementType::f64) {
         std::memcpy(&values[g], p, 8);
       } else {

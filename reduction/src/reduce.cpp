@@ -212,6 +212,8 @@ void Reducer::ensure_partials(std::size_t groups) {
   partial_indices_ = cl::checked(task, [&] {
     return ::cl::Buffer(env_.context(), CL_MEM_READ_WRITE, groups * sizeof(std::uint64_t));
   });
+  // run()'s reads land here: values first, then indices.
+  pinned_ = cl::PinnedBuffer(env_, groups * (element_size(type_) + sizeof(std::uint64_t)));
   partial_capacity_ = groups;
 }
 
@@ -277,17 +279,31 @@ PendingResult Reducer::submit(const ::cl::CommandQueue& queue, const ::cl::Buffe
     kernel_.setArg(7, ::cl::Local(launch.work_group_size * accumulator_size(op_, type_)));
     queue.enqueueNDRangeKernel(kernel_, ::cl::NullRange, ::cl::NDRange(launch.groups * launch.work_group_size),
                                ::cl::NDRange(launch.work_group_size), waits);
-    // Blocking reads (run()) cost one round trip; non-blocking ones leave an event to wait on.
-    const cl_bool block = blocking ? CL_TRUE : CL_FALSE;
-    ::cl::Event* done = blocking ? nullptr : &pending.event_;
+    if (blocking) {
+      // One round trip, into pinned memory (no staging copy), then into the result.
+      const std::size_t value_bytes = pending.values_->size(), index_bytes = count * sizeof(std::uint64_t);
+      unsigned char* values = pinned_.data();
+      unsigned char* indices = pinned_.data() + partial_capacity_ * element_size(type_);
+      if (is_arg_op(op_)) {
+        if (!atomic) queue.enqueueReadBuffer(partial_values_, CL_FALSE, 0, value_bytes, values);
+        queue.enqueueReadBuffer(partial_indices_, CL_TRUE, 0, index_bytes, indices);
+        std::memcpy(pending.indices_->data(), indices, index_bytes);
+        if (!atomic) std::memcpy(pending.values_->data(), values, value_bytes);
+      } else {
+        queue.enqueueReadBuffer(partial_values_, CL_TRUE, 0, value_bytes, values);
+        std::memcpy(pending.values_->data(), values, value_bytes);
+      }
+      return;
+    }
+    // Non-blocking reads into the result's own memory, finished by wait() on the event.
     if (is_arg_op(op_)) {
       if (!atomic)
         queue.enqueueReadBuffer(partial_values_, CL_FALSE, 0, pending.values_->size(), pending.values_->data());
-      queue.enqueueReadBuffer(partial_indices_, block, 0, count * sizeof(std::uint64_t), pending.indices_->data(),
-                              nullptr, done);
+      queue.enqueueReadBuffer(partial_indices_, CL_FALSE, 0, count * sizeof(std::uint64_t), pending.indices_->data(),
+                              nullptr, &pending.event_);
     } else {
-      queue.enqueueReadBuffer(partial_values_, block, 0, pending.values_->size(), pending.values_->data(), nullptr,
-                              done);
+      queue.enqueueReadBuffer(partial_values_, CL_FALSE, 0, pending.values_->size(), pending.values_->data(), nullptr,
+                              &pending.event_);
     }
   });
   return pending;

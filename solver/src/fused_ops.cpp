@@ -37,7 +37,7 @@ FusedOps::FusedOps(const cl::Env& env, const Spmv& spmv)
   pipelined_jacobi_ = env.kernel("cg_fused.cl", "pipelined_update_jacobi", options);
   const std::size_t capacity = max_dots * std::max<std::size_t>(1, groups_per_unit * env.info().compute_units);
   partials_ = make_vector(env, type_, capacity);
-  host_.resize(capacity * reduction::element_size(type_));
+  host_ = cl::PinnedBuffer(env, capacity * reduction::element_size(type_));
 }
 
 std::size_t FusedOps::vector_groups() const {

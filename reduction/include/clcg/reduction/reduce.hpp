@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "clcg/cl/env.hpp"
+#include "clcg/cl/pinned_buffer.hpp"
 #include "clcg/reduction/op.hpp"
 #include "clcg/reduction/variant.hpp"
 
@@ -118,6 +119,7 @@ class Reducer {
   std::size_t kernel_max_work_group_ = 1;
   ::cl::Buffer partial_values_;
   ::cl::Buffer partial_indices_;
+  cl::PinnedBuffer pinned_;  // where run()'s blocking reads land
   std::size_t partial_capacity_ = 0;
 };
 
@@ -147,6 +149,7 @@ class MultiDot {
   ::cl::Kernel kernel_;
   std::size_t kernel_max_work_group_ = 1;
   ::cl::Buffer partials_;
+  cl::PinnedBuffer pinned_;
   std::size_t partial_capacity_ = 0;
 };
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "clcg/cl/env.hpp"
+#include "clcg/cl/pinned_buffer.hpp"
 #include "clcg/solver/csr_matrix.hpp"
 #include "clcg/solver/opencl_backend.hpp"
 
@@ -52,7 +53,7 @@ class FusedOps {
   ::cl::Buffer partials_;
   std::size_t last_groups_ = 0;
   unsigned last_dots_ = 0;
-  std::vector<unsigned char> host_;
+  cl::PinnedBuffer host_;  // the partials land here (pinned: no staging copy)
   ::cl::Event read_done_;
 };
 
