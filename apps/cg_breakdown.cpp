@@ -70,7 +70,7 @@ std::vector<BreakdownRow> cg_breakdown(const clcg::cl::Env& env, const std::stri
                                  ? "vector/" + std::to_string(spmv.vector_size())
                                  : std::string(solver::spmv_kernel_name(spmv.kernel()));
   std::vector<BreakdownRow> rows_out{
-      {name, "spmv csr " + layout, device_us(env, [&] { spmv.enqueue(p, q); }), spmv_bytes},
+      {name, "spmv " + layout, device_us(env, [&] { spmv.enqueue(p, q); }), spmv_bytes},
       {name, "spmv + p.q partials (fused)", device_us(env, [&] { fused.spmv_dot(p, q); }), spmv_bytes},
       {name, "dot kernel (reduction)", device_us(env, [&] { dot.enqueue(env.queue(), p, 0, &q, 0, n); }), 2 * s * rows},
       {name, "update x, r (textbook)", device_us(env, [&] { ops.cg_update_xr(n, 1e-3, p, q, x, r); }), 6 * s * rows},

@@ -73,6 +73,21 @@ void spmv_vector_dot(const uint rows, const uint vector_size, __global const int
   write_partial(scratch, pq, partials, 0);
 }
 
+// q = A p with A in ELL form (see spmv_ell.cl) and the partials of p . q.
+__kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
+void spmv_ell_dot(const uint rows, const uint width, __global const int* ell_col, __global const REAL* ell_val,
+                  __global const REAL* p, __global REAL* q, __global REAL* partials) {
+  __local REAL scratch[WG_SIZE];
+  REAL pq = 0;
+  for (uint row = get_global_id(0); row < rows; row += get_global_size(0)) {
+    REAL sum = 0;
+    for (uint k = 0; k < width; ++k) sum += ell_val[(size_t)k * rows + row] * p[ell_col[(size_t)k * rows + row]];
+    q[row] = sum;
+    pq += p[row] * sum;
+  }
+  write_partial(scratch, pq, partials, 0);
+}
+
 // x += alpha p ; r -= alpha q ; partials of r . r.
 __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
 void update_xr_dot(const uint n, const REAL alpha, __global const REAL* p, __global const REAL* q,

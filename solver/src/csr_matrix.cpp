@@ -64,6 +64,8 @@ DeviceCsrMatrix::DeviceCsrMatrix(const cl::Env& env, const HostCsr& host, Elemen
   const std::uint64_t largest =
       std::max({(n + 1) * sizeof(std::int32_t), nnz * sizeof(std::int32_t), nnz * reduction::element_size(type)});
   check_device_memory(env.info(), bytes_needed(n, nnz, type), largest, "matrix");
+  for (std::int32_t i = 0; i < rows_; ++i)
+    max_row_length_ = std::max(max_row_length_, host.row_ptr[std::size_t(i) + 1] - host.row_ptr[std::size_t(i)]);
   row_ptr_ = upload_bytes(env, host.row_ptr.data(), host.row_ptr.size() * sizeof(std::int32_t), "row pointers");
   col_idx_ = upload_bytes(env, host.col_idx.data(), host.col_idx.size() * sizeof(std::int32_t), "column indices");
   if (type == ElementType::f64) {

@@ -30,7 +30,9 @@ FusedOps::FusedOps(const cl::Env& env, const Spmv& spmv)
   // The vector SpMV keeps rows_per_group = wg / vector_size rows per pass.
   vector_size_ = std::min<unsigned>(vector_size_, static_cast<unsigned>(wg_));
   const std::string options = real_build_options(type_) + " -D WG_SIZE=" + std::to_string(wg_);
-  spmv_dot_ = env.kernel("cg_fused.cl", vector_size_ ? "spmv_vector_dot" : "spmv_scalar_dot", options);
+  ell_ = spmv.kernel() == SpmvKernel::ell;
+  if (ell_) ell_col_ = spmv.ell_columns(), ell_val_ = spmv.ell_values(), ell_width_ = spmv.ell_width();
+  spmv_dot_ = env.kernel("cg_fused.cl", spmv_dot_name(), options);
   update_xr_ = env.kernel("cg_fused.cl", "update_xr_dot", options);
   update_xrz_ = env.kernel("cg_fused.cl", "update_xrz_dot", options);
   pipelined_ = env.kernel("cg_fused.cl", "pipelined_update", options);
@@ -56,10 +58,24 @@ void FusedOps::launch(::cl::Kernel& kernel, const char* name, std::size_t groups
               });
 }
 
+const char* FusedOps::spmv_dot_name() const noexcept {
+  return ell_ ? "spmv_ell_dot" : vector_size_ ? "spmv_vector_dot" : "spmv_scalar_dot";
+}
+
 void FusedOps::spmv_dot(const ::cl::Buffer& p, ::cl::Buffer& q) {
   cl_uint arg = 0;
   spmv_dot_.setArg(arg++, static_cast<cl_uint>(rows_));
   std::size_t groups = vector_groups();
+  if (ell_) {
+    spmv_dot_.setArg(arg++, static_cast<cl_uint>(ell_width_));
+    spmv_dot_.setArg(arg++, ell_col_);
+    spmv_dot_.setArg(arg++, ell_val_);
+    spmv_dot_.setArg(arg++, p);
+    spmv_dot_.setArg(arg++, q);
+    spmv_dot_.setArg(arg++, partials_);
+    launch(spmv_dot_, "spmv_ell_dot", groups, 1);
+    return;
+  }
   if (vector_size_) {
     spmv_dot_.setArg(arg++, static_cast<cl_uint>(vector_size_));
     const std::size_t rows_per_group = wg_ / vector_size_;
@@ -72,7 +88,7 @@ void FusedOps::spmv_dot(const ::cl::Buffer& p, ::cl::Buffer& q) {
   spmv_dot_.setArg(arg++, p);
   spmv_dot_.setArg(arg++, q);
   spmv_dot_.setArg(arg++, partials_);
-  launch(spmv_dot_, vector_size_ ? "spmv_vector_dot" : "spmv_scalar_dot", groups, 1);
+  launch(spmv_dot_, spmv_dot_name(), groups, 1);
 }
 
 void FusedOps::update_xr(double alpha, const ::cl::Buffer& p, const ::cl::Buffer& q, ::cl::Buffer& x,

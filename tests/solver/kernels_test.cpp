@@ -179,7 +179,7 @@ TEST(Spmv, ScalarAndVectorMatchEigenOnEmptySingleAndLongRows) {
       unsigned vector_size;
     };
     for (const Case c : {Case{SpmvKernel::scalar, 0}, Case{SpmvKernel::vector, 2}, Case{SpmvKernel::vector, 32},
-                         Case{SpmvKernel::vector, 128}, Case{SpmvKernel::automatic, 0}}) {
+                         Case{SpmvKernel::vector, 128}, Case{SpmvKernel::ell, 0}, Case{SpmvKernel::automatic, 0}}) {
       clcg::solver::Spmv spmv(env, device_a, c.kernel, c.vector_size);
       SCOPED_TRACE(std::string(clcg::solver::spmv_kernel_name(spmv.kernel())) + " vector_size " +
                    std::to_string(spmv.vector_size()));
@@ -199,9 +199,9 @@ TEST(Spmv, ScalarAndVectorMatchEigenOnEmptySingleAndLongRows) {
   }
 }
 
-TEST(Spmv, AutomaticChoiceFollowsTheMeanRowLength) {
+TEST(Spmv, AutomaticChoiceFollowsTheRowLengths) {
   const auto& env = test_env();
-  // 5-point Laplacian: < 5 nonzeros per row -> scalar.
+  // 1D Laplacian: every row 2 or 3 long -> ELL (padding under 25%).
   Eigen::SparseMatrix<double, Eigen::RowMajor, int> poisson(100, 100);
   std::vector<Eigen::Triplet<double, int>> t;
   for (int i = 0; i < 100; ++i) {
@@ -210,8 +210,13 @@ TEST(Spmv, AutomaticChoiceFollowsTheMeanRowLength) {
     if (i + 1 < 100) t.emplace_back(i, i + 1, -1.0);
   }
   poisson.setFromTriplets(t.begin(), t.end());
-  clcg::solver::Spmv short_rows(env, DeviceCsrMatrix::upload(env, poisson, ElementType::f64));
-  EXPECT_EQ(short_rows.kernel(), SpmvKernel::scalar);
+  clcg::solver::Spmv regular_rows(env, DeviceCsrMatrix::upload(env, poisson, ElementType::f64));
+  EXPECT_EQ(regular_rows.kernel(), SpmvKernel::ell);
+  EXPECT_EQ(regular_rows.ell_width(), 3u);
+  // Short rows of very different lengths (0 to 20, mean ~3) -> scalar CSR.
+  const auto ragged = clcg::test::ragged_matrix(300, 300, 20, 9);
+  EXPECT_EQ(clcg::solver::Spmv(env, DeviceCsrMatrix::upload(env, ragged, ElementType::f64)).kernel(),
+            SpmvKernel::scalar);
   // Dense-ish rows (mean 50) -> vector, vector size the power of two at or above the mean, capped at 32.
   const auto dense = Eigen::MatrixXd::Ones(20, 50).sparseView().eval();
   clcg::solver::Spmv long_rows(env, DeviceCsrMatrix::upload(env, dense, ElementType::f64));
@@ -223,6 +228,7 @@ TEST(Spmv, AutomaticChoiceFollowsTheMeanRowLength) {
   EXPECT_THROW(clcg::solver::Spmv(env, DeviceCsrMatrix::upload(env, dense, ElementType::f64), SpmvKernel::vector, 3),
                std::invalid_argument);
   EXPECT_EQ(clcg::solver::parse_spmv_kernel("vector"), SpmvKernel::vector);
+  EXPECT_EQ(clcg::solver::parse_spmv_kernel("ell"), SpmvKernel::ell);
   EXPECT_THROW(clcg::solver::parse_spmv_kernel("csr5"), std::invalid_argument);
 }
 

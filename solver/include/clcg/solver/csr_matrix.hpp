@@ -104,6 +104,8 @@ class DeviceCsrMatrix {
   std::int32_t nnz() const noexcept { return nnz_; }
   ElementType type() const noexcept { return type_; }
   double mean_row_length() const noexcept { return rows_ == 0 ? 0.0 : double(nnz_) / double(rows_); }
+  // The longest row, known when uploaded from the host; 0 for wrapped buffers (unknown).
+  std::int32_t max_row_length() const noexcept { return max_row_length_; }
   std::uint64_t bytes() const noexcept { return bytes_needed(std::uint64_t(rows_), std::uint64_t(nnz_), type_); }
 
  private:
@@ -113,6 +115,7 @@ class DeviceCsrMatrix {
   std::int32_t rows_ = 0;
   std::int32_t cols_ = 0;
   std::int32_t nnz_ = 0;
+  std::int32_t max_row_length_ = 0;
   ElementType type_ = ElementType::f64;
 };
 

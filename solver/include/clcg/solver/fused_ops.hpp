@@ -16,7 +16,7 @@ namespace clcg::solver {
 
 class FusedOps {
  public:
-  // Picks the same SpMV layout (scalar or vector, and vector size) as `spmv`.
+  // Picks the same SpMV layout as `spmv` (scalar, vector and its size, or its ELL copy).
   FusedOps(const cl::Env& env, const Spmv& spmv);
 
   // q = A p; partials of p.q
@@ -42,6 +42,7 @@ class FusedOps {
   void launch(::cl::Kernel& kernel, const char* name, std::size_t groups, unsigned dots);
   std::size_t vector_groups() const;  // groups of the grid-stride vector kernels
   std::vector<double> finish() const;  // the partials in host_ -> one double per dot
+  const char* spmv_dot_name() const noexcept;
 
   cl::Env env_;
   std::size_t rows_;
@@ -49,6 +50,9 @@ class FusedOps {
   std::size_t wg_;
   unsigned vector_size_;
   DeviceCsrMatrix a_;
+  bool ell_ = false;
+  ::cl::Buffer ell_col_, ell_val_;
+  unsigned ell_width_ = 0;
   ::cl::Kernel spmv_dot_, update_xr_, update_xrz_, pipelined_, pipelined_jacobi_;
   ::cl::Buffer partials_;
   std::size_t last_groups_ = 0;

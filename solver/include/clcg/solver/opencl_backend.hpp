@@ -22,9 +22,10 @@
 namespace clcg::solver {
 
 enum class SpmvKernel {
-  automatic,  // vector when the mean row length is >= spmv_vector_threshold, else scalar
-  scalar,     // one work-item per row
-  vector,     // vector_size work-items per row, tree in local memory
+  automatic,  // choose_spmv_kernel()
+  scalar,     // CSR, one work-item per row
+  vector,     // CSR, vector_size work-items per row, tree in local memory
+  ell,        // ELLPACK copy (rows padded to the longest, column-major): coalesced reads
 };
 std::string_view spmv_kernel_name(SpmvKernel kernel) noexcept;  // "auto", "scalar", "vector"
 SpmvKernel parse_spmv_kernel(std::string_view name);            // std::invalid_argument
@@ -32,6 +33,11 @@ SpmvKernel parse_spmv_kernel(std::string_view name);            // std::invalid_
 // Mean nonzeros per row from which `automatic` picks the vector kernel. Rows shorter than
 // this leave most of a vector idle; the scalar kernel's uncoalesced reads cost less there.
 inline constexpr double spmv_vector_threshold = 12.0;
+
+// ELL when every row is about as long as the mean (longest <= 1.25 x mean and <= 32:
+// stencils, meshes); else vector when the mean row length is >= spmv_vector_threshold,
+// else scalar. Measured on the H100: see docs/PERFORMANCE.md.
+SpmvKernel choose_spmv_kernel(const DeviceCsrMatrix& a);
 
 // -D REAL=... for `type`.
 std::string real_build_options(ElementType type);
@@ -51,7 +57,11 @@ class Spmv {
   // r = b - A x in double (needs fp64; throws std::logic_error without it).
   void residual_f64(const ::cl::Buffer& x, const ::cl::Buffer& b, ::cl::Buffer& r);
 
-  SpmvKernel kernel() const noexcept { return kernel_; }  // scalar or vector, never automatic
+  SpmvKernel kernel() const noexcept { return kernel_; }  // scalar, vector or ell, never automatic
+  // The ELL copy (kernel() == ell): `width` entries per row, column-major.
+  const ::cl::Buffer& ell_columns() const noexcept { return ell_col_; }
+  const ::cl::Buffer& ell_values() const noexcept { return ell_val_; }
+  unsigned ell_width() const noexcept { return ell_width_; }
   unsigned vector_size() const noexcept { return vector_size_; }
   std::size_t work_group_size() const noexcept { return wg_; }
   const DeviceCsrMatrix& matrix() const noexcept { return a_; }
@@ -62,6 +72,10 @@ class Spmv {
   SpmvKernel kernel_;
   unsigned vector_size_ = 1;
   std::size_t wg_ = 1;
+  void build_ell(const std::string& options);
+
+  ::cl::Buffer ell_col_, ell_val_;
+  unsigned ell_width_ = 0;
   ::cl::Kernel spmv_;
   ::cl::Kernel inv_diag_;
   ::cl::Kernel residual_;
