@@ -23,7 +23,7 @@ struct CliOptions {
   clcg::solver::Preconditioner preconditioner = clcg::solver::Preconditioner::jacobi;
   clcg::reduction::ElementType precision = clcg::reduction::ElementType::f64;
   std::string device = "auto", platform;
-  std::string variant = "textbook";
+  std::string variant = "fused";
   bool list_devices = false, no_symmetry_check = false, reference = false, json = false, quiet = false;
   bool help = false, version = false;
 };

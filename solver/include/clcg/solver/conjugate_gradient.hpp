@@ -26,6 +26,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -61,7 +62,7 @@ struct Settings {
   double tolerance = 1e-8;          // relative: stop when ||r|| <= tolerance * ||b||
   std::int64_t max_iterations = -1;  // < 0: 2 * rows (Eigen's default); 0 checks x0 only
   Preconditioner preconditioner = Preconditioner::none;
-  CgVariant variant = CgVariant::textbook;
+  CgVariant variant = CgVariant::fused;  // the fastest as accurate as textbook (docs/PERFORMANCE.md)
   // Precision of the device vectors and matrix for the host-matrix APIs. The buffer API uses
   // the DeviceCsrMatrix's type (its buffers must match) and ignores this.
   ElementType precision = ElementType::f64;
@@ -78,6 +79,20 @@ struct Settings {
   // Status::max_iterations and a message saying the tolerance is below the precision's reach).
   // Eigen does not do this; the Eigen facade turns it off to keep Eigen's stopping rule.
   bool confirm_true_residual = true;
+  // A solve that goes nowhere stops early (checked once per step on the recursive residual,
+  // no device work): Status::stagnated when the smallest residual so far has not been beaten
+  // by 0.1 % for stagnation_window steps, Status::diverged when the residual exceeds
+  // divergence_factor * max(||r_0||, ||b||). 0 turns either check off. The defaults never fire
+  // on the project's test matrices' normal convergence (docs/RELIABILITY.md has the
+  // measurements); the Eigen facade turns both off to keep Eigen's stopping rule.
+  std::size_t stagnation_window = STAGNATION_WINDOW_TBD;
+  double divergence_factor = 1e8;
+  // Called once per step (cheap: no extra device work), from the thread running solve():
+  // should_stop returning true ends the solve with Status::interrupted ("interrupted at
+  // iteration k", x the last iterate); on_iteration gets the step and its recursive relative
+  // residual ||r_k|| / ||b|| (a progress display; keep it fast). Either may be empty.
+  std::function<bool()> should_stop;
+  std::function<void(std::size_t iteration, double residual)> on_iteration;
 
   std::size_t iteration_limit(std::size_t rows) const noexcept {
     return max_iterations < 0 ? 2 * rows : static_cast<std::size_t>(max_iterations);
@@ -176,6 +191,10 @@ HostSolution solve(const cl::Env& env, const HostMatrix& a, const Eigen::VectorX
 
 // ||b - A x|| / ||b|| in double on the host; the absolute ||b - A x|| when b = 0.
 double relative_residual(const HostCsr& a, const Eigen::VectorXd& b, const Eigen::VectorXd& x);
+
+// Throws cl::DeviceCapabilityError (an OpenCL / device error; cg-solve exit 3) when `type` is
+// double and the device has no fp64, suggesting float (cg-solve --precision float).
+void require_precision(const cl::DeviceInfo& device, ElementType type);
 
 // Device memory a CgSolver needs beyond the matrix: its work vectors (and b and x when
 // `with_rhs_and_solution`). Checked against the device before allocating.
