@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "app_args.hpp"
 #include "clcg/cl/env.hpp"
 #include "clcg/cl/error.hpp"
 #include "clcg/reduction/reduce.hpp"
@@ -47,9 +48,8 @@ constexpr const char* usage_text =
     "  --platform S   only platforms whose name contains S (case-insensitive)\n"
     "  --help         show this help\n";
 
-struct UsageError : std::invalid_argument {
-  using std::invalid_argument::invalid_argument;
-};
+using clcg::apps::UsageError;
+using clcg::apps::parse_count;
 
 struct Options {
   std::uint64_t n = 100'000'000;
@@ -62,27 +62,6 @@ struct Options {
   std::string platform;
 };
 
-// A count written as an integer ("1000000") or a power of ten ("1e6"); exact, no overflow.
-std::uint64_t parse_count(const std::string& text, const std::string& option) {
-  const auto fail = [&] {
-    return UsageError(option + " expects a positive integer such as 1000000 or 1e6, got '" + text + "'");
-  };
-  const char* const end = text.data() + text.size();
-  std::uint64_t value = 0;
-  std::from_chars_result parsed = std::from_chars(text.data(), end, value);
-  if (parsed.ec != std::errc()) throw fail();
-  if (parsed.ptr != end && (*parsed.ptr == 'e' || *parsed.ptr == 'E')) {
-    unsigned exponent = 0;
-    parsed = std::from_chars(parsed.ptr + 1, end, exponent);
-    if (parsed.ec != std::errc()) throw fail();
-    for (unsigned k = 0; k < exponent; ++k) {
-      if (value > std::numeric_limits<std::uint64_t>::max() / 10) throw fail();
-      value *= 10;
-    }
-  }
-  if (parsed.ptr != end || value == 0) throw fail();
-  return value;
-}
 
 void set_types(Options& options, const std::string& name) {
   options.both_types = name == "both";
@@ -112,7 +91,7 @@ std::optional<Options> parse_args(int argc, char** argv) {
     if (name == "--n") {
       options.n = parse_count(value(), name);
       // Beyond 2^53 the point indices are no longer exact in double.
-      if (options.n > (std::uint64_t{1} << 53)) throw UsageError("--n must be at most 2^53");
+      if (options.n == 0 || options.n > (std::uint64_t{1} << 53)) throw UsageError("--n must be between 1 and 2^53");
     } else if (name == "--type") {
       set_types(options, value());
     } else if (name == "--wg") {
@@ -120,9 +99,10 @@ std::optional<Options> parse_args(int argc, char** argv) {
       if (!std::has_single_bit(options.work_group)) throw UsageError("--wg must be a power of two (the tree halves it)");
     } else if (name == "--groups") {
       options.groups = parse_count(value(), name);
+      if (options.groups == 0) throw UsageError("--groups must be at least 1");
     } else if (name == "--repeats") {
       const std::uint64_t repeats = parse_count(value(), name);
-      if (repeats > 100000) throw UsageError("--repeats must be at most 100000");
+      if (repeats < 1 || repeats > 100000) throw UsageError("--repeats must be between 1 and 100000");
       options.repeats = static_cast<int>(repeats);
     } else if (name == "--device") {
       options.device = value();

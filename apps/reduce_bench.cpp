@@ -25,6 +25,7 @@
 #include <tuple>
 #include <vector>
 
+#include "app_args.hpp"
 #include "clcg/cl/env.hpp"
 #include "clcg/cl/error.hpp"
 #include "clcg/reduction/reduce.hpp"
@@ -58,9 +59,9 @@ constexpr const char* usage_text =
     "  --quick           smoke run: sizes up to 1e6, 3 repeats, 64 MiB copy buffer\n"
     "  --help            show this help\n";
 
-struct UsageError : std::invalid_argument {
-  using std::invalid_argument::invalid_argument;
-};
+using clcg::apps::UsageError;
+using clcg::apps::parse_count;
+using clcg::apps::split_list;
 
 struct Options {
   std::string device = "auto";
@@ -78,38 +79,7 @@ struct Options {
 
 // ---- Argument parsing -----------------------------------------------------------------
 
-std::vector<std::string> split_list(const std::string& text, const std::string& option) {
-  std::vector<std::string> items;
-  std::istringstream in(text);
-  for (std::string item; std::getline(in, item, ',');) {
-    if (item.empty()) throw UsageError(option + " has an empty item in '" + text + "'");
-    items.push_back(item);
-  }
-  if (items.empty()) throw UsageError(option + " needs at least one item");
-  return items;
-}
 
-// A count written as an integer ("1000000") or a power of ten ("1e6"); exact, no overflow.
-std::size_t parse_count(const std::string& text, const std::string& option) {
-  const auto fail = [&] {
-    return UsageError(option + " expects a non-negative integer such as 1000000 or 1e6, got '" + text + "'");
-  };
-  const char* const end = text.data() + text.size();
-  std::size_t value = 0;
-  std::from_chars_result parsed = std::from_chars(text.data(), end, value);
-  if (parsed.ec != std::errc()) throw fail();
-  if (parsed.ptr != end && (*parsed.ptr == 'e' || *parsed.ptr == 'E')) {
-    unsigned exponent = 0;
-    parsed = std::from_chars(parsed.ptr + 1, end, exponent);
-    if (parsed.ec != std::errc()) throw fail();
-    for (unsigned k = 0; k < exponent; ++k) {
-      if (value > std::numeric_limits<std::size_t>::max() / 10) throw fail();
-      value *= 10;
-    }
-  }
-  if (parsed.ptr != end) throw fail();
-  return value;
-}
 
 Op parse_bench_op(const std::string& name) {
   if (name == "sum") return Op::sum;
