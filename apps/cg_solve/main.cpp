@@ -3,10 +3,15 @@
 // error, 130 interrupted. Outputs are written whole (temporary + rename) or not at all.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <iostream>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
 
 #include "cli_options.hpp"
 #include "clcg/cl/env.hpp"
@@ -29,10 +34,63 @@ constexpr int exit_converged = 0, exit_not_converged = 1, exit_input = 2, exit_d
 volatile std::sig_atomic_t interrupted = 0;
 extern "C" void on_interrupt(int) { interrupted = 1; }
 
-struct Interrupted {};
+// Stops the run with exit 130; `what` says where (e.g. "interrupted at iteration 812").
+struct Interrupted {
+  std::string what = "interrupted";
+};
+
+// A malformed environment variable the library reads (CLCG_DEVICE_MEMORY_LIMIT=lots): exit 2.
+struct EnvironmentError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// The library throws std::invalid_argument for a malformed environment variable while it
+// queries the devices; every other failure there is an OpenCL / device error.
+template <class F>
+decltype(auto) reading_environment(F&& f) {
+  try {
+    return std::forward<F>(f)();
+  } catch (const std::invalid_argument& e) {
+    throw EnvironmentError(e.what());
+  }
+}
+
+// Progress on stderr while a solve runs, only when stderr is a terminal: the first update
+// after about a second, then at most 4 a second, each overwriting the last ('\r'); the line
+// is cleared when the solve ends (or unwinds), before anything else is printed.
+class Progress {
+ public:
+  using Clock = std::chrono::steady_clock;
+  static bool wanted(const CliOptions& cli) { return !cli.quiet && isatty(STDERR_FILENO); }
+
+  void update(std::size_t iteration, double residual) {
+    const auto now = Clock::now();
+    if (now - start_ < std::chrono::seconds(1) || now - last_ < std::chrono::milliseconds(250)) return;
+    last_ = now;
+    char line[128];
+    const int length = std::snprintf(line, sizeof line, "cg-solve: iteration %zu, relative residual %.3e, %.1f s",
+                                     iteration, residual, std::chrono::duration<double>(now - start_).count());
+    if (length <= 0) return;
+    const std::size_t shown = std::min<std::size_t>(std::size_t(length), sizeof line - 1);
+    std::fprintf(stderr, "\r%s%*s", line, int(width_ > shown ? width_ - shown : 0), "");
+    std::fflush(stderr);
+    width_ = std::max(width_, shown);
+  }
+  void clear() {
+    if (width_ == 0) return;
+    std::fprintf(stderr, "\r%*s\r", int(width_), "");
+    std::fflush(stderr);
+    width_ = 0;
+  }
+  ~Progress() { clear(); }
+
+ private:
+  Clock::time_point start_ = Clock::now(), last_ = {};
+  std::size_t width_ = 0;  // the longest line shown so far, 0 while nothing is shown
+};
 
 int list_devices(const CliOptions& cli) {
-  const auto devices = clcg::cl::list_devices();
+  const auto devices = reading_environment([] { return clcg::cl::list_devices(); });
   if (devices.empty()) {
     std::cerr << "cg-solve: no OpenCL platform or device found (is an ICD such as pocl-opencl-icd installed?)\n";
     return exit_device;
@@ -82,6 +140,7 @@ int run(const CliOptions& cli) {
   // Fail on an unwritable output now, not after a long solve.
   if (!cli.output.empty()) solver::check_writable(cli.output);
   if (!cli.history.empty()) solver::check_writable(cli.history);
+  if (interrupted) throw Interrupted{};
 
   clcg::cl::DeviceSelector selector;
   try {
@@ -89,7 +148,8 @@ int run(const CliOptions& cli) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("--device: ") + e.what());
   }
-  const clcg::cl::Env env = clcg::cl::Env::create(selector);
+  const clcg::cl::Env env = reading_environment([&] { return clcg::cl::Env::create(selector); });
+  solver::require_precision(env.info(), cli.precision);  // no fp64: exit 3, suggesting --precision float
 
   solver::Settings settings;
   settings.tolerance = cli.tolerance;
@@ -98,6 +158,12 @@ int run(const CliOptions& cli) {
   settings.preconditioner = cli.preconditioner;
   settings.precision = cli.precision;
   settings.record_history = !cli.history.empty();
+  settings.should_stop = [] { return interrupted != 0; };  // SIGINT / SIGTERM: checked once per step
+  std::optional<Progress> progress;
+  if (Progress::wanted(cli)) {
+    progress.emplace();
+    settings.on_iteration = [&progress](std::size_t k, double residual) { progress->update(k, residual); };
+  }
   try {
     settings.variant = solver::parse_cg_variant(cli.variant);
   } catch (const std::invalid_argument& e) {
@@ -116,6 +182,8 @@ int run(const CliOptions& cli) {
   const auto start = std::chrono::steady_clock::now();
   const solver::HostSolution solution = solver::solve(env, a, b, settings, x0.size() ? &x0 : nullptr);
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (progress) progress->clear();
+  if (solution.info.status == solver::Status::interrupted) throw Interrupted{solution.info.message};
   if (interrupted) throw Interrupted{};
   report.result = solution.info;
   report.upload_seconds = std::max(0.0, total - solution.info.seconds);
@@ -169,14 +237,16 @@ int main(int argc, char** argv) {
     return fail(std::string(e.what()) + "\n" + usage_line, exit_input);
   } catch (const solver::InputError& e) {
     return fail(e.what(), exit_input);
+  } catch (const EnvironmentError& e) {
+    return fail(e.what(), exit_input);
   } catch (const std::length_error& e) {  // sizes beyond 32-bit CSR indices
     return fail(cli.matrix + ": " + e.what(), exit_input);
   } catch (const solver::DeviceMemoryError& e) {
     return fail(e.what(), exit_device);
   } catch (const clcg::cl::Error& e) {
     return fail(e.what(), exit_device);
-  } catch (const Interrupted&) {
-    return fail("interrupted; no output written", exit_interrupted);
+  } catch (const Interrupted& e) {
+    return fail(e.what + "; no output written", exit_interrupted);
   } catch (const std::bad_alloc&) {
     return fail("out of host memory", exit_device);
   } catch (const std::exception& e) {

@@ -1,14 +1,19 @@
 #pragma once
-// What the CG variants share besides the device kernels: the stopping threshold and the
-// wording of how a solve ended, so every variant reports the same way.
+// What the CG variants share besides the device kernels: the stopping threshold, the
+// once-per-step watch (cancellation, progress, stagnation, divergence) and the wording of how
+// a solve ended, so every variant reports the same way.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstddef>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <string>
 
 #include "clcg/reduction/op.hpp"
+#include "clcg/solver/conjugate_gradient.hpp"
+#include "clcg/solver/solve_info.hpp"
 
 namespace clcg::solver::detail {
 
@@ -57,5 +62,67 @@ inline std::string replaced_note(std::size_t replacements) {
   return " (the recursive residual drifted from the true one; replaced " + std::to_string(replacements) +
          (replacements == 1 ? " time)" : " times)");
 }
+
+// The checks every CG loop makes once per step, after the step, on its recursive relative
+// residual ||r_k|| / ||b||: the caller's progress callback and cancellation flag
+// (Settings::on_iteration, Settings::should_stop), then whether the solve is going nowhere:
+//   stagnated  the smallest residual so far has not been beaten by a factor (1 - improvement)
+//              in the last max(Settings::stagnation_window, 3k/4) steps: no progress for the
+//              window, and none since the first quarter of the solve. Slow convergence has
+//              plateaus that grow with k (bcsstk13 without a preconditioner, on the host: 24754
+//              steps without progress ending at k = 177941, and it goes on from 1.4e-10 to
+//              6.4e-11). The measurements behind the rule are in docs/RELIABILITY.md;
+//   diverged   the residual exceeds Settings::divergence_factor * max(1, ||r_0|| / ||b||).
+// Costs a few comparisons (plus the callbacks the caller set): no device work, no host sync.
+// Steps must come in increasing order; a step seen again (a loop that looks at the same k
+// after a residual replacement) and step 0 only check should_stop. Non-finite residuals are
+// left to the loops' own checks (they report non_finite).
+class StepWatch {
+ public:
+  static constexpr double improvement = 1e-3;  // "progress" = 0.1 % below the best so far
+
+  struct Stop {
+    Status status;
+    std::string message;
+  };
+
+  StepWatch(const Settings& settings, double initial_residual)
+      : settings_(settings),
+        divergence_limit_(settings.divergence_factor > 0 ? settings.divergence_factor * std::max(1.0, initial_residual)
+                                                         : std::numeric_limits<double>::infinity()),
+        best_(initial_residual) {}
+
+  std::optional<Stop> after_step(std::size_t k, double residual) {
+    const bool new_step = k > last_k_;
+    if (new_step && settings_.on_iteration) settings_.on_iteration(k, residual);
+    if (settings_.should_stop && settings_.should_stop())  // on repeats too: a loop that stalls stays stoppable
+      return Stop{Status::interrupted, "interrupted at iteration " + std::to_string(k)};
+    if (!new_step) return std::nullopt;
+    last_k_ = k;
+    if (!std::isfinite(residual)) return std::nullopt;
+    if (residual > divergence_limit_)
+      return Stop{Status::diverged, "diverged at iteration " + std::to_string(k) + ": the relative residual " +
+                                        format_double(residual) + " is more than " +
+                                        format_double(settings_.divergence_factor) + " times the initial " +
+                                        format_double(divergence_limit_ / settings_.divergence_factor)};
+    if (residual < best_ * (1 - improvement)) {
+      best_ = residual;
+      best_k_ = k;
+    } else if (settings_.stagnation_window > 0 && k - best_k_ >= std::max(settings_.stagnation_window, k - k / 4)) {
+      return Stop{Status::stagnated, "stagnated at iteration " + std::to_string(k) + ": no progress in " +
+                                         std::to_string(k - best_k_) + " iterations (relative residual now " +
+                                         format_double(residual) + ", best " + format_double(best_) +
+                                         (best_k_ ? " at iteration " + std::to_string(best_k_) : " at the start") + ")"};
+    }
+    return std::nullopt;
+  }
+
+ private:
+  const Settings& settings_;
+  double divergence_limit_;
+  double best_;
+  std::size_t best_k_ = 0;
+  std::size_t last_k_ = 0;
+};
 
 }  // namespace clcg::solver::detail

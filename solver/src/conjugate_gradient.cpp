@@ -21,6 +21,9 @@ std::string_view status_name(Status status) noexcept {
     case Status::max_iterations: return "max_iterations";
     case Status::breakdown: return "breakdown";
     case Status::non_finite: return "non_finite";
+    case Status::stagnated: return "stagnated";
+    case Status::diverged: return "diverged";
+    case Status::interrupted: return "interrupted";
   }
   return "?";
 }
@@ -55,6 +58,13 @@ Preconditioner parse_preconditioner(std::string_view name) {
   throw std::invalid_argument("unknown preconditioner '" + std::string(name) + "' (known: none, jacobi)");
 }
 
+void require_precision(const cl::DeviceInfo& device, ElementType type) {
+  if (type == ElementType::f64 && !device.fp64)
+    throw cl::DeviceCapabilityError("CG solve in double", "device " + device.name +
+                                                              " has no double precision (cl_khr_fp64); solve in float "
+                                                              "instead (cg-solve --precision float)");
+}
+
 std::uint64_t solver_vector_bytes(std::size_t rows, ElementType type, Preconditioner preconditioner,
                                   bool with_rhs_and_solution) {
   std::uint64_t vectors = 3;  // r, p, q
@@ -69,10 +79,11 @@ using detail::Clock;
 using detail::format_double;
 using detail::seconds_since;
 
-const DeviceCsrMatrix& require_square(const DeviceCsrMatrix& a) {
+const DeviceCsrMatrix& require_square(const cl::Env& env, const DeviceCsrMatrix& a) {
   if (a.rows() != a.cols())
     throw std::invalid_argument("CG needs a square matrix, got " + std::to_string(a.rows()) + " x " +
                                 std::to_string(a.cols()));
+  require_precision(env.info(), a.type());
   return a;
 }
 
@@ -83,7 +94,7 @@ CgSolver::CgSolver(const cl::Env& env, const DeviceCsrMatrix& a, const Settings&
       a_(a),
       settings_(settings),
       n_(std::size_t(a.rows())),
-      spmv_(env, require_square(a), settings.spmv, settings.spmv_vector_size),
+      spmv_(env, require_square(env, a), settings.spmv, settings.spmv_vector_size),
       ops_(env, a.type()),
       dot_(env, Op::dot, a.type(), settings.reduction),
       sumsq_(env, Op::sumsq, a.type(), settings.reduction),
@@ -200,6 +211,7 @@ SolveInfo CgSolver::solve(const ::cl::Buffer& b, ::cl::Buffer& x, bool use_guess
   info.recursive_residual = std::sqrt(d.rr / bb);
   if (!std::isfinite(d.rr) || !std::isfinite(d.rz))
     return finish(Status::non_finite, "the initial residual contains NaN or Inf");
+  detail::StepWatch watch(settings_, info.recursive_residual);  // cancellation, progress, stagnation, divergence
 
   Status status = Status::max_iterations;
   std::string message;
@@ -232,6 +244,10 @@ SolveInfo CgSolver::solve(const ::cl::Buffer& b, ::cl::Buffer& x, bool use_guess
     if (!done && next.rz <= 0) {
       status = Status::breakdown;
       message = detail::preconditioner_breakdown_message(k, next.rz);
+      break;
+    }
+    if (auto stop = done ? std::nullopt : watch.after_step(k, info.recursive_residual)) {
+      status = stop->status, message = std::move(stop->message);
       break;
     }
     if (done && settings_.confirm_true_residual) {
@@ -308,6 +324,7 @@ HostSolution solve(const cl::Env& env, const HostMatrix& a, const Eigen::VectorX
   const HostCsr csr = to_host_csr(a, Storage::full);
   const ElementType type = settings.precision;
   const std::size_t n = std::size_t(a.rows());
+  require_precision(env.info(), type);
   check_device_memory(env.info(),
                       bytes_needed(n, std::uint64_t(csr.nnz()), type) +
                           solver_vector_bytes(n, type, settings.preconditioner, true),

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,15 @@ std::vector<reduction::MultiDot::Pair> start_pairs(bool jacobi) {
   return {{0, 0}, {1, 0}};                       // r.r, w.r
 }
 
+// Checked before anything is built on the device.
+const DeviceCsrMatrix& checked_matrix(const cl::Env& env, const DeviceCsrMatrix& a) {
+  if (a.rows() != a.cols())
+    throw std::invalid_argument("CG needs a square matrix, got " + std::to_string(a.rows()) + " x " +
+                                std::to_string(a.cols()));
+  require_precision(env.info(), a.type());
+  return a;
+}
+
 }  // namespace
 
 PipelinedCgSolver::PipelinedCgSolver(const cl::Env& env, const DeviceCsrMatrix& a, const Settings& settings)
@@ -26,14 +36,13 @@ PipelinedCgSolver::PipelinedCgSolver(const cl::Env& env, const DeviceCsrMatrix& 
       settings_(settings),
       n_(std::size_t(a.rows())),
       jacobi_(settings.preconditioner == Preconditioner::jacobi),
-      spmv_(env, a, settings.spmv, settings.spmv_vector_size),
+      spmv_(env, checked_matrix(env, a), settings.spmv, settings.spmv_vector_size),
       ops_(env, a.type()),
       fused_(env, spmv_),
       sumsq_(env, reduction::Op::sumsq, a.type(), settings.reduction),
       dot_(env, reduction::Op::dot, a.type(), settings.reduction),
       start_dots_(env, a.type(), start_pairs(jacobi_), settings.reduction),
       true_residual_(env, spmv_, settings.reduction) {
-  if (a.rows() != a.cols()) throw std::invalid_argument("CG needs a square matrix");
   const std::uint64_t vectors = std::uint64_t(jacobi_ ? 10 : 6) * n_ * reduction::element_size(a.type());
   check_device_memory(env.info(), a.bytes() + vectors, std::uint64_t(n_) * reduction::element_size(a.type()),
                       "pipelined CG solve (matrix " + std::to_string(a.bytes()) + " bytes + work vectors " +
@@ -108,10 +117,12 @@ SolveInfo PipelinedCgSolver::solve(const ::cl::Buffer& b, ::cl::Buffer& x, bool 
   const double threshold = detail::stopping_threshold(settings_.tolerance, bb);
   if (!use_guess) ops_.fill(n, 0.0, x);
   Dots d = recompute(b, x, !use_guess, false);
+  detail::StepWatch watch(settings_, std::sqrt(d.rr / bb));  // cancellation, progress, stagnation, divergence
 
   Status status = Status::max_iterations;
   std::string message;
   std::size_t k = 0, replacements = 0;
+  std::size_t replaced_for_curvature = 0;  // the step whose p^T A p check last replaced the recurrences
   bool first = true, stalled = false;
   double alpha = 0, beta = 0, gamma_old = 0;
   double previous_true = std::numeric_limits<double>::infinity();
@@ -141,13 +152,17 @@ SolveInfo PipelinedCgSolver::solve(const ::cl::Buffer& b, ::cl::Buffer& x, bool 
       continue;
     }
     if (k == max_iter) break;
+    if (auto stop = watch.after_step(k, info.recursive_residual)) {  // once per step (skips k = 0 and repeats)
+      status = stop->status, message = std::move(stop->message);
+      break;
+    }
     if (jacobi_ && d.gamma <= 0) {
       status = Status::breakdown;
       message = detail::preconditioner_breakdown_message(k, d.gamma);
       break;
     }
     beta = first ? 0.0 : d.gamma / gamma_old;                  // beta = gamma / gamma_old
-    const double pq = first ? d.delta : d.delta - beta * d.gamma / alpha;  // p^T A p
+    double pq = first ? d.delta : d.delta - beta * d.gamma / alpha;  // p^T A p
     if (!std::isfinite(pq)) {
       status = Status::non_finite, message = "p^T A p is " + format_double(pq) + " at iteration " + std::to_string(k + 1);
       break;
@@ -160,8 +175,12 @@ SolveInfo PipelinedCgSolver::solve(const ::cl::Buffer& b, ::cl::Buffer& x, bool 
         message = detail::breakdown_message(k + 1, direct);
         break;
       }
-      d = recompute(b, x, false, true);  // the recurrences had drifted: replace them
-      continue;
+      if (replaced_for_curvature != k + 1) {
+        replaced_for_curvature = k + 1;
+        d = recompute(b, x, false, true);  // the recurrences had drifted: replace them
+        continue;
+      }
+      pq = direct;  // freshly replaced and still not positive: take the direct value (no endless replacing)
     }
     alpha = d.gamma / pq;                                       // alpha = gamma / p^T A p
     gamma_old = d.gamma;

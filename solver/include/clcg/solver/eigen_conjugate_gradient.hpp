@@ -204,9 +204,11 @@ class ConjugateGradient {
       iterations_ = std::max<Eigen::Index>(iterations_, Eigen::Index(solve_info_.iterations));
       error_ = std::max(error_, solve_info_.true_residual);
       const Eigen::ComputationInfo column_info =
-          solve_info_.status == solver::Status::converged        ? Eigen::Success
-          : solve_info_.status == solver::Status::max_iterations ? Eigen::NoConvergence
-                                                                 : Eigen::NumericalIssue;
+          solve_info_.status == solver::Status::converged ? Eigen::Success
+          : solve_info_.status == solver::Status::max_iterations || solve_info_.status == solver::Status::stagnated ||
+                  solve_info_.status == solver::Status::interrupted
+              ? Eigen::NoConvergence
+              : Eigen::NumericalIssue;  // breakdown, non_finite, diverged: A is not what CG needs
       if (column_info == Eigen::NumericalIssue || (column_info == Eigen::NoConvergence && info_ == Eigen::Success))
         info_ = column_info;
     }
@@ -218,7 +220,9 @@ class ConjugateGradient {
     solver::Settings s;
     s.tolerance = double(Eigen::NumTraits<Scalar>::epsilon());
     s.max_iterations = -1;
-    s.confirm_true_residual = false;  // Eigen's stopping rule exactly
+    s.confirm_true_residual = false;  // Eigen's stopping rule exactly:
+    s.stagnation_window = 0;          // no early stop for stagnation
+    s.divergence_factor = 0;          // or divergence
     return s;
   }();
   std::shared_ptr<const solver::HostCsr> host_;

@@ -14,9 +14,12 @@ enum class Status {
                    // residual stayed above the tolerance through every residual replacement
   breakdown,       // p^T A p <= 0 (or r^T z <= 0 with a preconditioner): A (or M) is not SPD
   non_finite,      // NaN or Inf appeared in b, a dot product or the residual
+  stagnated,       // the residual stopped shrinking (Settings::stagnation_window steps without progress)
+  diverged,        // the residual grew beyond Settings::divergence_factor times where it started
+  interrupted,     // Settings::should_stop said so (e.g. cg-solve on SIGINT); x is the last iterate
 };
 
-// "converged", "max_iterations", "breakdown", "non_finite"
+// "converged", "max_iterations", "breakdown", "non_finite", "stagnated", "diverged", "interrupted"
 std::string_view status_name(Status status) noexcept;
 
 // One CG step k (1-based): the recursive relative residual ||r_k|| / ||b|| after it, the
