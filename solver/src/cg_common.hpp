@@ -9,6 +9,7 @@
 #include <limits>
 #include <optional>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 
 #include "clcg/reduction/op.hpp"
@@ -21,6 +22,16 @@ using Clock = std::chrono::steady_clock;
 
 inline double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// The matrix every CG variant is built for: square, in a precision the device has. Checked
+// before anything is built on the device.
+inline const DeviceCsrMatrix& require_cg_matrix(const cl::Env& env, const DeviceCsrMatrix& a) {
+  if (a.rows() != a.cols())
+    throw std::invalid_argument("CG needs a square matrix, got " + std::to_string(a.rows()) + " x " +
+                                std::to_string(a.cols()));
+  require_precision(env.info(), a.type());
+  return a;
 }
 
 inline std::string format_double(double v) {

@@ -79,14 +79,6 @@ using detail::Clock;
 using detail::format_double;
 using detail::seconds_since;
 
-const DeviceCsrMatrix& require_square(const cl::Env& env, const DeviceCsrMatrix& a) {
-  if (a.rows() != a.cols())
-    throw std::invalid_argument("CG needs a square matrix, got " + std::to_string(a.rows()) + " x " +
-                                std::to_string(a.cols()));
-  require_precision(env.info(), a.type());
-  return a;
-}
-
 }  // namespace
 
 CgSolver::CgSolver(const cl::Env& env, const DeviceCsrMatrix& a, const Settings& settings)
@@ -94,7 +86,7 @@ CgSolver::CgSolver(const cl::Env& env, const DeviceCsrMatrix& a, const Settings&
       a_(a),
       settings_(settings),
       n_(std::size_t(a.rows())),
-      spmv_(env, require_square(env, a), settings.spmv, settings.spmv_vector_size),
+      spmv_(env, detail::require_cg_matrix(env, a), settings.spmv, settings.spmv_vector_size),
       ops_(env, a.type()),
       dot_(env, Op::dot, a.type(), settings.reduction),
       sumsq_(env, Op::sumsq, a.type(), settings.reduction),

@@ -19,15 +19,6 @@ std::vector<reduction::MultiDot::Pair> start_pairs(bool jacobi) {
   return {{0, 0}, {1, 0}};                       // r.r, w.r
 }
 
-// Checked before anything is built on the device.
-const DeviceCsrMatrix& checked_matrix(const cl::Env& env, const DeviceCsrMatrix& a) {
-  if (a.rows() != a.cols())
-    throw std::invalid_argument("CG needs a square matrix, got " + std::to_string(a.rows()) + " x " +
-                                std::to_string(a.cols()));
-  require_precision(env.info(), a.type());
-  return a;
-}
-
 }  // namespace
 
 PipelinedCgSolver::PipelinedCgSolver(const cl::Env& env, const DeviceCsrMatrix& a, const Settings& settings)
@@ -36,7 +27,7 @@ PipelinedCgSolver::PipelinedCgSolver(const cl::Env& env, const DeviceCsrMatrix& 
       settings_(settings),
       n_(std::size_t(a.rows())),
       jacobi_(settings.preconditioner == Preconditioner::jacobi),
-      spmv_(env, checked_matrix(env, a), settings.spmv, settings.spmv_vector_size),
+      spmv_(env, detail::require_cg_matrix(env, a), settings.spmv, settings.spmv_vector_size),
       ops_(env, a.type()),
       fused_(env, spmv_),
       sumsq_(env, reduction::Op::sumsq, a.type(), settings.reduction),
