@@ -40,6 +40,11 @@ struct Interrupted {
 };
 
 // A malformed environment variable the library reads (CLCG_DEVICE_MEMORY_LIMIT=lots): exit 2.
+// An output could not be written (disk full, I/O error): exit 2, like any input problem.
+struct OutputError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 struct EnvironmentError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
@@ -200,8 +205,13 @@ int run(const CliOptions& cli) {
       eigen_history = solver::eigen_reference_history(a, b, x0, report.reference->iterations + 1, cli.preconditioner);
   }
   if (interrupted) throw Interrupted{};
-  if (!cli.history.empty()) write_file(cli.history, history_csv(solution.info, eigen_history));
-  if (!cli.output.empty()) solver::write_vector_market(cli.output, solution.x);
+  try {
+    if (!cli.history.empty()) write_file(cli.history, history_csv(solution.info, eigen_history));
+    if (!cli.output.empty()) solver::write_vector_market(cli.output, solution.x);
+  } catch (const std::runtime_error& e) {
+    // Disk full, I/O error, ...: the temporary is gone and the target untouched (AtomicFile).
+    throw OutputError(e.what());
+  }
   if (cli.json) {
     std::cout << to_json(report).dump(2) << std::endl;
     if (!std::cout) throw solver::InputError("standard output", 0, "writing the JSON failed");
@@ -237,6 +247,8 @@ int main(int argc, char** argv) {
     return fail(std::string(e.what()) + "\n" + usage_line, exit_input);
   } catch (const solver::InputError& e) {
     return fail(e.what(), exit_input);
+  } catch (const OutputError& e) {
+    return fail(std::string(e.what()) + "; nothing was written", exit_input);
   } catch (const EnvironmentError& e) {
     return fail(e.what(), exit_input);
   } catch (const std::length_error& e) {  // sizes beyond 32-bit CSR indices

@@ -651,6 +651,30 @@ class DeviceAndOutputTest(unittest.TestCase):
         self.assertEqual(proc.returncode, EXIT_INPUT, describe(proc))
         self.assertIn("/dev/full", proc.stderr)
 
+    def test_disk_full_while_writing_the_output(self):
+        # A 16 KB tmpfs with ~4 KB free: the solution (1000 values, ~25 KB) cannot fit.
+        disk = os.path.join(self.dir, "tiny")
+        os.mkdir(disk)
+        mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16k", "tmpfs", disk],
+                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if mounted.returncode != 0:
+            self.skipTest("cannot mount a tiny tmpfs here (needs root): %s" % mounted.stdout.strip())
+        try:
+            with open(os.path.join(disk, "filler"), "wb") as f:
+                f.write(b"\0" * 12000)
+            target = os.path.join(disk, "x.mtx")
+            with open(target, "w") as f:
+                f.write("the previous result\n")
+            proc = run_cg(["--matrix", os.path.join(DATA, "poisson3d_10.mtx"), "--output", target, "--quiet"])
+            self.assertEqual(proc.returncode, EXIT_INPUT, describe(proc))
+            self.assertIn(target, proc.stderr)
+            self.assertIn("No space left on device", proc.stderr)
+            with open(target) as f:
+                self.assertEqual(f.read(), "the previous result\n", "the old output must be untouched")
+            self.assertEqual(sorted(os.listdir(disk)), ["filler", "x.mtx"], "no temporary left behind")
+        finally:
+            subprocess.run(["umount", disk])
+
     def test_json_to_full_stdout(self):
         # stdout is /dev/full: the JSON is lost, so the run must not exit 0.
         with open("/dev/full", "w") as full:
