@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -49,5 +50,44 @@ inline std::vector<std::string> split_list(const std::string& text, const std::s
   if (items.empty()) throw UsageError(option + " needs at least one item");
   return items;
 }
+
+// Walks a command line option by option, taking "--name value" and "--name=value":
+//   OptionCursor args(argc, argv);
+//   while (args.next()) if (args.name() == "--n") n = parse_count(args.value(), args.name()); ...
+class OptionCursor {
+ public:
+  OptionCursor(int argc, char** argv) : tokens_(argv + 1, argv + argc) {}
+
+  // Moves to the next option; false when none is left.
+  bool next() {
+    if (++at_ >= tokens_.size()) return false;
+    token_ = tokens_[at_];
+    name_ = token_;
+    attached_.reset();
+    if (const auto eq = name_.find('='); name_.starts_with("--") && eq != std::string::npos) {
+      attached_ = name_.substr(eq + 1);
+      name_.resize(eq);
+    }
+    return true;
+  }
+  const std::string& name() const noexcept { return name_; }
+  const std::string& token() const noexcept { return token_; }  // as typed, for messages
+  // The option's value: attached with '=', else the next token.
+  std::string value() {
+    if (attached_) return *attached_;
+    if (at_ + 1 >= tokens_.size()) throw UsageError(name_ + " needs a value");
+    return tokens_[++at_];
+  }
+  // For options that take none.
+  void no_value() const {
+    if (attached_) throw UsageError(name_ + " takes no value");
+  }
+
+ private:
+  std::vector<std::string> tokens_;
+  std::size_t at_ = static_cast<std::size_t>(-1);
+  std::string token_, name_;
+  std::optional<std::string> attached_;
+};
 
 }  // namespace clcg::apps

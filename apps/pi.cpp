@@ -73,20 +73,11 @@ void set_types(Options& options, const std::string& name) {
 
 // Returns nothing when --help was asked for. Accepts "--name value" and "--name=value".
 std::optional<Options> parse_args(int argc, char** argv) {
-  const std::vector<std::string> tokens(argv + 1, argv + argc);
+  clcg::apps::OptionCursor args(argc, argv);
   Options options;
-  for (std::size_t i = 0; i < tokens.size(); ++i) {
-    std::string name = tokens[i];
-    std::optional<std::string> attached;
-    if (const auto eq = name.find('='); name.starts_with("--") && eq != std::string::npos) {
-      attached = name.substr(eq + 1);
-      name.resize(eq);
-    }
-    const auto value = [&]() -> std::string {
-      if (attached) return *attached;
-      if (i + 1 >= tokens.size()) throw UsageError(name + " needs a value");
-      return tokens[++i];
-    };
+  while (args.next()) {
+    const std::string name = args.name();
+    const auto value = [&] { return args.value(); };
     if (name == "--help" || name == "-h") return std::nullopt;
     if (name == "--n") {
       options.n = parse_count(value(), name);
@@ -109,7 +100,7 @@ std::optional<Options> parse_args(int argc, char** argv) {
     } else if (name == "--platform") {
       options.platform = value();
     } else {
-      throw UsageError("unknown option '" + tokens[i] + "'");
+      throw UsageError("unknown option '" + args.token() + "'");
     }
   }
   return options;

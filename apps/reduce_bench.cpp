@@ -96,24 +96,13 @@ ElementType parse_type(const std::string& name) {
 
 // Returns nothing when --help was asked for. Accepts "--name value" and "--name=value".
 std::optional<Options> parse_args(int argc, char** argv) {
-  const std::vector<std::string> tokens(argv + 1, argv + argc);
+  clcg::apps::OptionCursor args(argc, argv);
   Options options;
   bool repeats_given = false;
-  for (std::size_t i = 0; i < tokens.size(); ++i) {
-    std::string name = tokens[i];
-    std::optional<std::string> attached;
-    if (const auto eq = name.find('='); name.starts_with("--") && eq != std::string::npos) {
-      attached = name.substr(eq + 1);
-      name.resize(eq);
-    }
-    const auto value = [&]() -> std::string {
-      if (attached) return *attached;
-      if (i + 1 >= tokens.size()) throw UsageError(name + " needs a value");
-      return tokens[++i];
-    };
-    const auto flag = [&] {
-      if (attached) throw UsageError(name + " takes no value");
-    };
+  while (args.next()) {
+    const std::string name = args.name();
+    const auto value = [&] { return args.value(); };
+    const auto flag = [&] { args.no_value(); };
     if (name == "--help" || name == "-h") {
       return std::nullopt;
     } else if (name == "--device") {
@@ -150,7 +139,7 @@ std::optional<Options> parse_args(int argc, char** argv) {
       flag();
       options.quick = true;
     } else {
-      throw UsageError("unknown option '" + tokens[i] + "'");
+      throw UsageError("unknown option '" + args.token() + "'");
     }
   }
   if (options.quick) {

@@ -1,5 +1,6 @@
 #include "clcg/solver/generators.hpp"
 #include "clcg/solver/matrix_market.hpp"
+#include "support/temp_dir.hpp"
 
 #include <gtest/gtest.h>
 #include <unsupported/Eigen/SparseExtra>
@@ -30,25 +31,7 @@ using clcg::solver::parse_vector_market;
 
 namespace fs = std::filesystem;
 
-// A fresh directory per test, removed afterwards.
-class TempDir {
-public:
-    TempDir() {
-        std::string tmpl = (fs::temp_directory_path() / "clcg_mm_test_XXXXXX").string();
-        if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-        path_ = tmpl;
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::permissions(path_, fs::perms::owner_all, fs::perm_options::add, ec);
-        fs::remove_all(path_, ec);
-    }
-    std::string file(const std::string& name) const { return (path_ / name).string(); }
-    const fs::path& path() const { return path_; }
-
-private:
-    fs::path path_;
-};
+using clcg::test::TempDir;
 
 void write_text(const std::string& path, const std::string& text) {
     std::ofstream out(path, std::ios::binary);
