@@ -71,11 +71,12 @@ std::vector<BreakdownRow> cg_breakdown(const clcg::cl::Env& env, const std::stri
                                  : std::string(solver::spmv_kernel_name(spmv.kernel()));
   std::vector<BreakdownRow> rows_out{
       {name, "spmv " + layout, device_us(env, [&] { spmv.enqueue(p, q); }), spmv_bytes},
-      {name, "spmv + p.q partials (fused)", device_us(env, [&] { fused.spmv_dot(p, q); }), spmv_bytes},
+      {name, "fused pass 1: p = z + beta p', q = A p, x += a p', p.q partials",
+       device_us(env, [&] { fused.spmv_step(0.5, 1e-3, {&z, &w, &p, &q, &x}); }), spmv_bytes + 4 * s * rows},
       {name, "dot kernel (reduction)", device_us(env, [&] { dot.enqueue(env.queue(), p, 0, &q, 0, n); }), 2 * s * rows},
       {name, "update x, r (textbook)", device_us(env, [&] { ops.cg_update_xr(n, 1e-3, p, q, x, r); }), 6 * s * rows},
-      {name, "update x, r + r.r partials (fused)", device_us(env, [&] { fused.update_xr(1e-3, p, q, x, r); }),
-       6 * s * rows},
+      {name, "fused pass 2: r -= a q, r.r partials", device_us(env, [&] { fused.update_r(1e-3, q, r); }),
+       3 * s * rows},
       {name, "p = r + beta p", device_us(env, [&] { ops.xpay(n, 0.5, r, p); }), 3 * s * rows},
       {name, "pipelined update (no preconditioner)",
        device_us(env, [&] { fused.pipelined_update(1e-3, 0.5, {&nv, &z, &z, &t, &p, &x, &r, &r, &w, &w, nullptr}); }),

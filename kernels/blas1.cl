@@ -2,11 +2,11 @@
 // launch shape covers any n; each element is computed independently (same bits for any shape).
 
 __kernel void axpy(const uint n, const REAL a, __global const REAL* x, __global REAL* y) {
-  for (uint i = get_global_id(0); i < n; i += get_global_size(0)) y[i] += a * x[i];  // y = a x + y
+  for (uint i = get_global_id(0); i < n; i += get_global_size(0)) y[i] = fma(a, x[i], y[i]);  // y = a x + y
 }
 
 __kernel void xpay(const uint n, const REAL a, __global const REAL* x, __global REAL* y) {
-  for (uint i = get_global_id(0); i < n; i += get_global_size(0)) y[i] = x[i] + a * y[i];  // y = x + a y
+  for (uint i = get_global_id(0); i < n; i += get_global_size(0)) y[i] = fma(a, y[i], x[i]);  // y = x + a y (fma: as cg_fused.cl)
 }
 
 __kernel void axpby_to(const uint n, const REAL a, __global const REAL* x, const REAL b, __global const REAL* y,

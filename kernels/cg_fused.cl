@@ -22,28 +22,49 @@ inline void write_partial(__local REAL* scratch, REAL value, __global REAL* part
   barrier(CLK_LOCAL_MEM_FENCE);
 }
 
-// q = A p (one work-item per row) and the partials of p . q.
+// The fused CG step never reads or writes a vector more often than the floor needs (72 n
+// bytes a step without a preconditioner, DEVICE.md). Pass 1 builds the new search direction
+// inside the SpMV: wherever p is needed it computes p = z + beta p_old from z and the previous
+// direction, so p is written once and never re-read; it also applies the previous step's
+// x += alpha_x p_old, deferred to here because this pass reads p_old anyway. Pass 2 updates
+// r (and z) only. p and p_old are two buffers: other groups still read p_old.
+// fma() everywhere, so every work-item computes the same bits for the same p_j, and the
+// textbook kernels (blas1.cl, cg_update.cl) the same bits as these.
+#define DIRECTION(j) fma(beta, p_old[j], z[j])
+
+// The row's epilogue of pass 1: p, q and x at `row`, and its share of p . q.
+#define FINISH_ROW(row, sum)                   \
+  do {                                         \
+    const REAL p_row = DIRECTION(row);         \
+    p[row] = p_row;                            \
+    q[row] = (sum);                            \
+    x[row] = fma(alpha_x, p_old[row], x[row]); \
+    pq += p_row * (sum);                       \
+  } while (0)
+
+// p = z + beta p_old ; q = A p (one work-item per row) ; x += alpha_x p_old ; partials of p . q.
 __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
-void spmv_scalar_dot(const uint rows, __global const int* row_ptr, __global const int* col_idx,
-                     __global const REAL* values, __global const REAL* p, __global REAL* q,
-                     __global REAL* partials) {
+void spmv_scalar_step(const uint rows, const REAL beta, const REAL alpha_x, __global const int* row_ptr,
+                      __global const int* col_idx, __global const REAL* values, __global const REAL* z,
+                      __global const REAL* p_old, __global REAL* p, __global REAL* q, __global REAL* x,
+                      __global REAL* partials) {
   __local REAL scratch[WG_SIZE];
   REAL pq = 0;
   for (uint row = get_global_id(0); row < rows; row += get_global_size(0)) {
     const int end = row_ptr[row + 1];
     REAL sum = 0;
-    for (int j = row_ptr[row]; j < end; ++j) sum += values[j] * p[col_idx[j]];
-    q[row] = sum;
-    pq += p[row] * sum;
+    for (int j = row_ptr[row]; j < end; ++j) sum += values[j] * DIRECTION(col_idx[j]);
+    FINISH_ROW(row, sum);
   }
   write_partial(scratch, pq, partials, 0);
 }
 
-// q = A p with vector_size work-items per row (as spmv_csr_vector) and the partials of p . q.
+// The same with vector_size work-items per row (as spmv_csr_vector).
 __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
-void spmv_vector_dot(const uint rows, const uint vector_size, __global const int* row_ptr,
-                     __global const int* col_idx, __global const REAL* values, __global const REAL* p,
-                     __global REAL* q, __global REAL* partials) {
+void spmv_vector_step(const uint rows, const uint vector_size, const REAL beta, const REAL alpha_x,
+                      __global const int* row_ptr, __global const int* col_idx, __global const REAL* values,
+                      __global const REAL* z, __global const REAL* p_old, __global REAL* p, __global REAL* q,
+                      __global REAL* x, __global REAL* partials) {
   __local REAL scratch[WG_SIZE];
   const uint lid = get_local_id(0);
   const uint lane = lid & (vector_size - 1);
@@ -56,7 +77,7 @@ void spmv_vector_dot(const uint rows, const uint vector_size, __global const int
     REAL sum = 0;
     if (row < rows) {
       const int end = row_ptr[row + 1];
-      for (int j = row_ptr[row] + (int)lane; j < end; j += (int)vector_size) sum += values[j] * p[col_idx[j]];
+      for (int j = row_ptr[row] + (int)lane; j < end; j += (int)vector_size) sum += values[j] * DIRECTION(col_idx[j]);
     }
     scratch[lid] = sum;
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -64,55 +85,50 @@ void spmv_vector_dot(const uint rows, const uint vector_size, __global const int
       if (lane < s) scratch[lid] += scratch[lid + s];
       barrier(CLK_LOCAL_MEM_FENCE);
     }
-    if (lane == 0 && row < rows) {
-      q[row] = scratch[lid];
-      pq += p[row] * scratch[lid];
-    }
+    if (lane == 0 && row < rows) FINISH_ROW(row, scratch[lid]);
     barrier(CLK_LOCAL_MEM_FENCE);
   }
   write_partial(scratch, pq, partials, 0);
 }
 
-// q = A p with A in ELL form (see spmv_ell.cl) and the partials of p . q.
+// The same with A in ELL form (see spmv_ell.cl).
 __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
-void spmv_ell_dot(const uint rows, const uint width, __global const int* ell_col, __global const REAL* ell_val,
-                  __global const REAL* p, __global REAL* q, __global REAL* partials) {
+void spmv_ell_step(const uint rows, const uint width, const REAL beta, const REAL alpha_x,
+                   __global const int* ell_col, __global const REAL* ell_val, __global const REAL* z,
+                   __global const REAL* p_old, __global REAL* p, __global REAL* q, __global REAL* x,
+                   __global REAL* partials) {
   __local REAL scratch[WG_SIZE];
   REAL pq = 0;
   for (uint row = get_global_id(0); row < rows; row += get_global_size(0)) {
     REAL sum = 0;
-    for (uint k = 0; k < width; ++k) sum += ell_val[(size_t)k * rows + row] * p[ell_col[(size_t)k * rows + row]];
-    q[row] = sum;
-    pq += p[row] * sum;
+    for (uint k = 0; k < width; ++k)
+      sum += ell_val[(size_t)k * rows + row] * DIRECTION(ell_col[(size_t)k * rows + row]);
+    FINISH_ROW(row, sum);
   }
   write_partial(scratch, pq, partials, 0);
 }
 
-// x += alpha p ; r -= alpha q ; partials of r . r.
+// Pass 2: r -= alpha q ; partials of r . r.
 __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
-void update_xr_dot(const uint n, const REAL alpha, __global const REAL* p, __global const REAL* q,
-                   __global REAL* x, __global REAL* r, __global REAL* partials) {
+void update_r_dot(const uint n, const REAL alpha, __global const REAL* q, __global REAL* r, __global REAL* partials) {
   __local REAL scratch[WG_SIZE];
   REAL rr = 0;
   for (uint i = get_global_id(0); i < n; i += get_global_size(0)) {
-    x[i] += alpha * p[i];
-    const REAL ri = r[i] - alpha * q[i];
+    const REAL ri = fma(-alpha, q[i], r[i]);
     r[i] = ri;
     rr += ri * ri;
   }
   write_partial(scratch, rr, partials, 0);
 }
 
-// x += alpha p ; r -= alpha q ; z = inv_diag .* r (Jacobi) ; partials of r . r and r . z.
+// Pass 2 with Jacobi: r -= alpha q ; z = inv_diag .* r ; partials of r . r and r . z.
 __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
-void update_xrz_dot(const uint n, const REAL alpha, __global const REAL* p, __global const REAL* q,
-                    __global const REAL* inv_diag, __global REAL* x, __global REAL* r, __global REAL* z,
-                    __global REAL* partials) {
+void update_rz_dot(const uint n, const REAL alpha, __global const REAL* q, __global const REAL* inv_diag,
+                   __global REAL* r, __global REAL* z, __global REAL* partials) {
   __local REAL scratch[WG_SIZE];
   REAL rr = 0, rz = 0;
   for (uint i = get_global_id(0); i < n; i += get_global_size(0)) {
-    x[i] += alpha * p[i];
-    const REAL ri = r[i] - alpha * q[i];
+    const REAL ri = fma(-alpha, q[i], r[i]);
     const REAL zi = inv_diag[i] * ri;
     r[i] = ri;
     z[i] = zi;

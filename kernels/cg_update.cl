@@ -1,11 +1,12 @@
-// Fused CG updates: one pass over the vectors instead of two or three.
+// Fused CG updates: one pass over the vectors instead of two or three. fma() as in
+// cg_fused.cl, so the textbook and fused variants round alike.
 
 // x = x + alpha p ; r = r - alpha q
 __kernel void cg_update_xr(const uint n, const REAL alpha, __global const REAL* p, __global const REAL* q,
                            __global REAL* x, __global REAL* r) {
   for (uint i = get_global_id(0); i < n; i += get_global_size(0)) {
-    x[i] += alpha * p[i];
-    r[i] -= alpha * q[i];
+    x[i] = fma(alpha, p[i], x[i]);
+    r[i] = fma(-alpha, q[i], r[i]);
   }
 }
 
@@ -13,8 +14,8 @@ __kernel void cg_update_xr(const uint n, const REAL alpha, __global const REAL* 
 __kernel void cg_update_xrz(const uint n, const REAL alpha, __global const REAL* p, __global const REAL* q,
                             __global const REAL* inv_diag, __global REAL* x, __global REAL* r, __global REAL* z) {
   for (uint i = get_global_id(0); i < n; i += get_global_size(0)) {
-    x[i] += alpha * p[i];
-    const REAL ri = r[i] - alpha * q[i];
+    x[i] = fma(alpha, p[i], x[i]);
+    const REAL ri = fma(-alpha, q[i], r[i]);
     r[i] = ri;
     z[i] = inv_diag[i] * ri;
   }

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "cg_common.hpp"
 #include "clcg/cl/error.hpp"
@@ -92,7 +93,8 @@ CgSolver::CgSolver(const cl::Env& env, const DeviceCsrMatrix& a, const Settings&
       sumsq_(env, Op::sumsq, a.type(), settings.reduction),
       true_residual_(env, spmv_, settings.reduction) {
   const bool jacobi = settings.preconditioner == Preconditioner::jacobi;
-  const std::uint64_t vectors = solver_vector_bytes(n_, a.type(), settings.preconditioner, false);
+  const std::uint64_t vectors = solver_vector_bytes(n_, a.type(), settings.preconditioner, false) +
+                                (settings.variant == CgVariant::fused ? std::uint64_t(n_) * reduction::element_size(a.type()) : 0);
   check_device_memory(env.info(), a.bytes() + vectors, std::uint64_t(n_) * reduction::element_size(a.type()),
                       "CG solve (matrix " + std::to_string(a.bytes()) + " bytes + work vectors " +
                           std::to_string(vectors) + " bytes)");
@@ -105,7 +107,10 @@ CgSolver::CgSolver(const cl::Env& env, const DeviceCsrMatrix& a, const Settings&
     spmv_.inverse_diagonal(inv_diag_);
     rr_rz_.emplace(env, a.type(), std::vector<reduction::MultiDot::Pair>{{0, 0}, {0, 1}}, settings.reduction);
   }
-  if (settings.variant == CgVariant::fused) fused_.emplace(env, spmv_);
+  if (settings.variant == CgVariant::fused) {
+    fused_.emplace(env, spmv_);
+    p_old_ = make_vector(env, a.type(), n_);
+  }
 }
 
 CgSolver::Dots CgSolver::residual_dots() {
@@ -118,11 +123,15 @@ CgSolver::Dots CgSolver::residual_dots() {
   return {d.at(0), d.at(1)};
 }
 
-double CgSolver::spmv_dot() {
+double CgSolver::direction_and_spmv(double beta, ::cl::Buffer& x) {
+  ::cl::Buffer& z = direction_source();
   if (fused_) {
-    fused_->spmv_dot(p_, q_);                    // q = A p, with the p.q partials
+    std::swap(p_, p_old_);
+    fused_->spmv_step(beta, x_owed_, {&z, &p_old_, &p_, &q_, &x});  // p = z + beta p_old; q = A p; x; p.q
+    x_owed_ = 0;
     return fused_->read()[0];
   }
+  ops_.xpay(n_, beta, z, p_);                    // p = z + beta p
   spmv_.enqueue(p_, q_);                         // q = A p
   return dot_.run(p_, 0, q_, 0, n_).value;       // p.q
 }
@@ -130,12 +139,13 @@ double CgSolver::spmv_dot() {
 CgSolver::Dots CgSolver::update(double alpha, ::cl::Buffer& x) {
   const bool jacobi = settings_.preconditioner == Preconditioner::jacobi;
   if (fused_) {
+    x_owed_ = alpha;                             // x += alpha p happens in the next pass 1
     if (!jacobi) {
-      fused_->update_xr(alpha, p_, q_, x, r_);   // x += alpha p; r -= alpha q; r.r partials
+      fused_->update_r(alpha, q_, r_);           // r -= alpha q; r.r partials
       const double rr = fused_->read()[0];
       return {rr, rr};
     }
-    fused_->update_xrz(alpha, p_, q_, inv_diag_, x, r_, z_);  // ... z = M^-1 r; r.r, r.z partials
+    fused_->update_rz(alpha, q_, inv_diag_, r_, z_);  // ... z = M^-1 r; r.r, r.z partials
     const std::vector<double> d = fused_->read();
     return {d[0], d[1]};
   }
@@ -144,6 +154,11 @@ CgSolver::Dots CgSolver::update(double alpha, ::cl::Buffer& x) {
   else
     ops_.cg_update_xr(n_, alpha, p_, q_, x, r_);                  // x += alpha p; r -= alpha q
   return residual_dots();                                          // r.r (and r.z)
+}
+
+void CgSolver::settle_x(::cl::Buffer& x) {
+  if (x_owed_ != 0) ops_.axpy(n_, x_owed_, p_, x);  // the same fma as pass 1 would do
+  x_owed_ = 0;
 }
 
 TrueResidual::TrueResidual(const cl::Env& env, const Spmv& spmv, const reduction::Options& options)
@@ -168,8 +183,8 @@ SolveInfo CgSolver::solve(const ::cl::Buffer& b, ::cl::Buffer& x, bool use_guess
   const auto start = Clock::now();
   const std::size_t n = n_, max_iter = settings_.iteration_limit(n);
   const bool jacobi = settings_.preconditioner == Preconditioner::jacobi;
-  ::cl::Buffer& z = jacobi ? z_ : r_;  // without a preconditioner z is r
   SolveInfo info;
+  x_owed_ = 0;
   auto finish = [&](Status status, std::string message) {
     info.status = status;
     info.message = std::move(message);
@@ -186,7 +201,8 @@ SolveInfo CgSolver::solve(const ::cl::Buffer& b, ::cl::Buffer& x, bool use_guess
   }
   // Eigen's threshold: ||r||^2 <= tol^2 ||b||^2, but never below the smallest normal number.
   const double threshold = detail::stopping_threshold(settings_.tolerance, bb);
-  // r = b - A x (x = x0, or 0); z = M^-1 r; p = z. Also how a drifted residual is replaced.
+  // r = b - A x (x = x0, or 0); z = M^-1 r. Also how a drifted residual is replaced. The
+  // first direction is then p = z + 0 p: p is kept finite (zero at the start) so that it is z exactly.
   auto start_from_x = [&](bool x_is_zero) {
     if (x_is_zero) {
       ops_.copy(n, b, r_);                      // r = b
@@ -195,10 +211,10 @@ SolveInfo CgSolver::solve(const ::cl::Buffer& b, ::cl::Buffer& x, bool use_guess
       ops_.axpby_to(n, 1.0, b, -1.0, q_, r_);   // r = b - q
     }
     if (jacobi) ops_.diag_mul(n, inv_diag_, r_, z_);  // z = M^-1 r
-    ops_.copy(n, z, p_);                              // p = z
     return residual_dots();                           // rr = r.r, rz = r.z
   };
   if (!use_guess) ops_.fill(n, 0.0, x);  // x0 = 0
+  ops_.fill(n, 0.0, p_);
   Dots d = start_from_x(!use_guess);
   info.recursive_residual = std::sqrt(d.rr / bb);
   if (!std::isfinite(d.rr) || !std::isfinite(d.rz))
@@ -211,8 +227,9 @@ SolveInfo CgSolver::solve(const ::cl::Buffer& b, ::cl::Buffer& x, bool use_guess
   bool stalled = false;
   double previous_true = std::numeric_limits<double>::infinity();  // at the last replacement
   double confirmed = std::numeric_limits<double>::quiet_NaN();  // true residual of the current x
+  double beta = 0;                                      // p = z + beta p; 0 after a (re)start
   for (std::size_t k = 1; d.rr > threshold && k <= max_iter; ++k) {
-    const double pq = spmv_dot();                       // q = A p; p.q      host sync 1
+    const double pq = direction_and_spmv(beta, x);      // p; q = A p; p.q   host sync 1
     if (!std::isfinite(pq)) {
       status = Status::non_finite, message = "p^T A p is " + format_double(pq) + " at iteration " + std::to_string(k);
       break;
@@ -231,7 +248,7 @@ SolveInfo CgSolver::solve(const ::cl::Buffer& b, ::cl::Buffer& x, bool use_guess
       break;
     }
     const bool done = next.rr <= threshold;             // ||r|| <= tol ||b||
-    const double beta = done ? 0.0 : next.rz / d.rz;    // beta = r'.z' / r.z
+    beta = done ? 0.0 : next.rz / d.rz;                 // beta = r'.z' / r.z
     if (settings_.record_history) info.history.push_back({k, info.recursive_residual, alpha, beta, seconds_since(start)});
     if (!done && next.rz <= 0) {
       status = Status::breakdown;
@@ -245,6 +262,7 @@ SolveInfo CgSolver::solve(const ::cl::Buffer& b, ::cl::Buffer& x, bool use_guess
     if (done && settings_.confirm_true_residual) {
       // Rounding can make the recursive r drift from b - A x: check the true residual, and if
       // it is above the tolerance, restart from x with it (residual replacement).
+      settle_x(x);
       confirmed = true_residual_.relative(b, x, bb);
       // No room left, or the last restart did not even halve the true residual: a precision floor.
       if (confirmed > settings_.tolerance &&
@@ -256,14 +274,15 @@ SolveInfo CgSolver::solve(const ::cl::Buffer& b, ::cl::Buffer& x, bool use_guess
         previous_true = confirmed;
         ++replacements;
         confirmed = std::numeric_limits<double>::quiet_NaN();
-        d = start_from_x(false);                        // r = b - A x; z = M^-1 r; p = z
+        d = start_from_x(false);                        // r = b - A x; z = M^-1 r
+        beta = 0;                                       // p = z
         info.recursive_residual = std::sqrt(d.rr / bb);
         continue;
       }
     }
     d = next;
-    if (!done) ops_.xpay(n, beta, z, p_);               // p = z + beta p
   }
+  settle_x(x);
   if (stalled) {
     message = detail::stalled_message(info.iterations, confirmed, settings_.tolerance, replacements, a_.type());
   } else if (status == Status::max_iterations && d.rr <= threshold) {

@@ -3,6 +3,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
 #include "clcg/cl/opencl.hpp"
@@ -65,6 +66,17 @@ decltype(auto) checked(std::string_view task, F&& f) {
     return std::forward<F>(f)();
   } catch (const ::cl::Error& e) {
     throw Error(e.err(), e.what() ? e.what() : "OpenCL call", std::string(task));
+  }
+}
+
+// The same for hot paths: the task is described (describe() -> std::string) only on failure.
+template <class Describe, class F>
+  requires std::is_invocable_r_v<std::string, Describe>
+decltype(auto) checked(Describe&& describe, F&& f) {
+  try {
+    return std::forward<F>(f)();
+  } catch (const ::cl::Error& e) {
+    throw Error(e.err(), e.what() ? e.what() : "OpenCL call", describe());
   }
 }
 

@@ -160,8 +160,12 @@ class CgSolver : public CgMethod {
     double rz = 0;  // r.z (= r.r without a preconditioner)
   };
   Dots residual_dots();
-  double spmv_dot();                          // q = A p; returns p.q
-  Dots update(double alpha, ::cl::Buffer& x);  // x += alpha p; r -= alpha q (z = M^-1 r); r.r, r.z
+  ::cl::Buffer& direction_source() noexcept { return z_() ? z_ : r_; }  // z = M^-1 r, or r itself
+  // p = z + beta p; q = A p; returns p.q. (fused: also the x update deferred from the last step)
+  double direction_and_spmv(double beta, ::cl::Buffer& x);
+  // x += alpha p (fused: deferred to the next pass 1); r -= alpha q (z = M^-1 r); r.r, r.z
+  Dots update(double alpha, ::cl::Buffer& x);
+  void settle_x(::cl::Buffer& x);  // applies a deferred x update; x is then the current iterate
 
   cl::Env env_;
   DeviceCsrMatrix a_;
@@ -174,6 +178,8 @@ class CgSolver : public CgMethod {
   std::optional<reduction::MultiDot> rr_rz_;  // (r.r, r.z) in one pass, Jacobi only
   ::cl::Buffer r_, p_, q_, z_, inv_diag_;
   std::optional<FusedOps> fused_;  // CgVariant::fused
+  ::cl::Buffer p_old_;             // fused: the previous direction (pass 1 reads it while writing p)
+  double x_owed_ = 0;              // fused: x += x_owed_ p is still to be applied
   TrueResidual true_residual_;
 };
 

@@ -19,13 +19,17 @@ class FusedOps {
   // Picks the same SpMV layout as `spmv` (scalar, vector and its size, or its ELL copy).
   FusedOps(const cl::Env& env, const Spmv& spmv);
 
-  // q = A p; partials of p.q
-  void spmv_dot(const ::cl::Buffer& p, ::cl::Buffer& q);
-  // x += alpha p; r -= alpha q; partials of r.r
-  void update_xr(double alpha, const ::cl::Buffer& p, const ::cl::Buffer& q, ::cl::Buffer& x, ::cl::Buffer& r);
+  // CG pass 1: p = z + beta p_old; q = A p; x += alpha_x p_old (the previous step's update,
+  // deferred); partials of p.q. p and p_old must be different buffers.
+  struct StepVectors {
+    const ::cl::Buffer *z, *p_old;
+    ::cl::Buffer *p, *q, *x;
+  };
+  void spmv_step(double beta, double alpha_x, const StepVectors& v);
+  // CG pass 2: r -= alpha q; partials of r.r
+  void update_r(double alpha, const ::cl::Buffer& q, ::cl::Buffer& r);
   // ... and z = inv_diag .* r; partials of r.r, r.z
-  void update_xrz(double alpha, const ::cl::Buffer& p, const ::cl::Buffer& q, const ::cl::Buffer& inv_diag,
-                  ::cl::Buffer& x, ::cl::Buffer& r, ::cl::Buffer& z);
+  void update_rz(double alpha, const ::cl::Buffer& q, const ::cl::Buffer& inv_diag, ::cl::Buffer& r, ::cl::Buffer& z);
   // Pipelined CG steps (see cg_fused.cl); partials of gamma, delta (and r.r with Jacobi).
   struct PipelinedVectors {
     ::cl::Buffer *nv, *z, *q, *s, *p, *x, *r, *u, *w, *m;
@@ -42,7 +46,7 @@ class FusedOps {
   void launch(::cl::Kernel& kernel, const char* name, std::size_t groups, unsigned dots);
   std::size_t vector_groups() const;  // groups of the grid-stride vector kernels
   std::vector<double> finish() const;  // the partials in host_ -> one double per dot
-  const char* spmv_dot_name() const noexcept;
+  const char* spmv_step_name() const noexcept;
 
   cl::Env env_;
   std::size_t rows_;
@@ -53,7 +57,7 @@ class FusedOps {
   bool ell_ = false;
   ::cl::Buffer ell_col_, ell_val_;
   unsigned ell_width_ = 0;
-  ::cl::Kernel spmv_dot_, update_xr_, update_xrz_, pipelined_, pipelined_jacobi_;
+  ::cl::Kernel spmv_step_, update_r_, update_rz_, pipelined_, pipelined_jacobi_;
   ::cl::Buffer partials_;
   std::size_t last_groups_ = 0;
   unsigned last_dots_ = 0;
