@@ -2,7 +2,7 @@
 // Eigen's ConjugateGradient on the CPU, measured in one run.
 //
 //   cg-bench [--poisson3d 64,128] [--poisson2d 2048] [--mtx file.mtx ...] [--iterations 200]
-//            [--repeats 5] [--eigen-iterations 50] [--variants textbook,fused,pipelined]
+//            [--repeats 5] [--eigen-iterations 50] [--variants textbook,fused,pipelined,single]
 //            [--device gpu] [--platform NVIDIA] [--csv out.csv] [--json out.json]
 //            [--check baseline.json] [--quick]
 //

@@ -84,6 +84,40 @@ std::vector<BreakdownRow> cg_breakdown(const clcg::cl::Env& env, const std::stri
       {name, "round trip: dot run() (host)", host_us([&] { dot.run(p, 0, q, 0, n); }), 2 * s * rows},
       {name, "round trip: fused partial read (host)", host_us([&] { fused.read(); }), 0},
   };
+  // Where a host sync's time goes, and the single-reduction step.
+  const solver::FusedOps::SingleVectors single{nullptr, &r, &w, &t, &z, &nv, &q, &p, &x};
+  rows_out.push_back({name, "single step (Chronopoulos-Gear, one pass)",
+                      device_us(env, [&] { fused.single_step(1e-3, 0.5, single); }), spmv_bytes + 8 * s * rows});
+  rows_out.push_back({name, "host: enqueue single step, no wait", host_us([&] {
+                        fused.single_step(1e-3, 0.5, single);
+                      }),
+                      0});
+  env.queue().finish();
+  rows_out.push_back({name, "host: finish() on an idle queue", host_us([&] { env.queue().finish(); }), 0});
+  rows_out.push_back({name, "round trip: single step + read (host)", host_us([&] {
+                        fused.single_step(1e-3, 0.5, single);
+                        fused.read();
+                      }),
+                      0});
+  // Launch-shape tuning: the fused passes at other group counts, and pass 1 on CSR scalar.
+  for (std::size_t per_unit : {4, 16, 32}) {
+    solver::FusedOps other(env, spmv, per_unit);
+    const std::string groups = " [" + std::to_string(per_unit) + " groups/CU]";
+    rows_out.push_back({name, "fused pass 1" + groups,
+                        device_us(env, [&] { other.spmv_step(0.5, 1e-3, {&z, &w, &p, &q, &x}); }),
+                        spmv_bytes + 4 * s * rows});
+    rows_out.push_back({name, "fused pass 2" + groups, device_us(env, [&] { other.update_r(1e-3, q, r); }),
+                        3 * s * rows});
+    rows_out.push_back({name, "single step" + groups,
+                        device_us(env, [&] { other.single_step(1e-3, 0.5, single); }), spmv_bytes + 8 * s * rows});
+  }
+  if (spmv.kernel() != solver::SpmvKernel::scalar) {
+    solver::Spmv scalar(env, device_a, solver::SpmvKernel::scalar);
+    solver::FusedOps on_csr(env, scalar);
+    rows_out.push_back({name, "fused pass 1 [csr scalar]",
+                        device_us(env, [&] { on_csr.spmv_step(0.5, 1e-3, {&z, &w, &p, &q, &x}); }),
+                        spmv_bytes + 4 * s * rows});
+  }
   env.queue().finish();
   return rows_out;
 }

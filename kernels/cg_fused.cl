@@ -44,8 +44,8 @@ inline void write_partial(__local REAL* scratch, REAL value, __global REAL* part
 
 // p = z + beta p_old ; q = A p (one work-item per row) ; x += alpha_x p_old ; partials of p . q.
 __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
-void spmv_scalar_step(const uint rows, const REAL beta, const REAL alpha_x, __global const int* row_ptr,
-                      __global const int* col_idx, __global const REAL* values, __global const REAL* z,
+void spmv_scalar_step(const uint rows, __global const int* row_ptr, __global const int* col_idx,
+                      __global const REAL* values, const REAL beta, const REAL alpha_x, __global const REAL* z,
                       __global const REAL* p_old, __global REAL* p, __global REAL* q, __global REAL* x,
                       __global REAL* partials) {
   __local REAL scratch[WG_SIZE];
@@ -61,9 +61,9 @@ void spmv_scalar_step(const uint rows, const REAL beta, const REAL alpha_x, __gl
 
 // The same with vector_size work-items per row (as spmv_csr_vector).
 __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
-void spmv_vector_step(const uint rows, const uint vector_size, const REAL beta, const REAL alpha_x,
-                      __global const int* row_ptr, __global const int* col_idx, __global const REAL* values,
-                      __global const REAL* z, __global const REAL* p_old, __global REAL* p, __global REAL* q,
+void spmv_vector_step(const uint rows, const uint vector_size, __global const int* row_ptr,
+                      __global const int* col_idx, __global const REAL* values, const REAL beta,
+                      const REAL alpha_x, __global const REAL* z, __global const REAL* p_old, __global REAL* p, __global REAL* q,
                       __global REAL* x, __global REAL* partials) {
   __local REAL scratch[WG_SIZE];
   const uint lid = get_local_id(0);
@@ -93,8 +93,8 @@ void spmv_vector_step(const uint rows, const uint vector_size, const REAL beta, 
 
 // The same with A in ELL form (see spmv_ell.cl).
 __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
-void spmv_ell_step(const uint rows, const uint width, const REAL beta, const REAL alpha_x,
-                   __global const int* ell_col, __global const REAL* ell_val, __global const REAL* z,
+void spmv_ell_step(const uint rows, const uint width, __global const int* ell_col, __global const REAL* ell_val,
+                   const REAL beta, const REAL alpha_x, __global const REAL* z,
                    __global const REAL* p_old, __global REAL* p, __global REAL* q, __global REAL* x,
                    __global REAL* partials) {
   __local REAL scratch[WG_SIZE];
@@ -137,6 +137,108 @@ void update_rz_dot(const uint n, const REAL alpha, __global const REAL* q, __glo
   }
   write_partial(scratch, rr, partials, 0);
   write_partial(scratch, rz, partials, 1);
+}
+
+// Chronopoulos-Gear CG (variant "single") in ONE pass a step. With u = M^-1 r (u = r without
+// a preconditioner), w = A u and s = A p kept by recurrence, step k does
+//   s = w + beta s_old ; p = u + beta p ; x += alpha p ; r' = r - alpha s ; u' = M^-1 r' ;
+//   w' = A u' ; partials of gamma = r'.u', delta = w'.u' (and r'.r' with Jacobi).
+// The SpMV needs u' at the row's neighbours: it computes it from r, w and s_old, so r', w' and
+// s are written once and nothing is read twice. r, w, s have two buffers each (other groups
+// still read the old ones); p and x are touched only at their own row.
+#define NEXT_R(j) fma(-alpha, fma(beta, s_old[j], w_old[j]), r_old[j])
+#define PRECONDITIONED(j, value) (jacobi ? inv_diag[j] * (value) : (value))
+
+#define SINGLE_ROW(row, sum)                                     \
+  do {                                                           \
+    const REAL s_row = fma(beta, s_old[row], w_old[row]);        \
+    const REAL p_row = fma(beta, p[row], PRECONDITIONED(row, r_old[row])); \
+    const REAL r_row = fma(-alpha, s_row, r_old[row]);           \
+    const REAL u_row = PRECONDITIONED(row, r_row);               \
+    s_new[row] = s_row;                                          \
+    p[row] = p_row;                                              \
+    x[row] = fma(alpha, p_row, x[row]);                          \
+    r_new[row] = r_row;                                          \
+    w_new[row] = (sum);                                          \
+    gamma += r_row * u_row;                                      \
+    delta += (sum) * u_row;                                      \
+    rr += r_row * r_row;                                         \
+  } while (0)
+
+#define SINGLE_PARTIALS()                                        \
+  write_partial(scratch, gamma, partials, 0);                    \
+  write_partial(scratch, delta, partials, 1);                    \
+  if (jacobi) write_partial(scratch, rr, partials, 2)
+
+#define SINGLE_VECTOR_ARGS                                                                          \
+  const REAL alpha, const REAL beta, const uint jacobi, __global const REAL* inv_diag,             \
+      __global const REAL* r_old, __global const REAL* w_old, __global const REAL* s_old,           \
+      __global REAL* r_new, __global REAL* w_new, __global REAL* s_new, __global REAL* p,           \
+      __global REAL* x, __global REAL* partials
+
+__kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
+void single_scalar_step(const uint rows, __global const int* row_ptr, __global const int* col_idx,
+                        __global const REAL* values, SINGLE_VECTOR_ARGS) {
+  __local REAL scratch[WG_SIZE];
+  REAL gamma = 0, delta = 0, rr = 0;
+  for (uint row = get_global_id(0); row < rows; row += get_global_size(0)) {
+    const int end = row_ptr[row + 1];
+    REAL sum = 0;
+    for (int j = row_ptr[row]; j < end; ++j) {
+      const int c = col_idx[j];
+      sum += values[j] * PRECONDITIONED(c, NEXT_R(c));
+    }
+    SINGLE_ROW(row, sum);
+  }
+  SINGLE_PARTIALS();
+}
+
+__kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
+void single_vector_step(const uint rows, const uint vector_size, __global const int* row_ptr,
+                        __global const int* col_idx, __global const REAL* values, SINGLE_VECTOR_ARGS) {
+  __local REAL scratch[WG_SIZE];
+  const uint lid = get_local_id(0);
+  const uint lane = lid & (vector_size - 1);
+  const uint rows_per_group = WG_SIZE / vector_size;
+  const uint row_in_group = lid / vector_size;
+  const uint stride = get_num_groups(0) * rows_per_group;
+  REAL gamma = 0, delta = 0, rr = 0;  // kept by lane 0 of each row
+  for (uint base = get_group_id(0) * rows_per_group; base < rows; base += stride) {
+    const uint row = base + row_in_group;
+    REAL sum = 0;
+    if (row < rows) {
+      const int end = row_ptr[row + 1];
+      for (int j = row_ptr[row] + (int)lane; j < end; j += (int)vector_size) {
+        const int c = col_idx[j];
+        sum += values[j] * PRECONDITIONED(c, NEXT_R(c));
+      }
+    }
+    scratch[lid] = sum;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint s = vector_size / 2; s > 0; s >>= 1) {
+      if (lane < s) scratch[lid] += scratch[lid + s];
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lane == 0 && row < rows) SINGLE_ROW(row, scratch[lid]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  SINGLE_PARTIALS();
+}
+
+__kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
+void single_ell_step(const uint rows, const uint width, __global const int* ell_col, __global const REAL* ell_val,
+                     SINGLE_VECTOR_ARGS) {
+  __local REAL scratch[WG_SIZE];
+  REAL gamma = 0, delta = 0, rr = 0;
+  for (uint row = get_global_id(0); row < rows; row += get_global_size(0)) {
+    REAL sum = 0;
+    for (uint k = 0; k < width; ++k) {
+      const int c = ell_col[(size_t)k * rows + row];
+      sum += ell_val[(size_t)k * rows + row] * PRECONDITIONED(c, NEXT_R(c));
+    }
+    SINGLE_ROW(row, sum);
+  }
+  SINGLE_PARTIALS();
 }
 
 // Pipelined CG (Ghysels and Vanroose 2014, Algorithm 4) without a preconditioner, where

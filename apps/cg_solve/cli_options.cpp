@@ -35,7 +35,7 @@ po::options_description describe_options() {
       ("platform", po::value<std::string>()->default_value(env_platform ? env_platform : ""),
        "only devices whose platform name contains this (env CLCG_PLATFORM)")
       ("list-devices", "list every OpenCL platform and device, marking the one --device picks")
-      ("variant", po::value<std::string>()->default_value("fused"), "fused | textbook | pipelined (see docs/USAGE.md)")
+      ("variant", po::value<std::string>()->default_value("fused"), "fused | textbook | pipelined | single (see docs/USAGE.md)")
       ("no-symmetry-check", "accept a 'general' matrix that is not symmetric")
       ("reference", "also solve with Eigen's ConjugateGradient on the CPU and compare")
       ("history", po::value<std::string>(), "write per-iteration residuals as CSV here")

@@ -189,9 +189,9 @@ Reducer::Reducer(const cl::Env& env, Op op, ElementType type, Options options)
                                   "'");
     build_options += " -D WG_SIZE=" + std::to_string(options_.work_group_size);
   }
-  kernel_ = env.kernel(variant_->source, "reduce_partials", build_options);
+  kernel_ = cl::CachedKernel(env.kernel(variant_->source, "reduce_partials", build_options));
   kernel_max_work_group_ = cl::checked(task, [&] {
-    return kernel_.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(env.device());
+    return kernel_.kernel().getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(env.device());
   });
   choose_launch_shape(env.info(), *variant_, 0, options_, kernel_max_work_group_);  // rejects a bad size now
 }
@@ -277,15 +277,15 @@ PendingResult Reducer::submit(const ::cl::CommandQueue& queue, const ::cl::Buffe
       }
       waits = nullptr;
     }
-    kernel_.setArg(0, x);
-    kernel_.setArg(1, static_cast<cl_ulong>(x_offset));
-    kernel_.setArg(2, y ? *y : x);
-    kernel_.setArg(3, static_cast<cl_ulong>(y ? y_offset : x_offset));
-    kernel_.setArg(4, static_cast<cl_ulong>(n));
-    kernel_.setArg(5, partial_values_);
-    kernel_.setArg(6, partial_indices_);
-    kernel_.setArg(7, ::cl::Local(launch.work_group_size * accumulator_size(op_, type_)));
-    queue.enqueueNDRangeKernel(kernel_, ::cl::NullRange, ::cl::NDRange(launch.groups * launch.work_group_size),
+    kernel_.set(0, x);
+    kernel_.set(1, static_cast<cl_ulong>(x_offset));
+    kernel_.set(2, y ? *y : x);
+    kernel_.set(3, static_cast<cl_ulong>(y ? y_offset : x_offset));
+    kernel_.set(4, static_cast<cl_ulong>(n));
+    kernel_.set(5, partial_values_);
+    kernel_.set(6, partial_indices_);
+    kernel_.set(7, ::cl::Local(launch.work_group_size * accumulator_size(op_, type_)));
+    queue.enqueueNDRangeKernel(kernel_.kernel(), ::cl::NullRange, ::cl::NDRange(launch.groups * launch.work_group_size),
                                ::cl::NDRange(launch.work_group_size), waits);
     if (blocking) {
       // One round trip, into pinned memory (no staging copy), then into the result. Non-blocking

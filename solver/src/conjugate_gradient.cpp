@@ -11,6 +11,7 @@
 #include "cg_common.hpp"
 #include "clcg/cl/error.hpp"
 #include "clcg/solver/pipelined_conjugate_gradient.hpp"
+#include "clcg/solver/single_reduction_conjugate_gradient.hpp"
 
 namespace clcg::solver {
 
@@ -38,19 +39,24 @@ std::string_view cg_variant_name(CgVariant v) noexcept {
     case CgVariant::textbook: return "textbook";
     case CgVariant::fused: return "fused";
     case CgVariant::pipelined: return "pipelined";
+    case CgVariant::single: return "single";
   }
   return "?";
 }
 
 std::span<const CgVariant> all_cg_variants() noexcept {
-  static constexpr CgVariant variants[] = {CgVariant::textbook, CgVariant::fused, CgVariant::pipelined};
+  static constexpr CgVariant variants[] = {CgVariant::textbook, CgVariant::fused, CgVariant::pipelined,
+                                           CgVariant::single};
   return variants;
 }
 
 CgVariant parse_cg_variant(std::string_view name) {
-  for (CgVariant v : all_cg_variants())
+  std::string known;
+  for (CgVariant v : all_cg_variants()) {
     if (cg_variant_name(v) == name) return v;
-  throw std::invalid_argument("unknown CG variant '" + std::string(name) + "' (known: textbook, fused, pipelined)");
+    known += (known.empty() ? "" : ", ") + std::string(cg_variant_name(v));
+  }
+  throw std::invalid_argument("unknown CG variant '" + std::string(name) + "' (known: " + known + ")");
 }
 
 Preconditioner parse_preconditioner(std::string_view name) {
@@ -307,6 +313,7 @@ SolveInfo solve(const cl::Env& env, const DeviceCsrMatrix& a, const ::cl::Buffer
 
 std::unique_ptr<CgMethod> make_cg_solver(const cl::Env& env, const DeviceCsrMatrix& a, const Settings& settings) {
   if (settings.variant == CgVariant::pipelined) return std::make_unique<PipelinedCgSolver>(env, a, settings);
+  if (settings.variant == CgVariant::single) return std::make_unique<SingleReductionCgSolver>(env, a, settings);
   return std::make_unique<CgSolver>(env, a, settings);
 }
 

@@ -722,7 +722,7 @@ class NumericalFaultTest(unittest.TestCase):
     def test_stagnation(self):
         matrix = os.path.join(self.dir, "skew1.mtx")
         identity_plus_skew(matrix, 20, 1.0)
-        for variant in ("textbook", "fused", "pipelined"):
+        for variant in ("textbook", "fused", "pipelined", "single"):
             with self.subTest(variant=variant):
                 result = self.solve(matrix, variant)
                 self.assertEqual(result["status"], "stagnated", result["message"])
@@ -736,7 +736,7 @@ class NumericalFaultTest(unittest.TestCase):
         with open(matrix, "w") as f:
             f.write("%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n1 1 1e308\n2 2 1e308\n3 3 1e308\n")
         write_array(rhs, [10.0, 10.0, 10.0])
-        for variant in ("textbook", "fused", "pipelined"):
+        for variant in ("textbook", "fused", "pipelined", "single"):
             with self.subTest(variant=variant):
                 proc = run_cg(["--matrix", matrix, "--rhs", rhs, "--precond", "none", "--variant", variant, "--json"])
                 self.assertEqual(proc.returncode, EXIT_NOT_CONVERGED, describe(proc))
@@ -747,7 +747,7 @@ class NumericalFaultTest(unittest.TestCase):
     def test_divergence(self):
         matrix = os.path.join(self.dir, "skew1e7.mtx")
         identity_plus_skew(matrix, 10, 1e7)
-        for variant in ("textbook", "fused", "pipelined"):
+        for variant in ("textbook", "fused", "pipelined", "single"):
             with self.subTest(variant=variant):
                 result = self.solve(matrix, variant)
                 self.assertEqual(result["status"], "diverged", result["message"])

@@ -92,5 +92,9 @@ TEST(ConvergenceBaseline, PipelinedOnSharedMatricesInFloat) { check("pipelined",
 TEST(ConvergenceBaseline, TextbookOnBcsstk13) { check("textbook", "shared", "", "bcsstk13.mtx"); }
 TEST(ConvergenceBaseline, FusedOnBcsstk13) { check("fused", "shared", "", "bcsstk13.mtx"); }
 TEST(ConvergenceBaseline, PipelinedOnBcsstk13) { check("pipelined", "shared", "", "bcsstk13.mtx"); }
+TEST(ConvergenceBaseline, SingleOnGeneratedMatrices) { check("single", "data", ""); }
+TEST(ConvergenceBaseline, SingleOnSharedMatricesInDouble) { check("single", "shared", "double", "!bcsstk13.mtx"); }
+TEST(ConvergenceBaseline, SingleOnSharedMatricesInFloat) { check("single", "shared", "float", "!bcsstk13.mtx"); }
+TEST(ConvergenceBaseline, SingleOnBcsstk13) { check("single", "shared", "", "bcsstk13.mtx"); }
 
 }  // namespace

@@ -73,7 +73,7 @@ const Exclusion* excluded(const Entry& e) {
 }
 
 constexpr const char* note =
-    "Every catalogue matrix x {textbook, fused, pipelined} x {double tol 1e-8, float tol 1e-5} x "
+    "Every catalogue matrix x {textbook, fused, pipelined, single} x {double tol 1e-8, float tol 1e-5} x "
     "{none, jacobi}, except bcsstk13 without a preconditioner (more than 20000 steps: too slow on PoCL "
     "in CI): bcsstk13 runs with jacobi only, and not pipelined/float (see \"excluded\"). b = A*1, x0 = 0, max_iterations = max(1000, 10 n). "
     "Shared matrices (source \"shared\") are read from ../shared/data/matrices and their entries "
@@ -107,7 +107,7 @@ std::vector<Entry> build_catalogue(std::vector<std::string>* missing) {
       continue;
     }
     const auto rows = cached_matrix(matrix_path(probe)).rows();
-    for (const char* variant : {"textbook", "fused", "pipelined"})
+    for (const char* variant : {"textbook", "fused", "pipelined", "single"})
       for (const char* precision : {"double", "float"}) {
         if (m.double_only && std::string(precision) == "float") continue;
         for (const char* precond : {"none", "jacobi"}) {

@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "clcg/cl/cached_kernel.hpp"
 #include "clcg/cl/env.hpp"
 #include "clcg/cl/pinned_buffer.hpp"
 #include "clcg/reduction/op.hpp"
@@ -116,7 +117,7 @@ class Reducer {
   ElementType type_;
   Options options_;
   const VariantInfo* variant_;
-  ::cl::Kernel kernel_;
+  cl::CachedKernel kernel_;
   std::size_t kernel_max_work_group_ = 1;
   ::cl::Buffer partial_values_;
   ::cl::Buffer partial_indices_;

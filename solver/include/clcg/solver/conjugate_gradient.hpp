@@ -44,14 +44,17 @@ namespace clcg::solver {
 
 enum class Preconditioner { none, jacobi };
 
-// How the iteration is put on the device. All three compute CG's iterates (same up to
-// rounding) and stop by the same rule; cg-solve --variant picks one.
+// How the iteration is put on the device. All compute CG's iterates (same up to rounding)
+// and stop by the same rule; cg-solve --variant picks one.
 //   textbook   one kernel per operation; dots through clcg::reduction; 2 host syncs/step
-//   fused      SpMV writes p.q partials, the x/r(/z) update writes r.r (and r.z) partials:
-//              no vector is read again to be reduced; 2 host syncs/step
+//   fused      two passes at DEVICE.md's fused floor (72 n bytes + the matrix): the SpMV
+//              builds p = z + beta p on the fly and writes p.q partials, the r(/z) update
+//              writes r.r (and r.z) partials; 2 host syncs/step
 //   pipelined  Ghysels-Vanroose pipelined CG: one fused update writing all dot partials,
 //              whose read-back overlaps the next SpMV; 1 host sync/step, more vectors
-enum class CgVariant { textbook, fused, pipelined };
+//   single     Chronopoulos-Gear CG in one fused pass (SpMV + every update + both dots):
+//              1 kernel and 1 host sync/step, 80 n bytes + the matrix
+enum class CgVariant { textbook, fused, pipelined, single };
 std::string_view cg_variant_name(CgVariant v) noexcept;
 CgVariant parse_cg_variant(std::string_view name);  // std::invalid_argument listing the names
 std::span<const CgVariant> all_cg_variants() noexcept;
