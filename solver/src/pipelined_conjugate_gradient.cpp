@@ -1,17 +1,15 @@
 #include "clcg/solver/pipelined_conjugate_gradient.hpp"
 
-#include <cmath>
-#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "cg_common.hpp"
+#include "recurrence_cg.hpp"
 
 namespace clcg::solver {
 namespace {
 
-using detail::format_double;
 
 std::vector<reduction::MultiDot::Pair> start_pairs(bool jacobi) {
   // Vectors {r, w} without a preconditioner, {r, u, w} with Jacobi.
@@ -89,115 +87,21 @@ PipelinedCgSolver::Dots PipelinedCgSolver::recompute(const ::cl::Buffer& b, cons
 }
 
 SolveInfo PipelinedCgSolver::solve(const ::cl::Buffer& b, ::cl::Buffer& x, bool use_guess, bool true_residual) {
-  const auto start = detail::Clock::now();
-  const std::size_t n = n_, max_iter = settings_.iteration_limit(n);
-  SolveInfo info;
-  auto finish = [&](Status status, std::string message) {
-    info.status = status;
-    info.message = std::move(message);
-    env_.queue().finish();
-    info.seconds = detail::seconds_since(start);
-    return info;
-  };
-  const double bb = n == 0 ? 0.0 : sumsq_.run(b, 0, n).value;  // ||b||^2
-  if (!std::isfinite(bb)) return finish(Status::non_finite, "the right-hand side b contains NaN or Inf");
-  if (bb == 0) {
-    ops_.fill(n, 0.0, x);
-    return finish(Status::converged, "b = 0, so x = 0");
-  }
-  const double threshold = detail::stopping_threshold(settings_.tolerance, bb);
-  if (!use_guess) ops_.fill(n, 0.0, x);
-  Dots d = recompute(b, x, !use_guess, false);
-  detail::StepWatch watch(settings_, std::sqrt(d.rr / bb));  // cancellation, progress, stagnation, divergence
-
-  Status status = Status::max_iterations;
-  std::string message;
-  std::size_t k = 0, replacements = 0;
-  std::size_t replaced_for_curvature = 0;  // the step whose p^T A p check last replaced the recurrences
-  bool first = true, stalled = false;
-  double alpha = 0, beta = 0, gamma_old = 0;
-  double previous_true = std::numeric_limits<double>::infinity();
-  double confirmed = std::numeric_limits<double>::quiet_NaN();
-  for (;;) {
-    info.recursive_residual = std::sqrt(d.rr / bb);
-    if (!std::isfinite(d.gamma) || !std::isfinite(d.delta) || !std::isfinite(d.rr)) {
-      status = Status::non_finite;
-      message = "the residual became NaN or Inf at iteration " + std::to_string(k);
-      break;
-    }
-    if (k > 0 && settings_.record_history)
-      info.history.push_back({k, info.recursive_residual, alpha, beta, detail::seconds_since(start)});
-    if (d.rr <= threshold) {                                    // ||r|| <= tol ||b||
-      if (!settings_.confirm_true_residual) break;
-      confirmed = true_residual_.relative(b, x, bb);
-      if (confirmed <= settings_.tolerance) break;
-      if (replacements == max_residual_replacements || confirmed > 0.5 * previous_true) {
-        stalled = true;
-        break;
-      }
-      previous_true = confirmed;                                // residual replacement: restart from x
-      ++replacements;
-      confirmed = std::numeric_limits<double>::quiet_NaN();
-      d = recompute(b, x, false, false);
-      first = true;
-      continue;
-    }
-    if (k == max_iter) break;
-    if (auto stop = watch.after_step(k, info.recursive_residual)) {  // once per step (skips k = 0 and repeats)
-      status = stop->status, message = std::move(stop->message);
-      break;
-    }
-    if (jacobi_ && d.gamma <= 0) {
-      status = Status::breakdown;
-      message = detail::preconditioner_breakdown_message(k, d.gamma);
-      break;
-    }
-    beta = first ? 0.0 : d.gamma / gamma_old;                  // beta = gamma / gamma_old
-    double pq = first ? d.delta : d.delta - beta * d.gamma / alpha;  // p^T A p
-    if (!std::isfinite(pq)) {
-      status = Status::non_finite, message = "p^T A p is " + format_double(pq) + " at iteration " + std::to_string(k + 1);
-      break;
-    }
-    if (pq <= 0) {
-      // Seen through the recurrences only: compute it directly before calling it a breakdown.
-      const double direct = first ? pq : direct_curvature(beta);
-      if (!(direct > 0)) {
-        status = Status::breakdown;
-        message = detail::breakdown_message(k + 1, direct);
-        break;
-      }
-      if (replaced_for_curvature != k + 1) {
-        replaced_for_curvature = k + 1;
-        d = recompute(b, x, false, true);  // the recurrences had drifted: replace them
-        continue;
-      }
-      pq = direct;  // freshly replaced and still not positive: take the direct value (no endless replacing)
-    }
-    alpha = d.gamma / pq;                                       // alpha = gamma / p^T A p
-    gamma_old = d.gamma;
-    first = false;
-    fused_.pipelined_update(alpha, beta, vectors(x));           // z q s p x r u w (m); dot partials
-    fused_.read_async();                                        // the one host sync of the step ...
-    spmv_.enqueue(jacobi_ ? m_ : w_, nv_);                      // ... overlaps nv = A m
+  auto as_dots = [](const Dots& d) { return detail::RecurrenceDots{d.gamma, d.delta, d.rr}; };
+  detail::RecurrenceVariant variant;
+  variant.restart = [&](bool x_is_zero) { return as_dots(recompute(b, x, x_is_zero, false)); };
+  variant.step = [&](double alpha, double beta) {
+    fused_.pipelined_update(alpha, beta, vectors(x));  // z q s p x r u w (m); dot partials
+    fused_.read_async();                               // the one host sync of the step ...
+    spmv_.enqueue(jacobi_ ? m_ : w_, nv_);             // ... overlaps nv = A m
     const std::vector<double> next = fused_.wait();
-    d = jacobi_ ? Dots{next[0], next[1], next[2]} : Dots{next[0], next[1], next[0]};
-    info.iterations = ++k;
-    if (k % replacement_period == 0) d = recompute(b, x, false, true);  // residual replacement
-  }
-  if (stalled) {
-    message = detail::stalled_message(info.iterations, confirmed, settings_.tolerance, replacements, a_.type());
-  } else if (status == Status::max_iterations && d.rr <= threshold) {
-    status = Status::converged;
-    message = "converged in " + std::to_string(info.iterations) + " iterations";
-  } else if (status == Status::max_iterations) {
-    message = detail::not_converged_message(info.iterations, info.recursive_residual, settings_.tolerance);
-  }
-  if (replacements && !stalled) message += detail::replaced_note(replacements);
-  if (true_residual)
-    info.true_residual = std::isnan(confirmed) ? true_residual_.relative(b, x, bb) : confirmed;
-  else
-    info.true_residual = std::numeric_limits<double>::quiet_NaN();
-  return finish(status, std::move(message));
+    return jacobi_ ? detail::RecurrenceDots{next[0], next[1], next[2]} : detail::RecurrenceDots{next[0], next[1], next[0]};
+  };
+  variant.direct_curvature = [&](double beta) { return direct_curvature(beta); };
+  variant.replace = [&] { return as_dots(recompute(b, x, false, true)); };
+  variant.replacement_period = replacement_period;
+  const detail::RecurrenceContext context{env_, settings_, a_.type(), n_, sumsq_, ops_, true_residual_};
+  return detail::run_recurrence_cg(context, variant, b, x, use_guess, true_residual);
 }
 
 }  // namespace clcg::solver

@@ -1,11 +1,10 @@
 #include "clcg/solver/single_reduction_conjugate_gradient.hpp"
 
-#include <cmath>
-#include <limits>
 #include <string>
 #include <vector>
 
 #include "cg_common.hpp"
+#include "recurrence_cg.hpp"
 
 namespace clcg::solver {
 
@@ -69,102 +68,13 @@ double SingleReductionCgSolver::direct_curvature(double beta) {
 }
 
 SolveInfo SingleReductionCgSolver::solve(const ::cl::Buffer& b, ::cl::Buffer& x, bool use_guess, bool true_residual) {
-  const auto start = detail::Clock::now();
-  const std::size_t n = n_, max_iter = settings_.iteration_limit(n);
-  SolveInfo info;
-  auto finish = [&](Status status, std::string message) {
-    info.status = status;
-    info.message = std::move(message);
-    env_.queue().finish();
-    info.seconds = detail::seconds_since(start);
-    return info;
-  };
-  const double bb = n == 0 ? 0.0 : sumsq_.run(b, 0, n).value;  // ||b||^2
-  if (!std::isfinite(bb)) return finish(Status::non_finite, "the right-hand side b contains NaN or Inf");
-  if (bb == 0) {
-    ops_.fill(n, 0.0, x);
-    return finish(Status::converged, "b = 0, so x = 0");
-  }
-  const double threshold = detail::stopping_threshold(settings_.tolerance, bb);
-  if (!use_guess) ops_.fill(n, 0.0, x);
-  Dots d = restart(b, x, !use_guess);
-  detail::StepWatch watch(settings_, std::sqrt(d.rr / bb));  // cancellation, progress, stagnation, divergence
-
-  Status status = Status::max_iterations;
-  std::string message;
-  std::size_t k = 0, replacements = 0;
-  bool first = true, stalled = false;
-  double alpha = 0, beta = 0, gamma_old = 0;
-  double previous_true = std::numeric_limits<double>::infinity();
-  double confirmed = std::numeric_limits<double>::quiet_NaN();
-  for (;;) {
-    info.recursive_residual = std::sqrt(d.rr / bb);
-    if (!std::isfinite(d.gamma) || !std::isfinite(d.delta) || !std::isfinite(d.rr)) {
-      status = Status::non_finite;
-      message = "the residual became NaN or Inf at iteration " + std::to_string(k);
-      break;
-    }
-    if (k > 0 && settings_.record_history)
-      info.history.push_back({k, info.recursive_residual, alpha, beta, detail::seconds_since(start)});
-    if (d.rr <= threshold) {                                    // ||r|| <= tol ||b||
-      if (!settings_.confirm_true_residual) break;
-      confirmed = true_residual_.relative(b, x, bb);
-      if (confirmed <= settings_.tolerance) break;
-      if (replacements == max_residual_replacements || confirmed > 0.5 * previous_true) {
-        stalled = true;
-        break;
-      }
-      previous_true = confirmed;                                // residual replacement: restart from x
-      ++replacements;
-      confirmed = std::numeric_limits<double>::quiet_NaN();
-      d = restart(b, x, false);
-      first = true;
-      continue;
-    }
-    if (k == max_iter) break;
-    if (auto stop = watch.after_step(k, info.recursive_residual)) {  // once per step (skips k = 0 and repeats)
-      status = stop->status, message = std::move(stop->message);
-      break;
-    }
-    if (jacobi_ && d.gamma <= 0) {
-      status = Status::breakdown;
-      message = detail::preconditioner_breakdown_message(k, d.gamma);
-      break;
-    }
-    beta = first ? 0.0 : d.gamma / gamma_old;                  // beta = gamma / gamma_old
-    const double pq = first ? d.delta : d.delta - beta * d.gamma / alpha;  // p^T A p
-    if (!std::isfinite(pq)) {
-      status = Status::non_finite;
-      message = "p^T A p is " + detail::format_double(pq) + " at iteration " + std::to_string(k + 1);
-      break;
-    }
-    // Seen through the recurrences only: compute it directly before calling it a breakdown.
-    const double curvature = pq > 0 ? pq : direct_curvature(beta);
-    if (!(curvature > 0)) {
-      status = Status::breakdown;
-      message = detail::breakdown_message(k + 1, curvature);
-      break;
-    }
-    alpha = d.gamma / curvature;                                // alpha = gamma / p^T A p
-    gamma_old = d.gamma;
-    first = false;
-    d = step(alpha, beta, x);                                   // s p x r w; dot partials; host sync
-    info.iterations = ++k;
-  }
-  if (stalled) {
-    message = detail::stalled_message(info.iterations, confirmed, settings_.tolerance, replacements, a_.type());
-  } else if (status == Status::max_iterations && d.rr <= threshold) {
-    status = Status::converged;
-    message = "converged in " + std::to_string(info.iterations) + " iterations";
-  } else if (status == Status::max_iterations) {
-    message = detail::not_converged_message(info.iterations, info.recursive_residual, settings_.tolerance);
-  }
-  if (replacements && !stalled) message += detail::replaced_note(replacements);
-  if (true_residual)
-    info.true_residual = std::isnan(confirmed) ? true_residual_.relative(b, x, bb) : confirmed;
-  else
-    info.true_residual = std::numeric_limits<double>::quiet_NaN();
-  return finish(status, std::move(message));
+  auto as_dots = [](const Dots& d) { return detail::RecurrenceDots{d.gamma, d.delta, d.rr}; };
+  detail::RecurrenceVariant variant;
+  variant.restart = [&](bool x_is_zero) { return as_dots(restart(b, x, x_is_zero)); };
+  variant.step = [&](double alpha, double beta) { return as_dots(step(alpha, beta, x)); };
+  variant.direct_curvature = [&](double beta) { return direct_curvature(beta); };
+  const detail::RecurrenceContext context{env_, settings_, a_.type(), n_, sumsq_, ops_, true_residual_};
+  return detail::run_recurrence_cg(context, variant, b, x, use_guess, true_residual);
 }
 
 }  // namespace clcg::solver
