@@ -94,6 +94,11 @@ std::vector<BreakdownRow> cg_breakdown(const clcg::cl::Env& env, const std::stri
                       0});
   env.queue().finish();
   rows_out.push_back({name, "host: finish() on an idle queue", host_us([&] { env.queue().finish(); }), 0});
+  rows_out.push_back({name, "host: 1-element kernel + finish() (launch floor)", host_us([&] {
+                        ops.fill(1, 0.0, t);
+                        env.queue().finish();
+                      }),
+                      0});
   rows_out.push_back({name, "round trip: single step + read (host)", host_us([&] {
                         fused.single_step(1e-3, 0.5, single);
                         fused.read();

@@ -5,7 +5,7 @@
 #define WG_SIZE 256
 #endif
 #ifndef UNROLL
-#define UNROLL 4
+#define UNROLL 16  // H100, 10^8 doubles: dot 2.2% and sum 0.6% faster than 4 (same bits)
 #endif
 #if (WG_SIZE & (WG_SIZE - 1)) != 0
 #error "WG_SIZE must be a power of two"

@@ -45,7 +45,7 @@ struct Options {
 // two for tree variants, and within the device's and kernel's limits), else 256 capped to
 // `kernel_max` (the kernel's CL_KERNEL_WORK_GROUP_SIZE). Groups: ceil(n / wg) for the
 // one-element-per-work-item variants; for grid-stride ones the requested count, else
-// min(ceil(n / wg), 8 x compute units, max(ceil(n / (64 wg)), compute units)): enough groups
+// min(ceil(n / wg), 4 x compute units, max(ceil(n / (64 wg)), compute units)): enough groups
 // to fill the device, and for small n few partials (the read-back's cost grows with them).
 // Throws std::invalid_argument naming the bad value and the limit.
 LaunchShape choose_launch_shape(const cl::DeviceInfo& device, const VariantInfo& variant, std::size_t n,
