@@ -113,8 +113,6 @@ std::vector<BreakdownRow> cg_breakdown(const clcg::cl::Env& env, const std::stri
                         spmv_bytes + 4 * s * rows});
     rows_out.push_back({name, "fused pass 2" + groups, device_us(env, [&] { other.update_r(1e-3, q, r); }),
                         3 * s * rows});
-    rows_out.push_back({name, "single step" + groups,
-                        device_us(env, [&] { other.single_step(1e-3, 0.5, single); }), spmv_bytes + 8 * s * rows});
   }
   if (spmv.kernel() != solver::SpmvKernel::scalar) {
     solver::Spmv scalar(env, device_a, solver::SpmvKernel::scalar);

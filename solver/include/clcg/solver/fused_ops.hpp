@@ -20,10 +20,10 @@ class FusedOps {
  public:
   // Groups per compute unit for the grid-stride fused kernels: enough work-items in flight to
   // reach the memory bandwidth on the H100, few enough partials (16 KB a dot) that reading
-  // them back adds little to the round trip. 8 measured best on the H100 (fused pass 1 on 3D
+  // them back adds little to the round trip (8 KB a dot). 8 measured best on the H100 (fused pass 1 on 3D
   // Poisson 256^3: 806 us at 8, 856 at 16, 884 at 4); cg-bench --breakdown measures others.
   static constexpr std::size_t default_groups_per_unit = 8;
-  // The single-reduction step's cap (see single_step).
+  // The single-reduction step's cap (see single_step); groups_per_unit does not apply to it.
   static constexpr std::size_t single_groups_per_unit = 32;
 
   // Picks the same SpMV layout as `spmv` (scalar, vector and its size, or its ELL copy).
