@@ -120,9 +120,11 @@ void FusedOps::single_step(double alpha, double beta, const SingleVectors& v) {
   cl_uint arg = 0;
   // As spmv_step: one kernel object per parity of the double-buffered r, w, s.
   cl::CachedKernel& k = bound_to(single_step_, matrix_arg_count() + 4, *v.r_old);  // ..., jacobi, inv_diag, r_old
-  // More groups than the other fused kernels, but at least 2 rows per work-item (measured on
-  // the H100: 3D Poisson 128^3 129 us at 32 groups/CU vs 144 at 8; 64^3 14 us at 4 vs 18 at 8).
-  const std::size_t wanted = (rows_ + 2 * wg_ - 1) / (2 * wg_);
+  // More groups than the other fused kernels, but at least 2 rows per work-item (2 row groups
+  // per group in the vector layout). Measured on the H100: 3D Poisson 128^3 129 us at 32
+  // groups/CU vs 144 at 8; 64^3 14 us at 4 vs 18 at 8.
+  const std::size_t rows_per_group = vector_size_ ? wg_ / vector_size_ : wg_;  // per pass
+  const std::size_t wanted = (rows_ + 2 * rows_per_group - 1) / (2 * rows_per_group);
   const std::size_t groups = set_matrix_args(k, arg, std::min(wanted, single_groups_per_unit * env_.info().compute_units));
   set_real(k, arg++, alpha);
   set_real(k, arg++, beta);
