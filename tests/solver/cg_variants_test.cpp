@@ -179,6 +179,25 @@ TEST(CgVariants, TwoSolvesGiveIdenticalBitsAndHistoryIsRecorded) {
   }
 }
 
+TEST(CgVariants, EmptyAndOneByOneSystemsInBothPrecisions) {
+  HostMatrix one(1, 1);
+  one.insert(0, 0) = 4;
+  const VectorXd b = VectorXd::Constant(1, 2);
+  for (CgVariant v : clcg::solver::all_cg_variants())
+    for (auto type : {clcg::reduction::ElementType::f64, clcg::reduction::ElementType::f32}) {
+      SCOPED_TRACE(std::string(clcg::solver::cg_variant_name(v)) + " " + std::string(clcg::reduction::type_name(type)));
+      for (Preconditioner p : {Preconditioner::none, Preconditioner::jacobi}) {
+        const auto solved = run(one, b, v, p, type, type == clcg::reduction::ElementType::f64 ? 1e-8 : 1e-5);
+        EXPECT_TRUE(solved.info.converged()) << solved.info.message;
+        EXPECT_EQ(solved.info.iterations, 1u);  // one step is exact for n = 1
+        EXPECT_NEAR(solved.x[0], 0.5, 1e-7);
+      }
+      const auto empty = run(HostMatrix(0, 0), VectorXd(), v, Preconditioner::none, type);
+      EXPECT_TRUE(empty.info.converged()) << empty.info.message;
+      EXPECT_EQ(empty.x.size(), 0);
+    }
+}
+
 TEST(CgVariants, ParseAndNameRoundTrip) {
   for (CgVariant v : clcg::solver::all_cg_variants())
     EXPECT_EQ(clcg::solver::parse_cg_variant(clcg::solver::cg_variant_name(v)), v);
