@@ -153,7 +153,7 @@ PendingResult& PendingResult::operator=(PendingResult&& other) noexcept {
 Result PendingResult::wait() {
   if (count_ == 0) return Result{identity(op_), 0};  // nothing was launched (n = 0)
   if (event_()) {
-    event_.wait();  // a blocking submit has no event: its data is already here
+    event_.wait();
     event_ = ::cl::Event();
   }
   const std::vector<double> values = widen(*values_, type_, count_);
@@ -220,20 +220,13 @@ void Reducer::ensure_partials(std::size_t groups) {
   partial_indices_ = cl::checked(task, [&] {
     return ::cl::Buffer(env_.context(), CL_MEM_READ_WRITE, groups * sizeof(std::uint64_t));
   });
-  // run()'s reads land here: values first, then indices.
-  pinned_ = cl::PinnedBuffer(env_, groups * (element_size(type_) + sizeof(std::uint64_t)));
+  pinned_ = cl::PinnedBuffer(env_, groups * element_size(type_));  // run()'s reads land here
   partial_capacity_ = groups;
 }
 
-PendingResult Reducer::enqueue(const ::cl::CommandQueue& queue, const ::cl::Buffer& x, std::size_t x_offset,
-                               const ::cl::Buffer* y, std::size_t y_offset, std::size_t n,
-                               const std::vector<::cl::Event>* wait_for) {
-  return submit(queue, x, x_offset, y, y_offset, n, wait_for, false);
-}
-
-PendingResult Reducer::submit(const ::cl::CommandQueue& queue, const ::cl::Buffer& x, std::size_t x_offset,
-                              const ::cl::Buffer* y, std::size_t y_offset, std::size_t n,
-                              const std::vector<::cl::Event>* wait_for, bool blocking) {
+std::size_t Reducer::launch(const ::cl::CommandQueue& queue, const ::cl::Buffer& x, std::size_t x_offset,
+                            const ::cl::Buffer* y, std::size_t y_offset, std::size_t n,
+                            const std::vector<::cl::Event>* wait_for) {
   if (takes_two_inputs(op_) && y == nullptr) throw std::invalid_argument("reduction dot needs a second input");
   if (is_arg_op(op_) && n == 0)
     throw std::invalid_argument(std::string(op_name(op_)) + " of an empty range is undefined");
@@ -242,23 +235,10 @@ PendingResult Reducer::submit(const ::cl::CommandQueue& queue, const ::cl::Buffe
     throw std::invalid_argument("variant 'atomic' holds arg indices in 32 bits: n must be below 2^32 - 1");
   check_buffer(x, x_offset, n, "x");
   if (y) check_buffer(*y, y_offset, n, "y");
-
-  PendingResult pending;
-  pending.op_ = op_;
-  pending.type_ = type_;
-  pending.atomic_ = atomic;
   const LaunchShape launch = shape(n);
-  if (launch.groups == 0) return pending;  // n = 0: the identity, nothing to launch
-
+  if (launch.groups == 0) return 0;  // n = 0: the identity, nothing to launch
   const std::size_t count = atomic ? 1 : launch.groups;
   ensure_partials(count);
-  pending.count_ = count;
-  pending.values_ = std::make_shared<std::vector<unsigned char>>(count * element_size(type_));
-  pending.indices_ = std::make_shared<std::vector<std::uint64_t>>(count);
-  pending.queue_ = queue;
-  pending.x_ = x;
-  pending.x_offset_ = x_offset;
-
   const auto task = [&] {
     return "reduction " + std::string(op_name(op_)) + " (" + std::string(variant_->name) + ") n=" +
            std::to_string(n) + " wg=" + std::to_string(launch.work_group_size) + " groups=" +
@@ -289,22 +269,29 @@ PendingResult Reducer::submit(const ::cl::CommandQueue& queue, const ::cl::Buffe
     kernel_.set(7, ::cl::Local(launch.work_group_size * accumulator_size(op_, type_)));
     queue.enqueueNDRangeKernel(kernel_.kernel(), ::cl::NullRange, ::cl::NDRange(launch.groups * launch.work_group_size),
                                ::cl::NDRange(launch.work_group_size), waits);
-    if (blocking) {
-      // One round trip, into pinned memory (no staging copy), then into the result. Non-blocking
-      // reads and one finish(): on the H100 that returns 1-2 us sooner than a blocking read.
-      const std::size_t value_bytes = pending.values_->size(), index_bytes = count * sizeof(std::uint64_t);
-      unsigned char* values = pinned_.data();
-      unsigned char* indices = pinned_.data() + partial_capacity_ * element_size(type_);
-      if (!(is_arg_op(op_) && atomic)) queue.enqueueReadBuffer(partial_values_, CL_FALSE, 0, value_bytes, values);
-      if (is_arg_op(op_)) queue.enqueueReadBuffer(partial_indices_, CL_FALSE, 0, index_bytes, indices);
-      queue.finish();
-      std::memcpy(pending.values_->data(), values, value_bytes);
-      if (is_arg_op(op_)) std::memcpy(pending.indices_->data(), indices, index_bytes);
-      return;
-    }
-    // Non-blocking reads into the result's own memory, finished by wait() on the event.
+  });
+  return count;
+}
+
+PendingResult Reducer::enqueue(const ::cl::CommandQueue& queue, const ::cl::Buffer& x, std::size_t x_offset,
+                               const ::cl::Buffer* y, std::size_t y_offset, std::size_t n,
+                               const std::vector<::cl::Event>* wait_for) {
+  PendingResult pending;
+  pending.op_ = op_;
+  pending.type_ = type_;
+  pending.atomic_ = variant_->finish == Finish::device;
+  const std::size_t count = launch(queue, x, x_offset, y, y_offset, n, wait_for);
+  if (count == 0) return pending;
+  pending.count_ = count;
+  pending.values_ = std::make_shared<std::vector<unsigned char>>(count * element_size(type_));
+  pending.indices_ = std::make_shared<std::vector<std::uint64_t>>(count);
+  pending.queue_ = queue;
+  pending.x_ = x;
+  pending.x_offset_ = x_offset;
+  // Non-blocking reads into the result's own memory, finished by wait() on the event.
+  cl::checked("reading reduction partials", [&] {
     if (is_arg_op(op_)) {
-      if (!atomic)
+      if (!pending.atomic_)
         queue.enqueueReadBuffer(partial_values_, CL_FALSE, 0, pending.values_->size(), pending.values_->data());
       queue.enqueueReadBuffer(partial_indices_, CL_FALSE, 0, count * sizeof(std::uint64_t), pending.indices_->data(),
                               nullptr, &pending.event_);
@@ -316,13 +303,38 @@ PendingResult Reducer::submit(const ::cl::CommandQueue& queue, const ::cl::Buffe
   return pending;
 }
 
+Result Reducer::run_blocking(const ::cl::Buffer& x, std::size_t x_offset, const ::cl::Buffer* y, std::size_t y_offset,
+                             std::size_t n) {
+  // Arg operations and the device-finished variant go the general way.
+  if (is_arg_op(op_) || variant_->finish == Finish::device)
+    return enqueue(env_.queue(), x, x_offset, y, y_offset, n).wait();
+  const ::cl::CommandQueue& queue = env_.queue();
+  const std::size_t count = launch(queue, x, x_offset, y, y_offset, n, nullptr);
+  if (count == 0) return Result{identity(op_), 0};
+  // One round trip into pinned memory (no staging copy), finished from there with no
+  // allocation: non-blocking read + finish(), on the H100 1-2 us sooner than a blocking read.
+  cl::checked("reading reduction partials", [&] {
+    queue.enqueueReadBuffer(partial_values_, CL_FALSE, 0, count * element_size(type_), pinned_.data());
+    queue.finish();
+  });
+  if (type_ == ElementType::f64)
+    return finish_partials(op_, std::span(reinterpret_cast<const double*>(pinned_.data()), count), {});
+  widened_.resize(count);
+  for (std::size_t g = 0; g < count; ++g) {
+    float f;
+    std::memcpy(&f, pinned_.data() + g * sizeof(float), sizeof f);
+    widened_[g] = f;
+  }
+  return finish_partials(op_, widened_, {});
+}
+
 Result Reducer::run(const ::cl::Buffer& x, std::size_t x_offset, std::size_t n) {
-  return submit(env_.queue(), x, x_offset, nullptr, 0, n, nullptr, true).wait();
+  return run_blocking(x, x_offset, nullptr, 0, n);
 }
 
 Result Reducer::run(const ::cl::Buffer& x, std::size_t x_offset, const ::cl::Buffer& y, std::size_t y_offset,
                     std::size_t n) {
-  return submit(env_.queue(), x, x_offset, &y, y_offset, n, nullptr, true).wait();
+  return run_blocking(x, x_offset, &y, y_offset, n);
 }
 
 Result reduce(const cl::Env& env, Op op, ElementType type, const ::cl::Buffer& x, std::size_t offset, std::size_t n,

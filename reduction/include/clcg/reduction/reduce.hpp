@@ -106,9 +106,13 @@ class Reducer {
   ElementType type() const noexcept { return type_; }
 
  private:
-  PendingResult submit(const ::cl::CommandQueue& queue, const ::cl::Buffer& x, std::size_t x_offset,
-                       const ::cl::Buffer* y, std::size_t y_offset, std::size_t n,
-                       const std::vector<::cl::Event>* wait_for, bool blocking);
+  // Checks the arguments, then enqueues the kernel (after the atomic variant's fill); returns
+  // how many partials it writes (0: n = 0, nothing launched).
+  std::size_t launch(const ::cl::CommandQueue& queue, const ::cl::Buffer& x, std::size_t x_offset,
+                     const ::cl::Buffer* y, std::size_t y_offset, std::size_t n,
+                     const std::vector<::cl::Event>* wait_for);
+  Result run_blocking(const ::cl::Buffer& x, std::size_t x_offset, const ::cl::Buffer* y, std::size_t y_offset,
+                      std::size_t n);
   void check_buffer(const ::cl::Buffer& buffer, std::size_t offset, std::size_t n, const char* which) const;
   void ensure_partials(std::size_t groups);
 
@@ -121,7 +125,8 @@ class Reducer {
   std::size_t kernel_max_work_group_ = 1;
   ::cl::Buffer partial_values_;
   ::cl::Buffer partial_indices_;
-  cl::PinnedBuffer pinned_;  // where run()'s blocking reads land
+  cl::PinnedBuffer pinned_;       // where run()'s reads land
+  std::vector<double> widened_;   // run()'s float partials as doubles (kept: no allocation per call)
   std::size_t partial_capacity_ = 0;
 };
 
