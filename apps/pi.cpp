@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "app_args.hpp"
+#include "app_main.hpp"
 #include "clcg/cl/env.hpp"
 #include "clcg/cl/error.hpp"
 #include "clcg/reduction/reduce.hpp"
@@ -32,8 +33,6 @@ namespace {
 using clcg::reduction::ElementType;
 
 constexpr int exit_inaccurate = 1;
-constexpr int exit_usage = 2;
-constexpr int exit_device = 3;
 
 constexpr const char* usage_text =
     "usage: pi [options]\n"
@@ -267,24 +266,5 @@ int run(const Options& options) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::optional<Options> options;
-  try {
-    options = parse_args(argc, argv);
-  } catch (const UsageError& e) {
-    std::cerr << "pi: " << e.what() << "\ntry pi --help\n";
-    return exit_usage;
-  }
-  if (!options) {
-    std::cout << usage_text;
-    return 0;
-  }
-  try {
-    return run(*options);
-  } catch (const clcg::cl::Error& e) {
-    std::cerr << "pi: " << e.what() << "\n";
-    return exit_device;
-  } catch (const std::invalid_argument& e) {  // a bad --device, or a --wg above the device's limit
-    std::cerr << "pi: " << e.what() << "\n";
-    return exit_usage;
-  }
+  return clcg::apps::app_main("pi", usage_text, argc, argv, parse_args, run);
 }

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "app_args.hpp"
+#include "app_main.hpp"
 #include "clcg/cl/error.hpp"
 #include "clcg/cl/pinned_buffer.hpp"
 #include "clcg/reduction/reduce.hpp"
@@ -28,8 +29,6 @@ namespace reduction = clcg::reduction;
 using clcg::apps::UsageError;
 
 constexpr int exit_wrong = 1;
-constexpr int exit_usage = 2;
-constexpr int exit_device = 3;
 constexpr int warm_ups = 10;
 constexpr std::size_t largest = 10'000'000;
 
@@ -177,24 +176,5 @@ int run(const Options& options) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::optional<Options> options;
-  try {
-    options = parse_args(argc, argv);
-  } catch (const UsageError& e) {
-    std::cerr << "roundtrip-bench: " << e.what() << "\ntry roundtrip-bench --help\n";
-    return exit_usage;
-  }
-  if (!options) {
-    std::cout << usage_text;
-    return 0;
-  }
-  try {
-    return run(*options);
-  } catch (const clcg::cl::Error& e) {
-    std::cerr << "roundtrip-bench: " << e.what() << "\n";
-    return exit_device;
-  } catch (const std::invalid_argument& e) {  // a bad --device
-    std::cerr << "roundtrip-bench: " << e.what() << "\n";
-    return exit_usage;
-  }
+  return clcg::apps::app_main("roundtrip-bench", usage_text, argc, argv, parse_args, run);
 }
