@@ -95,7 +95,7 @@ TEST(CgVariants, MatchTextbookOnTheSharedRealMatrices) {
           m.well_conditioned ? 1 : (p == Preconditioner::jacobi ? 2 + 0.02 * 1000 : 0.3 * 2200);
       expect_same_solve(a, CgVariant::pipelined, p, m.condition, pipelined_allowed);
       // single (Chronopoulos-Gear): one recurrence more than CG (s = A p); measured within
-      // 0.5% with Jacobi and within 6% without a preconditioner (1138_bus: 2242 vs 2116).
+      // 0.5% with Jacobi, and without a preconditioner up to 18 steps more (bcsstk01: 147 vs 129).
       const double single_allowed = m.well_conditioned ? 1 : (p == Preconditioner::jacobi ? 2 + 0.02 * 1000 : 0.1 * 2200);
       expect_same_solve(a, CgVariant::single, p, m.condition, single_allowed);
     }
