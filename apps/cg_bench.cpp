@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_timing.hpp"
 #include "clcg/cl/env.hpp"
 #include "clcg/cl/error.hpp"
 #include "clcg/solver/conjugate_gradient.hpp"
@@ -125,10 +126,7 @@ Args parse(int argc, char** argv) {
   return args;
 }
 
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  return values[values.size() / 2];
-}
+using clcg::apps::median;
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <functional>
 
+#include "bench_timing.hpp"
 #include "clcg/reduction/reduce.hpp"
 #include "clcg/solver/csr_matrix.hpp"
 #include "clcg/solver/fused_ops.hpp"
@@ -15,10 +16,7 @@ namespace solver = clcg::solver;
 using clcg::reduction::ElementType;
 constexpr int launches = 20, repeats = 5;
 
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  return values[values.size() / 2];
-}
+using clcg::apps::median;
 
 // Device microseconds per call of `op`, from the profiling timestamps of two markers.
 double device_us(const clcg::cl::Env& env, const std::function<void()>& op) {

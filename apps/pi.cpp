@@ -24,6 +24,7 @@
 
 #include "app_args.hpp"
 #include "app_main.hpp"
+#include "bench_timing.hpp"
 #include "clcg/cl/env.hpp"
 #include "clcg/cl/error.hpp"
 #include "clcg/reduction/reduce.hpp"
@@ -48,6 +49,7 @@ constexpr const char* usage_text =
     "  --help         show this help\n";
 
 using clcg::apps::UsageError;
+using clcg::apps::median_ms;
 using clcg::apps::parse_count;
 
 struct Options {
@@ -106,22 +108,6 @@ std::optional<Options> parse_args(int argc, char** argv) {
 }
 
 // ---- Measurement ----------------------------------------------------------------------
-
-using Clock = std::chrono::steady_clock;
-
-// Median wall time of `repeats` calls of f, in milliseconds.
-template <class F>
-double median_ms(int repeats, F&& f) {
-  std::vector<double> samples;
-  for (int r = 0; r < repeats; ++r) {
-    const auto start = Clock::now();
-    f();
-    samples.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
-  }
-  std::sort(samples.begin(), samples.end());
-  const std::size_t mid = samples.size() / 2;
-  return samples.size() % 2 ? samples[mid] : 0.5 * (samples[mid - 1] + samples[mid]);
-}
 
 struct Line {
   Line(ElementType type, std::string method) : type(type), method(std::move(method)) {}

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "app_args.hpp"
+#include "bench_timing.hpp"
 #include "clcg/cl/env.hpp"
 #include "clcg/cl/error.hpp"
 #include "clcg/reduction/reduce.hpp"
@@ -60,6 +61,8 @@ constexpr const char* usage_text =
     "  --help            show this help\n";
 
 using clcg::apps::UsageError;
+using clcg::apps::median;
+using clcg::apps::median_ms;
 using clcg::apps::parse_count;
 using clcg::apps::split_list;
 
@@ -151,26 +154,6 @@ std::optional<Options> parse_args(int argc, char** argv) {
 }
 
 // ---- Measurement helpers ----------------------------------------------------------------
-
-using Clock = std::chrono::steady_clock;
-
-double median(std::vector<double> samples) {
-  std::sort(samples.begin(), samples.end());
-  const std::size_t mid = samples.size() / 2;
-  return samples.size() % 2 ? samples[mid] : 0.5 * (samples[mid - 1] + samples[mid]);
-}
-
-// Median wall time of `repeats` calls of f, in milliseconds.
-template <class F>
-double median_ms(int repeats, F&& f) {
-  std::vector<double> samples;
-  for (int r = 0; r < repeats; ++r) {
-    const auto start = Clock::now();
-    f();
-    samples.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
-  }
-  return median(std::move(samples));
-}
 
 // Big sizes take long on the CPU side and with uploads; the median of 5 is still stable there.
 int repeats_for(std::size_t n, int repeats) {

@@ -19,6 +19,7 @@
 
 #include "app_args.hpp"
 #include "app_main.hpp"
+#include "bench_timing.hpp"
 #include "clcg/cl/error.hpp"
 #include "clcg/cl/pinned_buffer.hpp"
 #include "clcg/reduction/reduce.hpp"
@@ -165,8 +166,7 @@ int run(const Options& options) {
       }
     queue.finish();
     for (Method& m : methods) {
-      std::sort(m.samples.begin(), m.samples.end());
-      const double us = m.samples[m.samples.size() / 2];
+      const double us = clcg::apps::median(m.samples);
       std::printf("%-9zu %6zu  %-58s %9.2f %9.1f\n", n, groups, m.name, us, 16.0 * double(n) / us * 1e-3);
     }
   }

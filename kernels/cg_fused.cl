@@ -22,6 +22,65 @@ inline void write_partial(__local REAL* scratch, REAL value, __global REAL* part
   barrier(CLK_LOCAL_MEM_FENCE);
 }
 
+// The three row layouts of the SpMV passes below (as spmv_csr.cl and spmv_ell.cl). Each sums
+// A[row, c] * VALUE(c) over a row and hands the sum to FINISH(row, sum); OpenCL C has no
+// templates, so the macros keep one copy of each loop for both CG variants that use them.
+// Every work-item of a group reaches every barrier of the vector layout (see spmv_csr_vector).
+#define CSR_SCALAR_ROWS(VALUE, FINISH)                                           \
+  for (uint row = get_global_id(0); row < rows; row += get_global_size(0)) {    \
+    const int end = row_ptr[row + 1];                                           \
+    REAL sum = 0;                                                               \
+    for (int j = row_ptr[row]; j < end; ++j) {                                  \
+      const int c = col_idx[j];                                                 \
+      sum += values[j] * VALUE(c);                                              \
+    }                                                                           \
+    FINISH(row, sum);                                                           \
+  }
+
+#define CSR_VECTOR_ROWS(VALUE, FINISH)                                                   \
+  const uint lid = get_local_id(0);                                                     \
+  const uint lane = lid & (vector_size - 1);                                            \
+  const uint rows_per_group = WG_SIZE / vector_size;                                    \
+  const uint row_in_group = lid / vector_size;                                          \
+  const uint stride = get_num_groups(0) * rows_per_group;                               \
+  for (uint base = get_group_id(0) * rows_per_group; base < rows; base += stride) {     \
+    const uint row = base + row_in_group;                                               \
+    REAL sum = 0;                                                                       \
+    if (row < rows) {                                                                   \
+      const int end = row_ptr[row + 1];                                                 \
+      for (int j = row_ptr[row] + (int)lane; j < end; j += (int)vector_size) {          \
+        const int c = col_idx[j];                                                       \
+        sum += values[j] * VALUE(c);                                                    \
+      }                                                                                 \
+    }                                                                                   \
+    scratch[lid] = sum;                                                                 \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                       \
+    for (uint s = vector_size / 2; s > 0; s >>= 1) {                                    \
+      if (lane < s) scratch[lid] += scratch[lid + s];                                   \
+      barrier(CLK_LOCAL_MEM_FENCE);                                                     \
+    }                                                                                   \
+    if (lane == 0 && row < rows) FINISH(row, scratch[lid]); /* lane 0 keeps the dots */ \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                       \
+  }
+
+#define ELL_ROWS(VALUE, FINISH)                                                  \
+  for (uint row = get_global_id(0); row < rows; row += get_global_size(0)) {    \
+    REAL sum = 0;                                                               \
+    for (uint k = 0; k < width; ++k) {                                          \
+      const int c = ell_col[(size_t)k * rows + row];                            \
+      sum += ell_val[(size_t)k * rows + row] * VALUE(c);                        \
+    }                                                                           \
+    FINISH(row, sum);                                                           \
+  }
+
+// The matrix arguments of each layout, first in every SpMV pass.
+#define CSR_SCALAR_ARGS \
+  const uint rows, __global const int *row_ptr, __global const int *col_idx, __global const REAL *values
+#define CSR_VECTOR_ARGS                                                                            \
+  const uint rows, const uint vector_size, __global const int *row_ptr, __global const int *col_idx, \
+      __global const REAL *values
+#define ELL_ARGS const uint rows, const uint width, __global const int *ell_col, __global const REAL *ell_val
+
 // The fused CG step never reads or writes a vector more often than the floor needs (72 n
 // bytes a step without a preconditioner, DEVICE.md). Pass 1 builds the new search direction
 // inside the SpMV: wherever p is needed it computes p = z + beta p_old from z and the previous
@@ -42,71 +101,22 @@ inline void write_partial(__local REAL* scratch, REAL value, __global REAL* part
     pq += p_row * (sum);                       \
   } while (0)
 
-// p = z + beta p_old ; q = A p (one work-item per row) ; x += alpha_x p_old ; partials of p . q.
-__kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
-void spmv_scalar_step(const uint rows, __global const int* row_ptr, __global const int* col_idx,
-                      __global const REAL* values, const REAL beta, const REAL alpha_x, __global const REAL* z,
-                      __global const REAL* p_old, __global REAL* p, __global REAL* q, __global REAL* x,
-                      __global REAL* partials) {
-  __local REAL scratch[WG_SIZE];
-  REAL pq = 0;
-  for (uint row = get_global_id(0); row < rows; row += get_global_size(0)) {
-    const int end = row_ptr[row + 1];
-    REAL sum = 0;
-    for (int j = row_ptr[row]; j < end; ++j) sum += values[j] * DIRECTION(col_idx[j]);
-    FINISH_ROW(row, sum);
-  }
-  write_partial(scratch, pq, partials, 0);
-}
+#define STEP_VECTOR_ARGS                                                                         \
+  const REAL beta, const REAL alpha_x, __global const REAL *z, __global const REAL *p_old, __global REAL *p, \
+      __global REAL *q, __global REAL *x, __global REAL *partials
 
-// The same with vector_size work-items per row (as spmv_csr_vector).
-__kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
-void spmv_vector_step(const uint rows, const uint vector_size, __global const int* row_ptr,
-                      __global const int* col_idx, __global const REAL* values, const REAL beta,
-                      const REAL alpha_x, __global const REAL* z, __global const REAL* p_old, __global REAL* p, __global REAL* q,
-                      __global REAL* x, __global REAL* partials) {
-  __local REAL scratch[WG_SIZE];
-  const uint lid = get_local_id(0);
-  const uint lane = lid & (vector_size - 1);
-  const uint rows_per_group = WG_SIZE / vector_size;
-  const uint row_in_group = lid / vector_size;
-  const uint stride = get_num_groups(0) * rows_per_group;
-  REAL pq = 0;  // kept by lane 0 of each row
-  for (uint base = get_group_id(0) * rows_per_group; base < rows; base += stride) {
-    const uint row = base + row_in_group;
-    REAL sum = 0;
-    if (row < rows) {
-      const int end = row_ptr[row + 1];
-      for (int j = row_ptr[row] + (int)lane; j < end; j += (int)vector_size) sum += values[j] * DIRECTION(col_idx[j]);
-    }
-    scratch[lid] = sum;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint s = vector_size / 2; s > 0; s >>= 1) {
-      if (lane < s) scratch[lid] += scratch[lid + s];
-      barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    if (lane == 0 && row < rows) FINISH_ROW(row, scratch[lid]);
-    barrier(CLK_LOCAL_MEM_FENCE);
+// Pass 1: p = z + beta p_old ; q = A p ; x += alpha_x p_old ; partials of p . q. One kernel
+// per row layout.
+#define SPMV_STEP(name, MATRIX_ARGS, ROWS)                                                      \
+  __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void name(MATRIX_ARGS, STEP_VECTOR_ARGS) { \
+    __local REAL scratch[WG_SIZE];                                                              \
+    REAL pq = 0;                                                                                \
+    ROWS(DIRECTION, FINISH_ROW)                                                                 \
+    write_partial(scratch, pq, partials, 0);                                                    \
   }
-  write_partial(scratch, pq, partials, 0);
-}
-
-// The same with A in ELL form (see spmv_ell.cl).
-__kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
-void spmv_ell_step(const uint rows, const uint width, __global const int* ell_col, __global const REAL* ell_val,
-                   const REAL beta, const REAL alpha_x, __global const REAL* z,
-                   __global const REAL* p_old, __global REAL* p, __global REAL* q, __global REAL* x,
-                   __global REAL* partials) {
-  __local REAL scratch[WG_SIZE];
-  REAL pq = 0;
-  for (uint row = get_global_id(0); row < rows; row += get_global_size(0)) {
-    REAL sum = 0;
-    for (uint k = 0; k < width; ++k)
-      sum += ell_val[(size_t)k * rows + row] * DIRECTION(ell_col[(size_t)k * rows + row]);
-    FINISH_ROW(row, sum);
-  }
-  write_partial(scratch, pq, partials, 0);
-}
+SPMV_STEP(spmv_scalar_step, CSR_SCALAR_ARGS, CSR_SCALAR_ROWS)
+SPMV_STEP(spmv_vector_step, CSR_VECTOR_ARGS, CSR_VECTOR_ROWS)
+SPMV_STEP(spmv_ell_step, ELL_ARGS, ELL_ROWS)
 
 // Pass 2: r -= alpha q ; partials of r . r.
 __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
@@ -176,70 +186,19 @@ void update_rz_dot(const uint n, const REAL alpha, __global const REAL* q, __glo
       __global REAL* r_new, __global REAL* w_new, __global REAL* s_new, __global REAL* p,           \
       __global REAL* x, __global REAL* partials
 
-__kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
-void single_scalar_step(const uint rows, __global const int* row_ptr, __global const int* col_idx,
-                        __global const REAL* values, SINGLE_VECTOR_ARGS) {
-  __local REAL scratch[WG_SIZE];
-  REAL gamma = 0, delta = 0, rr = 0;
-  for (uint row = get_global_id(0); row < rows; row += get_global_size(0)) {
-    const int end = row_ptr[row + 1];
-    REAL sum = 0;
-    for (int j = row_ptr[row]; j < end; ++j) {
-      const int c = col_idx[j];
-      sum += values[j] * PRECONDITIONED(c, NEXT_R(c));
-    }
-    SINGLE_ROW(row, sum);
-  }
-  SINGLE_PARTIALS();
-}
+#define SINGLE_VALUE(c) PRECONDITIONED(c, NEXT_R(c))
 
-__kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
-void single_vector_step(const uint rows, const uint vector_size, __global const int* row_ptr,
-                        __global const int* col_idx, __global const REAL* values, SINGLE_VECTOR_ARGS) {
-  __local REAL scratch[WG_SIZE];
-  const uint lid = get_local_id(0);
-  const uint lane = lid & (vector_size - 1);
-  const uint rows_per_group = WG_SIZE / vector_size;
-  const uint row_in_group = lid / vector_size;
-  const uint stride = get_num_groups(0) * rows_per_group;
-  REAL gamma = 0, delta = 0, rr = 0;  // kept by lane 0 of each row
-  for (uint base = get_group_id(0) * rows_per_group; base < rows; base += stride) {
-    const uint row = base + row_in_group;
-    REAL sum = 0;
-    if (row < rows) {
-      const int end = row_ptr[row + 1];
-      for (int j = row_ptr[row] + (int)lane; j < end; j += (int)vector_size) {
-        const int c = col_idx[j];
-        sum += values[j] * PRECONDITIONED(c, NEXT_R(c));
-      }
-    }
-    scratch[lid] = sum;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint s = vector_size / 2; s > 0; s >>= 1) {
-      if (lane < s) scratch[lid] += scratch[lid + s];
-      barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    if (lane == 0 && row < rows) SINGLE_ROW(row, scratch[lid]);
-    barrier(CLK_LOCAL_MEM_FENCE);
+// One kernel per row layout.
+#define SINGLE_STEP(name, MATRIX_ARGS, ROWS)                                                      \
+  __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void name(MATRIX_ARGS, SINGLE_VECTOR_ARGS) { \
+    __local REAL scratch[WG_SIZE];                                                                \
+    REAL gamma = 0, delta = 0, rr = 0;                                                            \
+    ROWS(SINGLE_VALUE, SINGLE_ROW)                                                                \
+    SINGLE_PARTIALS();                                                                            \
   }
-  SINGLE_PARTIALS();
-}
-
-__kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
-void single_ell_step(const uint rows, const uint width, __global const int* ell_col, __global const REAL* ell_val,
-                     SINGLE_VECTOR_ARGS) {
-  __local REAL scratch[WG_SIZE];
-  REAL gamma = 0, delta = 0, rr = 0;
-  for (uint row = get_global_id(0); row < rows; row += get_global_size(0)) {
-    REAL sum = 0;
-    for (uint k = 0; k < width; ++k) {
-      const int c = ell_col[(size_t)k * rows + row];
-      sum += ell_val[(size_t)k * rows + row] * PRECONDITIONED(c, NEXT_R(c));
-    }
-    SINGLE_ROW(row, sum);
-  }
-  SINGLE_PARTIALS();
-}
+SINGLE_STEP(single_scalar_step, CSR_SCALAR_ARGS, CSR_SCALAR_ROWS)
+SINGLE_STEP(single_vector_step, CSR_VECTOR_ARGS, CSR_VECTOR_ROWS)
+SINGLE_STEP(single_ell_step, ELL_ARGS, ELL_ROWS)
 
 // Pipelined CG (Ghysels and Vanroose 2014, Algorithm 4) without a preconditioner, where
 // u = r, q = s and m = w. nv = A w was computed while the previous partials were read.

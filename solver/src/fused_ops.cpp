@@ -196,23 +196,23 @@ std::vector<double> FusedOps::read() {
   return finish();
 }
 
-std::vector<double> FusedOps::finish() const {
+std::vector<double> FusedOps::finish() {
+  // Straight from the pinned memory the partials were read into (float partials widened into
+  // a kept buffer): no allocation but the result on the step's critical path.
   std::vector<double> dots(last_dots_);
-  std::vector<double> values(last_groups_);
-  const std::size_t size = reduction::element_size(type_);
-  for (unsigned k = 0; k < last_dots_; ++k) {
-    for (std::size_t g = 0; g < last_groups_; ++g) {
-      const unsigned char* at = host_.data() + (k * last_groups_ + g) * size;
-      if (type_ == ElementType::f64) {
-        std::memcpy(&values[g], at, sizeof(double));
-      } else {
-        float f;
-        std::memcpy(&f, at, sizeof(float));
-        values[g] = f;
-      }
+  const std::size_t count = last_dots_ * last_groups_;
+  const double* values = reinterpret_cast<const double*>(host_.data());
+  if (type_ == ElementType::f32) {
+    widened_.resize(count);
+    for (std::size_t i = 0; i < count; ++i) {
+      float f;
+      std::memcpy(&f, host_.data() + i * sizeof(float), sizeof f);
+      widened_[i] = f;
     }
-    dots[k] = reduction::finish_partials(reduction::Op::sum, values, {}).value;
+    values = widened_.data();
   }
+  for (unsigned k = 0; k < last_dots_; ++k)
+    dots[k] = reduction::finish_partials(reduction::Op::sum, {values + k * last_groups_, last_groups_}, {}).value;
   return dots;
 }
 

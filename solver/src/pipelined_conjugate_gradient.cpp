@@ -4,12 +4,10 @@
 #include <string>
 #include <vector>
 
-#include "cg_common.hpp"
 #include "recurrence_cg.hpp"
 
 namespace clcg::solver {
 namespace {
-
 
 std::vector<reduction::MultiDot::Pair> start_pairs(bool jacobi) {
   // Vectors {r, w} without a preconditioner, {r, u, w} with Jacobi.
@@ -20,40 +18,17 @@ std::vector<reduction::MultiDot::Pair> start_pairs(bool jacobi) {
 }  // namespace
 
 PipelinedCgSolver::PipelinedCgSolver(const cl::Env& env, const DeviceCsrMatrix& a, const Settings& settings)
-    : env_(env),
-      a_(a),
-      settings_(settings),
-      n_(std::size_t(a.rows())),
-      jacobi_(settings.preconditioner == Preconditioner::jacobi),
-      spmv_(env, detail::require_cg_matrix(env, a), settings.spmv, settings.spmv_vector_size),
-      ops_(env, a.type()),
-      fused_(env, spmv_),
-      sumsq_(env, reduction::Op::sumsq, a.type(), settings.reduction),
-      dot_(env, reduction::Op::dot, a.type(), settings.reduction),
-      start_dots_(env, a.type(), start_pairs(jacobi_), settings.reduction),
-      true_residual_(env, spmv_, settings.reduction) {
-  const std::uint64_t vectors = std::uint64_t(jacobi_ ? 10 : 6) * n_ * reduction::element_size(a.type());
-  check_device_memory(env.info(), a.bytes() + vectors, std::uint64_t(n_) * reduction::element_size(a.type()),
-                      "pipelined CG solve (matrix " + std::to_string(a.bytes()) + " bytes + work vectors " +
-                          std::to_string(vectors) + " bytes)");
-  for (::cl::Buffer* v : {&r_, &w_, &nv_, &z_, &s_, &p_}) *v = make_vector(env, a.type(), n_);
-  if (jacobi_) {
-    for (::cl::Buffer* v : {&u_, &m_, &q_, &inv_diag_}) *v = make_vector(env, a.type(), n_);
-    spmv_.inverse_diagonal(inv_diag_);
-  }
+    : RecurrenceCgSolver(env, a, settings, settings.preconditioner == Preconditioner::jacobi ? 9 : 6, "pipelined"),
+      start_dots_(env, a.type(), start_pairs(jacobi_), settings.reduction) {
+  for (::cl::Buffer* v : {&r_, &w_, &nv_, &z_, &s_, &p_}) *v = make_work_vector();
+  if (jacobi_)
+    for (::cl::Buffer* v : {&u_, &m_, &q_}) *v = make_work_vector();
 }
 
 FusedOps::PipelinedVectors PipelinedCgSolver::vectors(::cl::Buffer& x) {
   // Without a preconditioner u = r, q = s and m = w: the kernel takes only the real ones.
   if (!jacobi_) return {&nv_, &z_, &s_, &s_, &p_, &x, &r_, &r_, &w_, &w_, nullptr};
   return {&nv_, &z_, &q_, &s_, &p_, &x, &r_, &u_, &w_, &m_, &inv_diag_};
-}
-
-double PipelinedCgSolver::direct_curvature(double beta) {
-  if (!check_p_()) check_p_ = make_vector(env_, a_.type(), n_), check_q_ = make_vector(env_, a_.type(), n_);
-  ops_.axpby_to(n_, 1.0, jacobi_ ? u_ : r_, beta, p_, check_p_);  // p' = u + beta p
-  spmv_.enqueue(check_p_, check_q_);                              // A p'
-  return dot_.run(check_p_, 0, check_q_, 0, n_).value;           // p'^T A p'
 }
 
 PipelinedCgSolver::Dots PipelinedCgSolver::recompute(const ::cl::Buffer& b, const ::cl::Buffer& x, bool x_is_zero,
@@ -83,25 +58,22 @@ PipelinedCgSolver::Dots PipelinedCgSolver::recompute(const ::cl::Buffer& b, cons
   const std::vector<::cl::Buffer> start = jacobi_ ? std::vector<::cl::Buffer>{r_, u_, w_} : std::vector<::cl::Buffer>{r_, w_};
   const std::vector<double> d = start_dots_.run(start, n);
   spmv_.enqueue(m, nv_);                            // nv = A m for the next step
-  return jacobi_ ? Dots{d[0], d[1], d[2]} : Dots{d[0], d[1], d[0]};
+  return dots_from(d);
 }
 
 SolveInfo PipelinedCgSolver::solve(const ::cl::Buffer& b, ::cl::Buffer& x, bool use_guess, bool true_residual) {
-  auto as_dots = [](const Dots& d) { return detail::RecurrenceDots{d.gamma, d.delta, d.rr}; };
   detail::RecurrenceVariant variant;
-  variant.restart = [&](bool x_is_zero) { return as_dots(recompute(b, x, x_is_zero, false)); };
+  variant.restart = [&](bool x_is_zero) { return recompute(b, x, x_is_zero, false); };
   variant.step = [&](double alpha, double beta) {
     fused_.pipelined_update(alpha, beta, vectors(x));  // z q s p x r u w (m); dot partials
     fused_.read_async();                               // the one host sync of the step ...
     spmv_.enqueue(jacobi_ ? m_ : w_, nv_);             // ... overlaps nv = A m
-    const std::vector<double> next = fused_.wait();
-    return jacobi_ ? detail::RecurrenceDots{next[0], next[1], next[2]} : detail::RecurrenceDots{next[0], next[1], next[0]};
+    return dots_from(fused_.wait());
   };
-  variant.direct_curvature = [&](double beta) { return direct_curvature(beta); };
-  variant.replace = [&] { return as_dots(recompute(b, x, false, true)); };
+  variant.direct_curvature = [&](double beta) { return direct_curvature(r_, jacobi_ ? &u_ : nullptr, p_, beta); };
+  variant.replace = [&] { return recompute(b, x, false, true); };
   variant.replacement_period = replacement_period;
-  const detail::RecurrenceContext context{env_, settings_, a_.type(), n_, sumsq_, ops_, true_residual_};
-  return detail::run_recurrence_cg(context, variant, b, x, use_guess, true_residual);
+  return iterate(variant, b, x, use_guess, true_residual);
 }
 
 }  // namespace clcg::solver

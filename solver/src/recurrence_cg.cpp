@@ -6,31 +6,67 @@
 
 #include "cg_common.hpp"
 
-namespace clcg::solver::detail {
+namespace clcg::solver {
 
-SolveInfo run_recurrence_cg(const RecurrenceContext& context, const RecurrenceVariant& variant, const ::cl::Buffer& b,
-                            ::cl::Buffer& x, bool use_guess, bool true_residual) {
+RecurrenceCgSolver::RecurrenceCgSolver(const cl::Env& env, const DeviceCsrMatrix& a, const Settings& settings,
+                                       std::size_t work_vectors, const char* name)
+    : env_(env),
+      a_(a),
+      settings_(settings),
+      n_(std::size_t(a.rows())),
+      jacobi_(settings.preconditioner == Preconditioner::jacobi),
+      spmv_(env, detail::require_cg_matrix(env, a), settings.spmv, settings.spmv_vector_size),
+      ops_(env, a.type()),
+      fused_(env, spmv_),
+      sumsq_(env, reduction::Op::sumsq, a.type(), settings.reduction),
+      dot_(env, reduction::Op::dot, a.type(), settings.reduction),
+      true_residual_(env, spmv_, settings.reduction) {
+  const std::uint64_t element = reduction::element_size(a.type());
+  const std::uint64_t vectors = (work_vectors + (jacobi_ ? 1 : 0)) * n_ * element;
+  check_device_memory(env.info(), a.bytes() + vectors, n_ * element,
+                      std::string(name) + " CG solve (matrix " + std::to_string(a.bytes()) + " bytes + work vectors " +
+                          std::to_string(vectors) + " bytes)");
+  if (jacobi_) {
+    inv_diag_ = make_work_vector();
+    spmv_.inverse_diagonal(inv_diag_);
+  }
+}
+
+::cl::Buffer RecurrenceCgSolver::make_work_vector() const { return make_vector(env_, a_.type(), n_); }
+
+double RecurrenceCgSolver::direct_curvature(const ::cl::Buffer& r, const ::cl::Buffer* u, const ::cl::Buffer& p,
+                                            double beta) {
+  if (!check_p_()) check_p_ = make_work_vector(), check_q_ = make_work_vector();
+  if (jacobi_ && !u) ops_.diag_mul(n_, inv_diag_, r, check_q_);  // u = M^-1 r (check_q as scratch)
+  const ::cl::Buffer& direction_source = !jacobi_ ? r : u ? *u : check_q_;
+  ops_.axpby_to(n_, 1.0, direction_source, beta, p, check_p_);  // p' = u + beta p
+  spmv_.enqueue(check_p_, check_q_);                            // A p'
+  return dot_.run(check_p_, 0, check_q_, 0, n_).value;         // p'^T A p'
+}
+
+SolveInfo RecurrenceCgSolver::iterate(const detail::RecurrenceVariant& variant, const ::cl::Buffer& b, ::cl::Buffer& x,
+                                      bool use_guess, bool true_residual) {
+  using namespace detail;
   const auto start = Clock::now();
-  const Settings& settings = context.settings;
-  const std::size_t n = context.rows, max_iter = settings.iteration_limit(n);
-  const bool jacobi = settings.preconditioner == Preconditioner::jacobi;
+  const Settings& settings = settings_;
+  const std::size_t n = n_, max_iter = settings.iteration_limit(n);
   SolveInfo info;
   auto finish = [&](Status status, std::string message) {
     info.status = status;
     info.message = std::move(message);
-    context.env.queue().finish();
+    env_.queue().finish();
     info.seconds = seconds_since(start);
     return info;
   };
-  const double bb = n == 0 ? 0.0 : context.sumsq.run(b, 0, n).value;  // ||b||^2
+  const double bb = n == 0 ? 0.0 : sumsq_.run(b, 0, n).value;  // ||b||^2
   if (!std::isfinite(bb)) return finish(Status::non_finite, "the right-hand side b contains NaN or Inf");
   if (bb == 0) {
-    context.ops.fill(n, 0.0, x);
+    ops_.fill(n, 0.0, x);
     return finish(Status::converged, "b = 0, so x = 0");
   }
   const double threshold = stopping_threshold(settings.tolerance, bb);
-  if (!use_guess) context.ops.fill(n, 0.0, x);
-  RecurrenceDots d = variant.restart(!use_guess);
+  if (!use_guess) ops_.fill(n, 0.0, x);
+  Dots d = variant.restart(!use_guess);
   StepWatch watch(settings, std::sqrt(d.rr / bb));  // cancellation, progress, stagnation, divergence
 
   Status status = Status::max_iterations;
@@ -52,7 +88,7 @@ SolveInfo run_recurrence_cg(const RecurrenceContext& context, const RecurrenceVa
       info.history.push_back({k, info.recursive_residual, alpha, beta, seconds_since(start)});
     if (d.rr <= threshold) {                                    // ||r|| <= tol ||b||
       if (!settings.confirm_true_residual) break;
-      confirmed = context.true_residual.relative(b, x, bb);
+      confirmed = true_residual_.relative(b, x, bb);
       if (confirmed <= settings.tolerance) break;
       if (replacements == max_residual_replacements || confirmed > 0.5 * previous_true) {
         stalled = true;
@@ -70,7 +106,7 @@ SolveInfo run_recurrence_cg(const RecurrenceContext& context, const RecurrenceVa
       status = stop->status, message = std::move(stop->message);
       break;
     }
-    if (jacobi && d.gamma <= 0) {
+    if (jacobi_ && d.gamma <= 0) {
       status = Status::breakdown;
       message = preconditioner_breakdown_message(k, d.gamma);
       break;
@@ -103,7 +139,7 @@ SolveInfo run_recurrence_cg(const RecurrenceContext& context, const RecurrenceVa
     if (variant.replacement_period && k % variant.replacement_period == 0) d = variant.replace();
   }
   if (stalled) {
-    message = stalled_message(info.iterations, confirmed, settings.tolerance, replacements, context.type);
+    message = stalled_message(info.iterations, confirmed, settings.tolerance, replacements, a_.type());
   } else if (status == Status::max_iterations && d.rr <= threshold) {
     status = Status::converged;
     message = "converged in " + std::to_string(info.iterations) + " iterations";
@@ -112,10 +148,10 @@ SolveInfo run_recurrence_cg(const RecurrenceContext& context, const RecurrenceVa
   }
   if (replacements && !stalled) message += replaced_note(replacements);
   if (true_residual)
-    info.true_residual = std::isnan(confirmed) ? context.true_residual.relative(b, x, bb) : confirmed;
+    info.true_residual = std::isnan(confirmed) ? true_residual_.relative(b, x, bb) : confirmed;
   else
     info.true_residual = std::numeric_limits<double>::quiet_NaN();
   return finish(status, std::move(message));
 }
 
-}  // namespace clcg::solver::detail
+}  // namespace clcg::solver

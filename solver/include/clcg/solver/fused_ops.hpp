@@ -64,7 +64,7 @@ class FusedOps {
  private:
   void launch(cl::CachedKernel& kernel, const char* name, std::size_t groups, unsigned dots);
   std::size_t vector_groups() const;  // groups of the grid-stride vector kernels
-  std::vector<double> finish() const;  // the partials in host_ -> one double per dot
+  std::vector<double> finish();  // the partials in host_ -> one double per dot
   const char* spmv_step_name() const noexcept;
   const char* single_step_name() const noexcept;
   // Sets rows, the layout's size argument and the matrix arrays; returns the group count
@@ -91,6 +91,7 @@ class FusedOps {
   std::size_t last_groups_ = 0;
   unsigned last_dots_ = 0;
   cl::PinnedBuffer host_;  // the partials land here (pinned: no staging copy)
+  std::vector<double> widened_;  // float partials as doubles (kept: no allocation per step)
   ::cl::Event read_done_;
 };
 

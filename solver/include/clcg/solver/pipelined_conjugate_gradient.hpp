@@ -22,45 +22,25 @@
 // tolerance the true one is checked as in CgSolver (Settings::confirm_true_residual).
 #include <cstddef>
 
-#include "clcg/solver/conjugate_gradient.hpp"
+#include "clcg/solver/recurrence_cg_solver.hpp"
 
 namespace clcg::solver {
 
-class PipelinedCgSolver : public CgMethod {
+class PipelinedCgSolver : public RecurrenceCgSolver {
  public:
   static constexpr std::size_t replacement_period = 50;
 
   PipelinedCgSolver(const cl::Env& env, const DeviceCsrMatrix& a, const Settings& settings);
   SolveInfo solve(const ::cl::Buffer& b, ::cl::Buffer& x, bool use_guess, bool true_residual = true) override;
-  Settings& settings() noexcept override { return settings_; }
 
  private:
-  struct Dots {
-    double gamma = 0;  // r.u (r.r without a preconditioner)
-    double delta = 0;  // w.u
-    double rr = 0;     // r.r, for the stopping rule
-  };
   // Recomputes r, u, w, m from x; with keep_direction also s, q, z from p (else p = 0, a
   // restart). Returns the dots of the new vectors and enqueues nv = A m.
   Dots recompute(const ::cl::Buffer& b, const ::cl::Buffer& x, bool x_is_zero, bool keep_direction);
   FusedOps::PipelinedVectors vectors(::cl::Buffer& x);
-  // p'^T A p' for the next direction p' = u + beta p, computed directly (two scratch vectors).
-  double direct_curvature(double beta);
 
-  cl::Env env_;
-  DeviceCsrMatrix a_;
-  Settings settings_;
-  std::size_t n_;
-  bool jacobi_;
-  Spmv spmv_;
-  VectorOps ops_;
-  FusedOps fused_;
-  reduction::Reducer sumsq_;
-  reduction::Reducer dot_;
   reduction::MultiDot start_dots_;
-  TrueResidual true_residual_;
-  ::cl::Buffer r_, u_, w_, m_, nv_, z_, q_, s_, p_, inv_diag_;
-  ::cl::Buffer check_p_, check_q_;  // direct_curvature's scratch, allocated on first use
+  ::cl::Buffer r_, u_, w_, m_, nv_, z_, q_, s_, p_;
 };
 
 }  // namespace clcg::solver

@@ -18,45 +18,24 @@
 #include <array>
 #include <cstddef>
 
-#include "clcg/solver/conjugate_gradient.hpp"
+#include "clcg/solver/recurrence_cg_solver.hpp"
 
 namespace clcg::solver {
 
-class SingleReductionCgSolver : public CgMethod {
+class SingleReductionCgSolver : public RecurrenceCgSolver {
  public:
   SingleReductionCgSolver(const cl::Env& env, const DeviceCsrMatrix& a, const Settings& settings);
   SolveInfo solve(const ::cl::Buffer& b, ::cl::Buffer& x, bool use_guess, bool true_residual = true) override;
-  Settings& settings() noexcept override { return settings_; }
 
  private:
-  struct Dots {
-    double gamma = 0;  // r.u (r.r without a preconditioner)
-    double delta = 0;  // w.u
-    double rr = 0;     // r.r, for the stopping rule
-  };
   // One step: alpha, beta as above, from the current buffers into the other ones.
   Dots step(double alpha, double beta, ::cl::Buffer& x);
   // r = b - A x, then a step with alpha = beta = 0 on zeroed s, w and p: r stays, w = A u, s = 0.
   Dots restart(const ::cl::Buffer& b, ::cl::Buffer& x, bool x_is_zero);
-  // p'^T A p' for the next direction p' = u + beta p, computed directly (two scratch vectors):
-  // a p^T A p <= 0 seen through the recurrences is checked this way before it is a breakdown.
-  double direct_curvature(double beta);
 
-  cl::Env env_;
-  DeviceCsrMatrix a_;
-  Settings settings_;
-  std::size_t n_;
-  bool jacobi_;
-  Spmv spmv_;
-  VectorOps ops_;
-  FusedOps fused_;
-  reduction::Reducer sumsq_;
-  reduction::Reducer dot_;
-  TrueResidual true_residual_;
   std::array<::cl::Buffer, 2> r_, w_, s_;  // [current] and [next]
   std::size_t current_ = 0;
-  ::cl::Buffer p_, inv_diag_;
-  ::cl::Buffer check_p_, check_q_;  // direct_curvature's scratch, allocated on first use
+  ::cl::Buffer p_;
 };
 
 }  // namespace clcg::solver
