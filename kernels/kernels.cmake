@@ -12,6 +12,7 @@ set(CLCG_KERNEL_FILES
   multi_dot.cl
   cg_fused.cl
   spmv_csr.cl
+  jacobi.cl
   spmv_ell.cl
   blas1.cl
   cg_update.cl

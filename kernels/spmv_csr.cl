@@ -53,17 +53,6 @@ void spmv_csr_vector(const uint rows, const uint vector_size, __global const int
   }
 }
 
-// inv_diag[i] = 1 / a_ii, or 1 where a_ii is 0 or not stored (Eigen's DiagonalPreconditioner).
-__kernel void csr_inverse_diagonal(const uint rows, __global const int* row_ptr, __global const int* col_idx,
-                                   __global const REAL* values, __global REAL* inv_diag) {
-  for (uint row = get_global_id(0); row < rows; row += get_global_size(0)) {
-    REAL d = 0;
-    for (int j = row_ptr[row]; j < row_ptr[row + 1]; ++j)
-      if (col_idx[j] == (int)row) d += values[j];
-    inv_diag[row] = d != (REAL)0 ? (REAL)1 / d : (REAL)1;
-  }
-}
-
 #ifdef cl_khr_fp64
 // r = b - A x computed in double whatever REAL is (the true residual of a float solve).
 __kernel void csr_residual_f64(const uint rows, __global const int* row_ptr, __global const int* col_idx,

@@ -6,15 +6,12 @@
 #include <stdexcept>
 #include <string>
 
-#include "clcg/solver/conjugate_gradient.hpp"
+#include "clcg/solver/krylov/settings.hpp"
+#include "common/command_line.hpp"
 
 namespace cg_solve {
 
-// A bad command line: exit 2 with this message and the usage line.
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+using clcg::apps::UsageError;  // a bad command line: exit 2 with the message and the usage line
 
 struct CliOptions {
   std::string matrix, rhs, x0, output, history;
@@ -35,8 +32,8 @@ extern const char* const usage_line;
 inline std::size_t default_max_iterations(std::size_t rows) { return std::max<std::size_t>(1000, 10 * rows); }
 
 // Throws UsageError for unknown options, missing or malformed values, and values out of
-// range (--tol must be a finite number > 0 and < 1, --max-iter an integer >= 1).
+// range (--tol must be a finite number > 0 and < 1, --max-iter an integer >= 1). --help
+// prints the help (cli.help is then set).
 CliOptions parse_command_line(int argc, char** argv);
-std::string help_text();
 
 }  // namespace cg_solve

@@ -16,11 +16,12 @@
 #include "cli_options.hpp"
 #include "clcg/cl/env.hpp"
 #include "clcg/cl/error.hpp"
-#include "clcg/solver/atomic_file.hpp"
-#include "clcg/solver/conjugate_gradient.hpp"
-#include "clcg/solver/csr_matrix.hpp"
-#include "clcg/solver/eigen_reference.hpp"
-#include "clcg/solver/matrix_market.hpp"
+#include "clcg/solver/io/atomic_file.hpp"
+#include "clcg/solver/krylov/cg_method.hpp"
+#include "clcg/solver/krylov/solve.hpp"
+#include "clcg/solver/sparse/csr_matrix.hpp"
+#include "clcg/solver/eigen/reference_solve.hpp"
+#include "clcg/solver/io/matrix_market.hpp"
 #include "clcg/solver/version.hpp"
 #include "report.hpp"
 
@@ -233,10 +234,7 @@ int main(int argc, char** argv) {
   CliOptions cli;
   try {
     cli = parse_command_line(argc, argv);
-    if (cli.help) {
-      std::cout << help_text();
-      return 0;
-    }
+    if (cli.help) return 0;  // printed by the parser
     if (cli.version) {
       std::cout << "cg-solve " << clcg::version() << "\n";
       return 0;

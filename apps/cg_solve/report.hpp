@@ -10,9 +10,9 @@
 
 #include "cli_options.hpp"
 #include "clcg/cl/device.hpp"
-#include "clcg/solver/eigen_reference.hpp"
-#include "clcg/solver/matrix_market.hpp"
-#include "clcg/solver/solve_info.hpp"
+#include "clcg/solver/eigen/reference_solve.hpp"
+#include "clcg/solver/io/matrix_market.hpp"
+#include "clcg/solver/krylov/solve_info.hpp"
 
 namespace cg_solve {
 

@@ -1,6 +1,6 @@
 // What the Matrix Market fuzzing found, pinned by exact behaviour (docs/RELIABILITY.md).
 // The inputs themselves are replayed by ctest fuzz.replay_corpus from tests/fuzz/regressions.
-#include "clcg/solver/matrix_market.hpp"
+#include "clcg/solver/io/matrix_market.hpp"
 
 #include <gtest/gtest.h>
 

@@ -8,7 +8,7 @@
 // Built twice: with -fsanitize=fuzzer (CLCG_BUILD_FUZZERS, clang) as the libFuzzer
 // target, and with matrix_market_replay.cpp as a plain program that replays the corpus
 // and the regression inputs in the normal build (ctest fuzz.replay_corpus).
-#include "clcg/solver/matrix_market.hpp"
+#include "clcg/solver/io/matrix_market.hpp"
 
 #include <cmath>
 #include <cstddef>

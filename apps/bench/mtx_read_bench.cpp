@@ -1,0 +1,125 @@
+// mtx-read-bench: our Matrix Market reader against Eigen::loadMarket on one large
+// `coordinate real general` file (Eigen does not expand symmetric files, so the
+// comparison uses general storage). Both read from a warm page cache, both on one
+// thread; each reports the best of --repeat runs. Results are compared entry by entry.
+// Exit codes: 0 ok, 1 failure or mismatch, 2 bad usage.
+#include "clcg/solver/io/matrix_market.hpp"
+#include "clcg/solver/problems/generators.hpp"
+#include "common/app_main.hpp"
+#include "common/command_line.hpp"
+
+#include <unsupported/Eigen/SparseExtra>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace {
+
+namespace po = clcg::apps::po;
+
+clcg::apps::CommandLine command_line() {
+    clcg::apps::CommandLine cli("mtx-read-bench", "mtx-read-bench [options]",
+                                "Times clcg's Matrix Market reader against Eigen::loadMarket on one large general file.");
+    cli.add()
+        ("size-mb", po::value<clcg::apps::Real>()->default_value(clcg::apps::Real{100}, "100"),
+         "size of the generated general file in MB (0 < MB <= 100000)")
+        ("file", po::value<std::string>(), "benchmark an existing coordinate general file instead")
+        ("dir", po::value<std::string>()->default_value(std::filesystem::temp_directory_path().string()),
+         "where to generate the file")
+        ("repeat", po::value<clcg::apps::Count>()->default_value(clcg::apps::Count{3}, "3"),
+         "runs of each reader, best taken (1 .. 1000)")
+        ("keep", "keep the generated file");
+    cli.epilog("exit status: 0 ok, 1 failure or the readers disagree, 2 bad usage.\n");
+    return cli;
+}
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) {
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// Reads the file once so both readers start from the page cache.
+void warm_cache(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::vector<char> buf(1 << 20);
+    while (in.read(buf.data(), static_cast<std::streamsize>(buf.size())) || in.gcount() > 0) {
+    }
+}
+
+bool identical(const clcg::solver::HostMatrix& a, const clcg::solver::HostMatrix& b) {
+    if (a.rows() != b.rows() || a.cols() != b.cols() || a.nonZeros() != b.nonZeros()) return false;
+    return std::equal(a.outerIndexPtr(), a.outerIndexPtr() + a.outerSize() + 1, b.outerIndexPtr()) &&
+           std::equal(a.innerIndexPtr(), a.innerIndexPtr() + a.nonZeros(), b.innerIndexPtr()) &&
+           std::equal(a.valuePtr(), a.valuePtr() + a.nonZeros(), b.valuePtr());
+}
+
+int run(const po::variables_map& args) {
+    using namespace clcg::solver;
+    const double size_mb = clcg::apps::real_in_range(args, "size-mb", 0, 1e5, /*open_min=*/true);
+    std::string file = args.count("file") ? args["file"].as<std::string>() : std::string();
+    const std::string dir = args["dir"].as<std::string>();
+    const int repeat = static_cast<int>(clcg::apps::count_in_range(args, "repeat", 1, 1000));
+    const bool keep = args.count("keep") > 0;
+    {
+        const bool generated = file.empty();
+        if (generated) {
+            // About 9 entries per row at ~34 bytes each in general storage.
+            const int n = std::max(10, static_cast<int>(size_mb * 1e6 / (9 * 34.0)));
+            file = dir + "/clcg_read_bench_" + std::to_string(::getpid()) + ".mtx";
+            const auto t0 = Clock::now();
+            const HostMatrix a = random_spd(n, 9, 2024);
+            const double gen_s = seconds_since(t0);
+            const auto t1 = Clock::now();
+            write_matrix_market(file, a, false, "mtx-read-bench: random_spd(n, 9, 2024), general storage");
+            const double write_s = seconds_since(t1);
+            const double mb = static_cast<double>(std::filesystem::file_size(file)) / 1e6;
+            std::printf("generated %s: n = %d, nnz = %lld (%.1f s); written in %.2f s (%.0f MB/s)\n", file.c_str(),
+                        n, static_cast<long long>(a.nonZeros()), gen_s, write_s, mb / write_s);
+        }
+        const double mb = static_cast<double>(std::filesystem::file_size(file)) / 1e6;
+        warm_cache(file);
+
+        auto best_of = [&](auto&& run) {
+            double best = 1e300;
+            for (int r = 0; r < repeat; ++r) {
+                const auto t0 = Clock::now();
+                run();
+                best = std::min(best, seconds_since(t0));
+            }
+            return best;
+        };
+        HostMatrix ours;
+        const double ours_s = best_of([&] { ours = read_matrix_market(file); });
+        HostMatrix eigen;
+        const double eigen_s = best_of([&] {
+            if (!Eigen::loadMarket(eigen, file)) throw std::runtime_error("Eigen::loadMarket failed on " + file);
+            eigen.makeCompressed();
+        });
+
+        const bool same = identical(ours, eigen);
+        std::printf("file: %s, %.1f MB, %lld x %lld, %lld nonzeros\n", file.c_str(), mb,
+                    static_cast<long long>(ours.rows()), static_cast<long long>(ours.cols()),
+                    static_cast<long long>(ours.nonZeros()));
+        std::printf("clcg read_matrix_market: %7.3f s  %7.1f MB/s\n", ours_s, mb / ours_s);
+        std::printf("Eigen::loadMarket:       %7.3f s  %7.1f MB/s\n", eigen_s, mb / eigen_s);
+        std::printf("speed-up: %.1fx (best of %d runs each); results identical: %s\n", eigen_s / ours_s, repeat,
+                    same ? "yes" : "NO");
+        if (generated && !keep) std::filesystem::remove(file);
+        return same ? 0 : 1;
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) { return clcg::apps::app_main(command_line(), argc, argv, run); }

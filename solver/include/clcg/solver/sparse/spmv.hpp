@@ -1,0 +1,76 @@
+#pragma once
+// Sparse matrix-vector products y = A x on the device (kernels/spmv_csr.cl, spmv_ell.cl), with
+// the row layout chosen from the matrix: scalar CSR, vector CSR or an ELL copy. Nothing here
+// blocks or reads data back.
+//
+//   Spmv spmv(env, a);                 // picks the layout from the row lengths
+//   spmv.enqueue(p, q);                // q = A p
+//
+// Built with -D REAL=float|double once per Env (its program cache). Launch shapes depend only
+// on the device and the matrix, so repeated calls give the same bits.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "clcg/cl/env.hpp"
+#include "clcg/solver/sparse/csr_matrix.hpp"
+#include "clcg/solver/sparse/vector_ops.hpp"
+
+namespace clcg::solver {
+
+enum class SpmvKernel {
+  automatic,  // choose_spmv_kernel()
+  scalar,     // CSR, one work-item per row
+  vector,     // CSR, vector_size work-items per row, tree in local memory
+  ell,        // ELLPACK copy (rows padded to the longest, column-major): coalesced reads
+};
+std::string_view spmv_kernel_name(SpmvKernel kernel) noexcept;  // "auto", "scalar", "vector"
+SpmvKernel parse_spmv_kernel(std::string_view name);            // std::invalid_argument
+
+// Mean nonzeros per row from which `automatic` picks the vector kernel. Rows shorter than
+// this leave most of a vector idle; the scalar kernel's uncoalesced reads cost less there.
+inline constexpr double spmv_vector_threshold = 12.0;
+
+// ELL when every row is about as long as the mean (longest <= 1.25 x mean and <= 32:
+// stencils, meshes); else vector when the mean row length is >= spmv_vector_threshold,
+// else scalar. Measured on the H100: see docs/PERFORMANCE.md.
+SpmvKernel choose_spmv_kernel(const DeviceCsrMatrix& a);
+
+// y = A x for one matrix. The matrix's buffers are retained (the object holds a copy of the
+// DeviceCsrMatrix handles).
+class Spmv {
+ public:
+  // vector_size 0: the power of two nearest above the mean row length, within [2, 32] and the
+  // work-group size. A given vector_size must be a power of two <= the work-group size.
+  Spmv(const cl::Env& env, const DeviceCsrMatrix& a, SpmvKernel kernel = SpmvKernel::automatic,
+       unsigned vector_size = 0);
+
+  void enqueue(const ::cl::Buffer& x, ::cl::Buffer& y);  // y = A x (x: cols, y: rows elements)
+  // r = b - A x in double (needs fp64; throws std::logic_error without it).
+  void residual_f64(const ::cl::Buffer& x, const ::cl::Buffer& b, ::cl::Buffer& r);
+
+  SpmvKernel kernel() const noexcept { return kernel_; }  // scalar, vector or ell, never automatic
+  // The ELL copy (kernel() == ell): `width` entries per row, column-major.
+  const ::cl::Buffer& ell_columns() const noexcept { return ell_col_; }
+  const ::cl::Buffer& ell_values() const noexcept { return ell_val_; }
+  unsigned ell_width() const noexcept { return ell_width_; }
+  unsigned vector_size() const noexcept { return vector_size_; }
+  std::size_t work_group_size() const noexcept { return wg_; }
+  const DeviceCsrMatrix& matrix() const noexcept { return a_; }
+
+ private:
+  cl::Env env_;
+  DeviceCsrMatrix a_;
+  SpmvKernel kernel_;
+  unsigned vector_size_ = 1;
+  std::size_t wg_ = 1;
+  void build_ell(const std::string& options);
+
+  ::cl::Buffer ell_col_, ell_val_;
+  unsigned ell_width_ = 0;
+  ::cl::Kernel spmv_;
+  ::cl::Kernel residual_;
+};
+
+}  // namespace clcg::solver

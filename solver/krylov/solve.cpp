@@ -1,0 +1,99 @@
+#include "clcg/solver/krylov/solve.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "clcg/cl/error.hpp"
+#include "clcg/solver/krylov/cg_method.hpp"
+#include "clcg/solver/sparse/vector_ops.hpp"
+
+namespace clcg::solver {
+
+void require_precision(const cl::DeviceInfo& device, ElementType type) {
+  if (type == ElementType::f64 && !device.fp64)
+    throw cl::DeviceCapabilityError("CG solve in double", "device " + device.name +
+                                                              " has no double precision (cl_khr_fp64); solve in float "
+                                                              "instead (cg-solve --precision float)");
+}
+
+std::uint64_t solver_vector_bytes(std::size_t rows, ElementType type, Preconditioner preconditioner,
+                                  bool with_rhs_and_solution) {
+  std::uint64_t vectors = 3;  // r, p, q
+  if (preconditioner == Preconditioner::jacobi) vectors += 2;  // z, 1/diag(A)
+  if (with_rhs_and_solution) vectors += 2;                     // b, x
+  return vectors * std::uint64_t(rows) * reduction::element_size(type);
+}
+
+SolveInfo solve(const cl::Env& env, const DeviceCsrMatrix& a, const ::cl::Buffer& b, ::cl::Buffer& x,
+                const Settings& settings, bool use_guess) {
+  return make_cg_solver(env, a, settings)->solve(b, x, use_guess, true);
+}
+
+double relative_residual(const HostCsr& a, const Eigen::VectorXd& b, const Eigen::VectorXd& x) {
+  if (b.size() != a.rows || x.size() != a.cols)
+    throw std::invalid_argument("relative_residual: sizes do not match the matrix");
+  double rr = 0, bb = 0;
+  for (std::int32_t i = 0; i < a.rows; ++i) {
+    double ax = 0;
+    for (std::int32_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) ax += a.values[k] * x[a.col_idx[k]];
+    const double ri = b[i] - ax;
+    rr += ri * ri;
+    bb += b[i] * b[i];
+  }
+  return bb > 0 ? std::sqrt(rr / bb) : std::sqrt(rr);
+}
+
+HostSolution solve(const cl::Env& env, const HostMatrix& a, const Eigen::VectorXd& b, const Settings& settings,
+                   const Eigen::VectorXd* x0) {
+  if (b.size() != a.rows())
+    throw std::invalid_argument("b has " + std::to_string(b.size()) + " entries but the matrix has " +
+                                std::to_string(a.rows()) + " rows");
+  if (x0 && x0->size() != a.cols())
+    throw std::invalid_argument("x0 has " + std::to_string(x0->size()) + " entries but the matrix has " +
+                                std::to_string(a.cols()) + " columns");
+  const HostCsr csr = to_host_csr(a, Storage::full);
+  const ElementType type = settings.precision;
+  const std::size_t n = std::size_t(a.rows());
+  require_precision(env.info(), type);
+  check_device_memory(env.info(),
+                      bytes_needed(n, std::uint64_t(csr.nnz()), type) +
+                          solver_vector_bytes(n, type, settings.preconditioner, true),
+                      std::uint64_t(std::max<std::int32_t>(csr.nnz(), 1)) * reduction::element_size(type),
+                      "CG solve");
+  const DeviceCsrMatrix device_a(env, csr, type);
+  const std::unique_ptr<CgMethod> solver = make_cg_solver(env, device_a, settings);
+  ::cl::Buffer b_dev = make_vector(env, type, n), x_dev = make_vector(env, type, n);
+  auto write = [&](::cl::Buffer& dst, const Eigen::VectorXd& v) {
+    if (n == 0) return;
+    if (type == ElementType::f64) {
+      env.queue().enqueueWriteBuffer(dst, CL_TRUE, 0, n * sizeof(double), v.data());
+    } else {
+      const Eigen::VectorXf f = v.cast<float>();
+      env.queue().enqueueWriteBuffer(dst, CL_TRUE, 0, n * sizeof(float), f.data());
+    }
+  };
+  cl::checked("uploading b and x0", [&] {
+    write(b_dev, b);
+    if (x0) write(x_dev, *x0);
+  });
+  HostSolution out;
+  out.info = solver->solve(b_dev, x_dev, x0 != nullptr, false);
+  out.x.resize(Eigen::Index(n));
+  cl::checked("reading x back", [&] {
+    if (n == 0) return;
+    if (type == ElementType::f64) {
+      env.queue().enqueueReadBuffer(x_dev, CL_TRUE, 0, n * sizeof(double), out.x.data());
+    } else {
+      Eigen::VectorXf f(static_cast<Eigen::Index>(n));
+      env.queue().enqueueReadBuffer(x_dev, CL_TRUE, 0, n * sizeof(float), f.data());
+      out.x = f.cast<double>();
+    }
+  });
+  out.info.true_residual = relative_residual(csr, b, out.x);
+  return out;
+}
+
+}  // namespace clcg::solver

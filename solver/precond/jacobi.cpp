@@ -1,0 +1,18 @@
+#include "clcg/solver/precond/jacobi.hpp"
+
+#include "clcg/solver/sparse/launch.hpp"
+#include "clcg/solver/sparse/vector_ops.hpp"
+
+namespace clcg::solver {
+
+void jacobi_inverse_diagonal(const cl::Env& env, const DeviceCsrMatrix& a, ::cl::Buffer& inv_diag) {
+  ::cl::Kernel kernel = env.kernel("jacobi.cl", "csr_inverse_diagonal", real_build_options(a.type()));
+  kernel.setArg(0, as_count(std::size_t(a.rows())));
+  kernel.setArg(1, a.row_ptr());
+  kernel.setArg(2, a.col_idx());
+  kernel.setArg(3, a.values());
+  kernel.setArg(4, inv_diag);
+  enqueue_grid_stride(env, kernel, "csr_inverse_diagonal", std::size_t(a.rows()), spmv_group);
+}
+
+}  // namespace clcg::solver

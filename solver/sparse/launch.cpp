@@ -1,0 +1,36 @@
+#include "clcg/solver/sparse/launch.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "clcg/cl/error.hpp"
+#include "clcg/solver/sparse/csr_matrix.hpp"
+
+namespace clcg::solver {
+
+std::size_t kernel_max_group(const cl::Env& env, const ::cl::Kernel& kernel) {
+  return cl::checked("querying CL_KERNEL_WORK_GROUP_SIZE",
+                     [&] { return kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(env.device()); });
+}
+
+cl_uint as_count(std::size_t n) {
+  if (n > max_csr_index) throw std::length_error("vector of " + std::to_string(n) + " elements is too long for clcg");
+  return static_cast<cl_uint>(n);
+}
+
+void enqueue_grid_stride(const cl::Env& env, ::cl::Kernel& kernel, const char* name, std::size_t n, std::size_t wg,
+                         std::size_t max_groups) {
+  if (n == 0) return;
+  const std::size_t groups = std::max<std::size_t>(1, std::min((n + wg - 1) / wg, max_groups));
+  cl::checked(std::string("running ") + name + " (n " + std::to_string(n) + ", work-group " + std::to_string(wg) +
+                  ", groups " + std::to_string(groups) + ") on " + env.info().name,
+              [&] { env.queue().enqueueNDRangeKernel(kernel, ::cl::NullRange, ::cl::NDRange(groups * wg), ::cl::NDRange(wg)); });
+}
+
+void enqueue_grid_stride(const cl::Env& env, ::cl::Kernel& kernel, const char* name, std::size_t n,
+                         std::size_t preferred_wg) {
+  enqueue_grid_stride(env, kernel, name, n, std::min(preferred_wg, kernel_max_group(env, kernel)),
+                      groups_per_unit * env.info().compute_units);
+}
+
+}  // namespace clcg::solver

@@ -1,0 +1,148 @@
+#include "clcg/solver/sparse/spmv.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "clcg/cl/error.hpp"
+#include "clcg/solver/sparse/launch.hpp"
+
+namespace clcg::solver {
+
+
+std::string_view spmv_kernel_name(SpmvKernel kernel) noexcept {
+  switch (kernel) {
+    case SpmvKernel::automatic: return "auto";
+    case SpmvKernel::scalar: return "scalar";
+    case SpmvKernel::vector: return "vector";
+    case SpmvKernel::ell: return "ell";
+  }
+  return "?";
+}
+
+SpmvKernel parse_spmv_kernel(std::string_view name) {
+  for (SpmvKernel k : {SpmvKernel::automatic, SpmvKernel::scalar, SpmvKernel::vector, SpmvKernel::ell})
+    if (spmv_kernel_name(k) == name) return k;
+  throw std::invalid_argument("unknown SpMV kernel '" + std::string(name) + "' (known: auto, scalar, vector, ell)");
+}
+
+
+
+
+
+// ---- Spmv -----------------------------------------------------------------------------
+
+Spmv::Spmv(const cl::Env& env, const DeviceCsrMatrix& a, SpmvKernel kernel, unsigned vector_size)
+    : env_(env), a_(a), kernel_(kernel) {
+  if (a.type() == ElementType::f64 && !env.info().fp64)
+    throw std::invalid_argument("double precision needs a device with fp64; " + env.info().name + " has none");
+  // The vector kernel's tree needs a power-of-two group the device accepts.
+  wg_ = std::min(spmv_group, floor_power_of_two(env.info().max_work_group_size));
+  const std::string options = real_build_options(a.type()) + " -D WG_SIZE=" + std::to_string(wg_);
+  if (kernel_ == SpmvKernel::automatic) kernel_ = choose_spmv_kernel(a);
+  if (kernel_ == SpmvKernel::ell) {
+    if (a.max_row_length() <= 0 && a.nnz() > 0)
+      throw std::invalid_argument("the ELL SpMV needs the longest row length, unknown for a matrix on wrapped buffers");
+    build_ell(options);
+    spmv_ = env.kernel("spmv_ell.cl", "spmv_ell", options);
+  } else if (kernel_ == SpmvKernel::vector) {
+    if (vector_size == 0) {
+      std::size_t v = 2;
+      while (v < 32 && double(v) < a.mean_row_length()) v *= 2;
+      vector_size = static_cast<unsigned>(std::min(v, wg_));
+    }
+    if (vector_size == 0 || (vector_size & (vector_size - 1)) != 0 || vector_size > wg_)
+      throw std::invalid_argument("SpMV vector size must be a power of two <= " + std::to_string(wg_) + ", got " +
+                                  std::to_string(vector_size));
+    vector_size_ = vector_size;
+    spmv_ = env.kernel("spmv_csr.cl", "spmv_csr_vector", options);
+  } else {
+    vector_size_ = 1;
+    spmv_ = env.kernel("spmv_csr.cl", "spmv_csr_scalar", options);
+  }
+  if (env.info().fp64) residual_ = env.kernel("spmv_csr.cl", "csr_residual_f64", options);
+}
+
+SpmvKernel choose_spmv_kernel(const DeviceCsrMatrix& a) {
+  const double mean = a.mean_row_length();
+  const std::int32_t longest = a.max_row_length();
+  // Rows about equally long (padding under 25%, short rows): ELL's coalesced reads win.
+  if (longest > 0 && longest <= 32 && double(longest) <= 1.25 * mean) return SpmvKernel::ell;
+  return mean >= spmv_vector_threshold ? SpmvKernel::vector : SpmvKernel::scalar;
+}
+
+void Spmv::build_ell(const std::string& options) {
+  const std::size_t rows = std::size_t(a_.rows());
+  ell_width_ = static_cast<unsigned>(std::max<std::int32_t>(a_.max_row_length(), 0));
+  const std::uint64_t slots = std::uint64_t(rows) * ell_width_;
+  const std::uint64_t bytes = slots * (sizeof(std::int32_t) + reduction::element_size(a_.type()));
+  check_device_memory(env_.info(), a_.bytes() + bytes, slots * reduction::element_size(a_.type()),
+                      "ELL copy of the matrix (" + std::to_string(bytes) + " bytes)");
+  const std::size_t count = std::max<std::size_t>(1, slots);
+  ell_col_ = cl::checked("allocating ELL columns", [&] {
+    return ::cl::Buffer(env_.context(), CL_MEM_READ_WRITE, count * sizeof(std::int32_t));
+  });
+  ell_val_ = make_vector(env_, a_.type(), count);
+  ::cl::Kernel convert = env_.kernel("spmv_ell.cl", "csr_to_ell", options);
+  convert.setArg(0, as_count(rows));
+  convert.setArg(1, static_cast<cl_uint>(ell_width_));
+  convert.setArg(2, a_.row_ptr());
+  convert.setArg(3, a_.col_idx());
+  convert.setArg(4, a_.values());
+  convert.setArg(5, ell_col_);
+  convert.setArg(6, ell_val_);
+  enqueue_grid_stride(env_, convert, "csr_to_ell", rows, std::min(spmv_group, kernel_max_group(env_, convert)),
+                  groups_per_unit * env_.info().compute_units);
+}
+
+void Spmv::enqueue(const ::cl::Buffer& x, ::cl::Buffer& y) {
+  const cl_uint rows = as_count(std::size_t(a_.rows()));
+  const std::size_t max_groups = groups_per_unit * env_.info().compute_units;
+  cl_uint arg = 0;
+  spmv_.setArg(arg++, rows);
+  if (kernel_ == SpmvKernel::ell) {
+    spmv_.setArg(arg++, static_cast<cl_uint>(ell_width_));
+    spmv_.setArg(arg++, ell_col_);
+    spmv_.setArg(arg++, ell_val_);
+    spmv_.setArg(arg++, x);
+    spmv_.setArg(arg++, y);
+    enqueue_grid_stride(env_, spmv_, "spmv_ell", rows, std::min(spmv_group, kernel_max_group(env_, spmv_)), max_groups);
+    return;
+  }
+  if (kernel_ == SpmvKernel::vector) {
+    spmv_.setArg(arg++, static_cast<cl_uint>(vector_size_));
+    const std::size_t rows_per_group = wg_ / vector_size_;
+    const std::size_t groups = std::min((std::size_t(rows) + rows_per_group - 1) / rows_per_group, max_groups);
+    spmv_.setArg(arg++, a_.row_ptr());
+    spmv_.setArg(arg++, a_.col_idx());
+    spmv_.setArg(arg++, a_.values());
+    spmv_.setArg(arg++, x);
+    spmv_.setArg(arg++, y);
+    // groups * wg work-items: enqueue() derives groups from n, so pass n = groups * wg.
+    enqueue_grid_stride(env_, spmv_, "spmv_csr_vector", groups * wg_, wg_, max_groups);
+    return;
+  }
+  spmv_.setArg(arg++, a_.row_ptr());
+  spmv_.setArg(arg++, a_.col_idx());
+  spmv_.setArg(arg++, a_.values());
+  spmv_.setArg(arg++, x);
+  spmv_.setArg(arg++, y);
+  const std::size_t wg = std::min(spmv_group, kernel_max_group(env_, spmv_));
+  enqueue_grid_stride(env_, spmv_, "spmv_csr_scalar", rows, wg, max_groups);
+}
+
+void Spmv::residual_f64(const ::cl::Buffer& x, const ::cl::Buffer& b, ::cl::Buffer& r) {
+  if (!env_.info().fp64) throw std::logic_error("csr_residual_f64 needs a device with fp64");
+  const cl_uint rows = as_count(std::size_t(a_.rows()));
+  residual_.setArg(0, rows);
+  residual_.setArg(1, a_.row_ptr());
+  residual_.setArg(2, a_.col_idx());
+  residual_.setArg(3, a_.values());
+  residual_.setArg(4, x);
+  residual_.setArg(5, b);
+  residual_.setArg(6, r);
+  const std::size_t wg = std::min(spmv_group, kernel_max_group(env_, residual_));
+  enqueue_grid_stride(env_, residual_, "csr_residual_f64", rows, wg, groups_per_unit * env_.info().compute_units);
+}
+
+}  // namespace clcg::solver

@@ -1,0 +1,301 @@
+// Every solver kernel against an Eigen / host reference: CSR upload, SpMV (scalar and vector
+// on rows of length 0, 1 and much longer than a work-group), inverse diagonal, level-1 and
+// fused CG update kernels, in float and double.
+#include <gtest/gtest.h>
+
+#include <Eigen/SparseCore>
+
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "support/cg_problems.hpp"
+#include "clcg/solver/sparse/csr_matrix.hpp"
+#include "clcg/solver/precond/jacobi.hpp"
+#include "clcg/solver/sparse/spmv.hpp"
+#include "support/device_fixture.hpp"
+
+namespace {
+
+using clcg::solver::DeviceCsrMatrix;
+using clcg::solver::ElementType;
+using clcg::solver::SpmvKernel;
+using clcg::test::test_env;
+using Eigen::VectorXd;
+using HostMatrixIt = clcg::solver::HostMatrix::InnerIterator;
+
+::cl::Buffer upload(const VectorXd& v, ElementType type) {
+  const auto& env = test_env();
+  ::cl::Buffer buffer = clcg::solver::make_vector(env, type, std::size_t(v.size()));
+  if (v.size() == 0) return buffer;
+  if (type == ElementType::f64) {
+    env.queue().enqueueWriteBuffer(buffer, CL_TRUE, 0, v.size() * sizeof(double), v.data());
+  } else {
+    const Eigen::VectorXf f = v.cast<float>();
+    env.queue().enqueueWriteBuffer(buffer, CL_TRUE, 0, f.size() * sizeof(float), f.data());
+  }
+  return buffer;
+}
+
+VectorXd download(const ::cl::Buffer& buffer, Eigen::Index n, ElementType type) {
+  const auto& env = test_env();
+  VectorXd v(n);
+  if (n == 0) return v;
+  if (type == ElementType::f64) {
+    env.queue().enqueueReadBuffer(buffer, CL_TRUE, 0, n * sizeof(double), v.data());
+  } else {
+    Eigen::VectorXf f(n);
+    env.queue().enqueueReadBuffer(buffer, CL_TRUE, 0, n * sizeof(float), f.data());
+    v = f.cast<double>();
+  }
+  return v;
+}
+
+VectorXd random_vector(Eigen::Index n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> value(-1.0, 1.0);
+  VectorXd v(n);
+  for (auto& x : v) x = value(rng);
+  return v;
+}
+
+// Relative accuracy of one SpMV row or vector update: a few roundings of the element type
+// times the row length (sums of up to ~1000 products of values in [-1, 1)).
+double tolerance(ElementType type, double scale) { return (type == ElementType::f64 ? 1e-13 : 2e-5) * scale; }
+
+const ElementType types[] = {ElementType::f64, ElementType::f32};
+
+TEST(SolverKernels, BuildWithNoOptionsAndWithEachPrecision) {
+  // Every solver .cl is real OpenCL C 1.2 with defaults for its -D parameters.
+  for (const char* source : {"spmv_csr.cl", "blas1.cl", "cg_update.cl"})
+    for (const std::string& options : {std::string(), clcg::solver::real_build_options(ElementType::f32)}) {
+      SCOPED_TRACE(std::string(source) + " [" + options + "]");
+      EXPECT_NO_THROW(test_env().program(source, options));
+    }
+}
+
+TEST(CsrMatrix, ExpandsEachStorageOfEigenMatricesToFullSortedRows) {
+  // A symmetric matrix given as its lower triangle (column-major), upper (row-major) and full.
+  Eigen::SparseMatrix<double> full(4, 4);
+  std::vector<Eigen::Triplet<double>> t{{0, 0, 4}, {1, 0, -1}, {0, 1, -1}, {1, 1, 4}, {3, 1, -2},
+                                        {1, 3, -2}, {2, 2, 5}, {3, 3, 6}};
+  full.setFromTriplets(t.begin(), t.end());
+  const Eigen::SparseMatrix<double> lower = full.triangularView<Eigen::Lower>();
+  const Eigen::SparseMatrix<double, Eigen::RowMajor> upper = full.triangularView<Eigen::Upper>();
+  const Eigen::MatrixXd dense = Eigen::MatrixXd(full);
+  for (const auto& csr : {clcg::solver::to_host_csr(full), clcg::solver::to_host_csr(lower, clcg::solver::Storage::lower),
+                          clcg::solver::to_host_csr(upper, clcg::solver::Storage::upper),
+                          // Entries outside the named triangle are ignored, as selfadjointView does.
+                          clcg::solver::to_host_csr(full, clcg::solver::Storage::lower)}) {
+    ASSERT_EQ(csr.rows, 4);
+    ASSERT_EQ(csr.nnz(), 8);
+    Eigen::MatrixXd got = Eigen::MatrixXd::Zero(4, 4);
+    for (int i = 0; i < 4; ++i)
+      for (int k = csr.row_ptr[i]; k < csr.row_ptr[i + 1]; ++k) {
+        if (k > csr.row_ptr[i]) {
+          EXPECT_LT(csr.col_idx[k - 1], csr.col_idx[k]) << "row " << i << " not sorted";
+        }
+        got(i, csr.col_idx[k]) = csr.values[k];
+      }
+    EXPECT_EQ(got, dense);
+  }
+}
+
+TEST(CsrMatrix, RejectsSizesBeyond32BitIndicesWithAClearMessage) {
+  EXPECT_NO_THROW(clcg::solver::check_index_range(2147483647u, 2147483647u, 2147483647u));
+  try {
+    clcg::solver::check_index_range(1000, 1000, 3000000000u);
+    FAIL() << "3e9 nonzeros accepted";
+  } catch (const std::length_error& e) {
+    EXPECT_NE(std::string(e.what()).find("3000000000 nonzeros"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("2147483647"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(clcg::solver::check_index_range(2147483648u, 1, 0), std::length_error);
+  EXPECT_THROW(clcg::solver::check_index_range(1, 2147483648u, 0), std::length_error);
+}
+
+TEST(CsrMatrix, ChecksDeviceMemoryBeforeAllocating) {
+  // bytes_needed counts row pointers, column indices and values.
+  EXPECT_EQ(clcg::solver::bytes_needed(10, 30, ElementType::f64), 11u * 4 + 30u * 12);
+  EXPECT_EQ(clcg::solver::bytes_needed(10, 30, ElementType::f32), 11u * 4 + 30u * 8);
+  // A device capped by CLCG_DEVICE_MEMORY_LIMIT (read when an Env queries its device).
+  const auto& env = test_env();  // created before the cap, so only `small` sees it
+  ::setenv("CLCG_DEVICE_MEMORY_LIMIT", "1000", 1);
+  const clcg::cl::Env small(env.context(), env.device(), env.queue());
+  ::unsetenv("CLCG_DEVICE_MEMORY_LIMIT");
+  ASSERT_EQ(small.info().global_memory_bytes, 1000u);
+  const auto a = clcg::test::ragged_matrix(100, 100, 20, 1);
+  const std::uint64_t needed = clcg::solver::bytes_needed(100, std::uint64_t(a.nonZeros()), ElementType::f64);
+  try {
+    DeviceCsrMatrix::upload(small, a, ElementType::f64);
+    FAIL() << "a " << needed << "-byte matrix fit in 1000 bytes";
+  } catch (const clcg::solver::DeviceMemoryError& e) {
+    const std::string message = e.what();
+    EXPECT_EQ(e.needed(), needed);
+    EXPECT_EQ(e.available(), 1000u);
+    EXPECT_NE(message.find("matrix needs " + std::to_string(needed) + " bytes on " + small.info().name), std::string::npos)
+        << message;
+    EXPECT_NE(message.find("only 1000 are available (global memory)"), std::string::npos) << message;
+  }
+}
+
+TEST(CsrMatrix, WrapsCallerOwnedBuffersAndChecksTheirSizes) {
+  const auto& env = test_env();
+  const auto host = clcg::solver::to_host_csr(clcg::test::ragged_matrix(50, 40, 40, 2));
+  ::cl::Buffer row_ptr(env.context(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, host.row_ptr.size() * 4,
+                       const_cast<std::int32_t*>(host.row_ptr.data()));
+  ::cl::Buffer col(env.context(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, host.col_idx.size() * 4,
+                   const_cast<std::int32_t*>(host.col_idx.data()));
+  ::cl::Buffer values(env.context(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, host.values.size() * 8,
+                      const_cast<double*>(host.values.data()));
+  const DeviceCsrMatrix a(row_ptr, col, values, host.rows, host.cols, host.nnz(), ElementType::f64);
+  EXPECT_EQ(a.row_ptr()(), row_ptr());  // the caller's buffer, not a copy
+  clcg::solver::Spmv spmv(env, a);
+  const VectorXd x = random_vector(40, 3);
+  ::cl::Buffer xb = upload(x, ElementType::f64), yb = clcg::solver::make_vector(env, ElementType::f64, 50);
+  spmv.enqueue(xb, yb);
+  Eigen::Map<const Eigen::SparseMatrix<double, Eigen::RowMajor, int>> eigen_a(
+      host.rows, host.cols, host.nnz(), host.row_ptr.data(), host.col_idx.data(), host.values.data());
+  const VectorXd expected = eigen_a * x;
+  EXPECT_LE((download(yb, 50, ElementType::f64) - expected).norm(), tolerance(ElementType::f64, 100) * expected.norm());
+  // Too small a values buffer for the nnz given.
+  EXPECT_THROW(DeviceCsrMatrix(row_ptr, col, values, host.rows, host.cols, host.nnz() * 2, ElementType::f64),
+               std::invalid_argument);
+}
+
+TEST(Spmv, ScalarAndVectorMatchEigenOnEmptySingleAndLongRows) {
+  const auto& env = test_env();
+  // 300 rows: empty rows, one-entry rows, rows of 1000 entries (far longer than a 128
+  // work-item group), 300 is not a multiple of the group size or of rows per group.
+  const auto a = clcg::test::ragged_matrix(300, 1000, 1000, 4);
+  const VectorXd x = random_vector(1000, 5);
+  const VectorXd expected = a * x;
+  for (ElementType type : types) {
+    SCOPED_TRACE(std::string(clcg::reduction::type_name(type)));
+    const DeviceCsrMatrix device_a = DeviceCsrMatrix::upload(env, a, type);
+    ::cl::Buffer xb = upload(x, type), yb = clcg::solver::make_vector(env, type, 300);
+    struct Case {
+      SpmvKernel kernel;
+      unsigned vector_size;
+    };
+    for (const Case c : {Case{SpmvKernel::scalar, 0}, Case{SpmvKernel::vector, 2}, Case{SpmvKernel::vector, 32},
+                         Case{SpmvKernel::vector, 128}, Case{SpmvKernel::ell, 0}, Case{SpmvKernel::automatic, 0}}) {
+      clcg::solver::Spmv spmv(env, device_a, c.kernel, c.vector_size);
+      SCOPED_TRACE(std::string(clcg::solver::spmv_kernel_name(spmv.kernel())) + " vector_size " +
+                   std::to_string(spmv.vector_size()));
+      if (c.vector_size) {
+        EXPECT_EQ(spmv.vector_size(), c.vector_size);
+      }
+      clcg::solver::VectorOps(env, type).fill(300, 12345.0, yb);  // poison: every row must be written
+      spmv.enqueue(xb, yb);
+      const VectorXd y = download(yb, 300, type);
+      for (int i = 0; i < 300; ++i) {
+        // Per-row bound: rounding grows with the row's absolute sum.
+        double scale = 1;
+        for (HostMatrixIt it(a, i); it; ++it) scale += std::abs(it.value() * x[it.col()]);
+        ASSERT_NEAR(y[i], expected[i], tolerance(type, scale)) << "row " << i << " (" << a.row(i).nonZeros() << " entries)";
+      }
+    }
+  }
+}
+
+TEST(Spmv, AutomaticChoiceFollowsTheRowLengths) {
+  const auto& env = test_env();
+  // 1D Laplacian: every row 2 or 3 long -> ELL (padding under 25%).
+  Eigen::SparseMatrix<double, Eigen::RowMajor, int> poisson(100, 100);
+  std::vector<Eigen::Triplet<double, int>> t;
+  for (int i = 0; i < 100; ++i) {
+    t.emplace_back(i, i, 4.0);
+    if (i > 0) t.emplace_back(i, i - 1, -1.0);
+    if (i + 1 < 100) t.emplace_back(i, i + 1, -1.0);
+  }
+  poisson.setFromTriplets(t.begin(), t.end());
+  clcg::solver::Spmv regular_rows(env, DeviceCsrMatrix::upload(env, poisson, ElementType::f64));
+  EXPECT_EQ(regular_rows.kernel(), SpmvKernel::ell);
+  EXPECT_EQ(regular_rows.ell_width(), 3u);
+  // Short rows of very different lengths (0 to 20, mean ~3) -> scalar CSR.
+  const auto ragged = clcg::test::ragged_matrix(300, 300, 20, 9);
+  EXPECT_EQ(clcg::solver::Spmv(env, DeviceCsrMatrix::upload(env, ragged, ElementType::f64)).kernel(),
+            SpmvKernel::scalar);
+  // Dense-ish rows (mean 50) -> vector, vector size the power of two at or above the mean, capped at 32.
+  const auto dense = Eigen::MatrixXd::Ones(20, 50).sparseView().eval();
+  clcg::solver::Spmv long_rows(env, DeviceCsrMatrix::upload(env, dense, ElementType::f64));
+  EXPECT_EQ(long_rows.kernel(), SpmvKernel::vector);
+  EXPECT_EQ(long_rows.vector_size(), 32u);
+  // Overrides: forced scalar on long rows, and a bad vector size is rejected.
+  EXPECT_EQ(clcg::solver::Spmv(env, DeviceCsrMatrix::upload(env, dense, ElementType::f64), SpmvKernel::scalar).kernel(),
+            SpmvKernel::scalar);
+  EXPECT_THROW(clcg::solver::Spmv(env, DeviceCsrMatrix::upload(env, dense, ElementType::f64), SpmvKernel::vector, 3),
+               std::invalid_argument);
+  EXPECT_EQ(clcg::solver::parse_spmv_kernel("vector"), SpmvKernel::vector);
+  EXPECT_EQ(clcg::solver::parse_spmv_kernel("ell"), SpmvKernel::ell);
+  EXPECT_THROW(clcg::solver::parse_spmv_kernel("csr5"), std::invalid_argument);
+}
+
+TEST(Jacobi, InverseDiagonalFollowsEigensDiagonalPreconditioner) {
+  const auto& env = test_env();
+  // Rows with a zero diagonal and with no diagonal stored: Eigen uses 1 there.
+  Eigen::SparseMatrix<double, Eigen::RowMajor, int> a(5, 5);
+  std::vector<Eigen::Triplet<double, int>> t{{0, 0, 2.0}, {1, 1, 0.0}, {1, 0, 3.0}, {2, 3, 1.0}, {3, 3, -4.0}, {4, 4, 0.5}};
+  a.setFromTriplets(t.begin(), t.end());
+  Eigen::DiagonalPreconditioner<double> eigen_jacobi(a);
+  const VectorXd ones = VectorXd::Ones(5);
+  const VectorXd expected = eigen_jacobi.solve(ones);  // = inverse diagonal
+  for (ElementType type : types) {
+    SCOPED_TRACE(std::string(clcg::reduction::type_name(type)));
+    ::cl::Buffer d = clcg::solver::make_vector(env, type, 5);
+    clcg::solver::jacobi_inverse_diagonal(env, DeviceCsrMatrix::upload(env, a, type), d);
+    EXPECT_EQ(download(d, 5, type), expected);  // 1/2, 1, 1, -1/4, 2: exact in both precisions
+  }
+}
+
+TEST(VectorOps, EveryKernelMatchesEigenForSizesAroundTheWorkGroup) {
+  const auto& env = test_env();
+  for (ElementType type : types) {
+    clcg::solver::VectorOps ops(env, type);
+    for (Eigen::Index n : {0, 1, 255, 256, 257, 1000, 100003}) {
+      SCOPED_TRACE(std::string(clcg::reduction::type_name(type)) + " n " + std::to_string(n));
+      const VectorXd x = random_vector(n, 10), y = random_vector(n, 11), d = random_vector(n, 12);
+      const double a = 0.375, b = -1.25;  // exact in float: errors come from the arithmetic only
+      // Rounding of one or two operations per element, relative to the operands' size.
+      const double tol = tolerance(type, 4);
+      auto check = [&](const VectorXd& got, const VectorXd& want, const char* what) {
+        ASSERT_EQ(got.size(), want.size()) << what;
+        if (n) {
+          EXPECT_LE((got - want).cwiseAbs().maxCoeff(), tol) << what;
+        }
+      };
+      const ::cl::Buffer xb = upload(x, type), db = upload(d, type);
+      ::cl::Buffer yb = upload(y, type), wb = clcg::solver::make_vector(env, type, std::size_t(n));
+      ops.axpy(n, a, xb, yb);
+      check(download(yb, n, type), a * x + y, "axpy");
+      yb = upload(y, type);
+      ops.xpay(n, a, xb, yb);
+      check(download(yb, n, type), x + a * y, "xpay");
+      yb = upload(y, type);
+      ops.axpby_to(n, a, xb, b, yb, wb);
+      check(download(wb, n, type), a * x + b * y, "axpby_to");
+      ops.scale(n, a, yb);
+      check(download(yb, n, type), a * y, "scale");
+      ops.copy(n, xb, wb);
+      check(download(wb, n, type), x, "copy");
+      ops.fill(n, b, wb);
+      check(download(wb, n, type), VectorXd::Constant(n, b), "fill");
+      ops.diag_mul(n, db, xb, wb);
+      check(download(wb, n, type), d.cwiseProduct(x), "diag_mul");
+      // Fused updates: x += alpha p; r -= alpha q (; z = d .* r), with p = y, q = d.
+      ::cl::Buffer xx = upload(x, type), rr = upload(y, type), zz = clcg::solver::make_vector(env, type, std::size_t(n));
+      ops.cg_update_xr(n, a, yb = upload(y, type), db, xx, rr);
+      check(download(xx, n, type), x + a * y, "cg_update_xr x");
+      check(download(rr, n, type), y - a * d, "cg_update_xr r");
+      xx = upload(x, type), rr = upload(y, type);
+      ops.cg_update_xrz(n, a, yb, db, db, xx, rr, zz);
+      check(download(xx, n, type), x + a * y, "cg_update_xrz x");
+      check(download(rr, n, type), y - a * d, "cg_update_xrz r");
+      check(download(zz, n, type), d.cwiseProduct(y - a * d), "cg_update_xrz z");
+    }
+  }
+}
+
+}  // namespace
