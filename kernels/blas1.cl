@@ -2,30 +2,30 @@
 // launch shape covers any n; each element is computed independently (same bits for any shape).
 
 __kernel void axpy(const uint n, const REAL a, __global const REAL* x, __global REAL* y) {
-  for (uint i = get_global_id(0); i < n; i += get_global_size(0)) y[i] = fma(a, x[i], y[i]);  // y = a x + y
+  CLCG_FOR_EACH(uint, i, n) y[i] = fma(a, x[i], y[i]);  // y = a x + y
 }
 
 __kernel void xpay(const uint n, const REAL a, __global const REAL* x, __global REAL* y) {
-  for (uint i = get_global_id(0); i < n; i += get_global_size(0)) y[i] = fma(a, y[i], x[i]);  // y = x + a y (fma: as cg_fused.cl)
+  CLCG_FOR_EACH(uint, i, n) y[i] = fma(a, y[i], x[i]);  // y = x + a y (fma: as cg_fused.cl)
 }
 
 __kernel void axpby_to(const uint n, const REAL a, __global const REAL* x, const REAL b, __global const REAL* y,
                        __global REAL* w) {
-  for (uint i = get_global_id(0); i < n; i += get_global_size(0)) w[i] = a * x[i] + b * y[i];  // w = a x + b y
+  CLCG_FOR_EACH(uint, i, n) w[i] = a * x[i] + b * y[i];  // w = a x + b y
 }
 
 __kernel void scale(const uint n, const REAL a, __global REAL* x) {
-  for (uint i = get_global_id(0); i < n; i += get_global_size(0)) x[i] *= a;  // x = a x
+  CLCG_FOR_EACH(uint, i, n) x[i] *= a;  // x = a x
 }
 
 __kernel void copy(const uint n, __global const REAL* x, __global REAL* y) {
-  for (uint i = get_global_id(0); i < n; i += get_global_size(0)) y[i] = x[i];  // y = x
+  CLCG_FOR_EACH(uint, i, n) y[i] = x[i];  // y = x
 }
 
 __kernel void fill(const uint n, const REAL value, __global REAL* x) {
-  for (uint i = get_global_id(0); i < n; i += get_global_size(0)) x[i] = value;  // x = value
+  CLCG_FOR_EACH(uint, i, n) x[i] = value;  // x = value
 }
 
 __kernel void diag_mul(const uint n, __global const REAL* d, __global const REAL* x, __global REAL* y) {
-  for (uint i = get_global_id(0); i < n; i += get_global_size(0)) y[i] = d[i] * x[i];  // y = diag(d) x
+  CLCG_FOR_EACH(uint, i, n) y[i] = d[i] * x[i];  // y = diag(d) x
 }

@@ -27,7 +27,7 @@ inline void write_partial(__local REAL* scratch, REAL value, __global REAL* part
 // templates, so the macros keep one copy of each loop for both CG variants that use them.
 // Every work-item of a group reaches every barrier of the vector layout (see spmv_csr_vector).
 #define CSR_SCALAR_ROWS(VALUE, FINISH)                                           \
-  for (uint row = get_global_id(0); row < rows; row += get_global_size(0)) {    \
+  CLCG_FOR_EACH(uint, row, rows) {                                              \
     const int end = row_ptr[row + 1];                                           \
     REAL sum = 0;                                                               \
     for (int j = row_ptr[row]; j < end; ++j) {                                  \
@@ -64,7 +64,7 @@ inline void write_partial(__local REAL* scratch, REAL value, __global REAL* part
   }
 
 #define ELL_ROWS(VALUE, FINISH)                                                  \
-  for (uint row = get_global_id(0); row < rows; row += get_global_size(0)) {    \
+  CLCG_FOR_EACH(uint, row, rows) {                                              \
     REAL sum = 0;                                                               \
     for (uint k = 0; k < width; ++k) {                                          \
       const int c = ell_col[(size_t)k * rows + row];                            \
@@ -123,7 +123,7 @@ __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
 void update_r_dot(const uint n, const REAL alpha, __global const REAL* q, __global REAL* r, __global REAL* partials) {
   __local REAL scratch[WG_SIZE];
   REAL rr = 0;
-  for (uint i = get_global_id(0); i < n; i += get_global_size(0)) {
+  CLCG_FOR_EACH(uint, i, n) {
     const REAL ri = fma(-alpha, q[i], r[i]);
     r[i] = ri;
     rr += ri * ri;
@@ -137,7 +137,7 @@ void update_rz_dot(const uint n, const REAL alpha, __global const REAL* q, __glo
                    __global REAL* r, __global REAL* z, __global REAL* partials) {
   __local REAL scratch[WG_SIZE];
   REAL rr = 0, rz = 0;
-  for (uint i = get_global_id(0); i < n; i += get_global_size(0)) {
+  CLCG_FOR_EACH(uint, i, n) {
     const REAL ri = fma(-alpha, q[i], r[i]);
     const REAL zi = inv_diag[i] * ri;
     r[i] = ri;
@@ -210,7 +210,7 @@ void pipelined_update(const uint n, const REAL alpha, const REAL beta, __global 
                       __global REAL* w, __global REAL* partials) {
   __local REAL scratch[WG_SIZE];
   REAL gamma = 0, delta = 0;
-  for (uint i = get_global_id(0); i < n; i += get_global_size(0)) {
+  CLCG_FOR_EACH(uint, i, n) {
     const REAL zi = nv[i] + beta * z[i];
     const REAL si = w[i] + beta * s[i];
     const REAL pi = r[i] + beta * p[i];
@@ -241,7 +241,7 @@ void pipelined_update_jacobi(const uint n, const REAL alpha, const REAL beta, __
                              __global REAL* w, __global REAL* m, __global REAL* partials) {
   __local REAL scratch[WG_SIZE];
   REAL gamma = 0, delta = 0, rr = 0;
-  for (uint i = get_global_id(0); i < n; i += get_global_size(0)) {
+  CLCG_FOR_EACH(uint, i, n) {
     const REAL zi = nv[i] + beta * z[i];
     const REAL qi = m[i] + beta * q[i];
     const REAL si = w[i] + beta * s[i];

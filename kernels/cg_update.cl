@@ -4,7 +4,7 @@
 // x = x + alpha p ; r = r - alpha q
 __kernel void cg_update_xr(const uint n, const REAL alpha, __global const REAL* p, __global const REAL* q,
                            __global REAL* x, __global REAL* r) {
-  for (uint i = get_global_id(0); i < n; i += get_global_size(0)) {
+  CLCG_FOR_EACH(uint, i, n) {
     x[i] = fma(alpha, p[i], x[i]);
     r[i] = fma(-alpha, q[i], r[i]);
   }
@@ -13,7 +13,7 @@ __kernel void cg_update_xr(const uint n, const REAL alpha, __global const REAL* 
 // x = x + alpha p ; r = r - alpha q ; z = M^-1 r with M = diag(A) (Jacobi), inv_diag = 1 / diag(A)
 __kernel void cg_update_xrz(const uint n, const REAL alpha, __global const REAL* p, __global const REAL* q,
                             __global const REAL* inv_diag, __global REAL* x, __global REAL* r, __global REAL* z) {
-  for (uint i = get_global_id(0); i < n; i += get_global_size(0)) {
+  CLCG_FOR_EACH(uint, i, n) {
     x[i] = fma(alpha, p[i], x[i]);
     const REAL ri = fma(-alpha, q[i], r[i]);
     r[i] = ri;

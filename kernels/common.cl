@@ -20,6 +20,23 @@
 #error "double precision needs cl_khr_fp64, which this device lacks"
 #endif
 
+// ---- Which items a work-item takes --------------------------------------------------
+// CLCG_FOR_EACH(T, i, n) visits this work-item's items i of [0, n), each item by exactly one
+// work-item, as the host's launch shape lays them out (clcg/cl/launch_policy.hpp):
+//   GPU (default)                 a grid stride: i = global id, + global size, ... (coalesced)
+//   CPU (-D CLCG_CONTIGUOUS,      one contiguous block of ceil(n / global size) items, in order
+//        added by the runtime)    (vectorised, prefetched)
+// T is the index type (uint, or size_t where n may exceed 2^32).
+#ifdef CLCG_CONTIGUOUS
+#define CLCG_BLOCK(n) (((n) + get_global_size(0) - 1) / get_global_size(0))
+#define CLCG_FOR_EACH(T, i, n)                                                       \
+  for (T i = (T)min((size_t)(n), get_global_id(0) * CLCG_BLOCK((size_t)(n))),       \
+         i##_end = (T)min((size_t)(n), (get_global_id(0) + 1) * CLCG_BLOCK((size_t)(n))); \
+       i < i##_end; ++i)
+#else
+#define CLCG_FOR_EACH(T, i, n) for (T i = (T)get_global_id(0); i < (n); i += (T)get_global_size(0))
+#endif
+
 // ---- Reduction operations -------------------------------------------------------------
 // A reduction kernel is specialised by one of -D OP_SUM | OP_DOT | OP_SUMSQ | OP_MIN |
 // OP_MAX | OP_ARGMIN | OP_ARGMAX (sum by default). Each defines ACC_T (the accumulator),

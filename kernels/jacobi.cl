@@ -4,7 +4,7 @@
 // inv_diag[i] = 1 / a_ii, or 1 where a_ii is 0 or not stored (Eigen's DiagonalPreconditioner).
 __kernel void csr_inverse_diagonal(const uint rows, __global const int* row_ptr, __global const int* col_idx,
                                    __global const REAL* values, __global REAL* inv_diag) {
-  for (uint row = get_global_id(0); row < rows; row += get_global_size(0)) {
+  CLCG_FOR_EACH(uint, row, rows) {
     REAL d = 0;
     for (int j = row_ptr[row]; j < row_ptr[row + 1]; ++j)
       if (col_idx[j] == (int)row) d += values[j];

@@ -9,6 +9,7 @@ set(CLCG_KERNEL_FILES
   reduce_grid_stride.cl
   reduce_unrolled.cl
   reduce_atomic.cl
+  reduce_blocked.cl
   multi_dot.cl
   cg_fused.cl
   spmv_csr.cl

@@ -12,7 +12,7 @@
 // Scalar CSR: one work-item per row. Best when rows are short (few nonzeros per row).
 __kernel void spmv_csr_scalar(const uint rows, __global const int* row_ptr, __global const int* col_idx,
                               __global const REAL* values, __global const REAL* x, __global REAL* y) {
-  for (uint row = get_global_id(0); row < rows; row += get_global_size(0)) {
+  CLCG_FOR_EACH(uint, row, rows) {
     const int end = row_ptr[row + 1];
     REAL sum = 0;
     for (int j = row_ptr[row]; j < end; ++j) sum += values[j] * x[col_idx[j]];
@@ -58,7 +58,7 @@ void spmv_csr_vector(const uint rows, const uint vector_size, __global const int
 __kernel void csr_residual_f64(const uint rows, __global const int* row_ptr, __global const int* col_idx,
                                __global const REAL* values, __global const REAL* x, __global const REAL* b,
                                __global double* r) {
-  for (uint row = get_global_id(0); row < rows; row += get_global_size(0)) {
+  CLCG_FOR_EACH(uint, row, rows) {
     const int end = row_ptr[row + 1];
     double sum = 0;
     for (int j = row_ptr[row]; j < end; ++j) sum += (double)values[j] * (double)x[col_idx[j]];

@@ -6,7 +6,7 @@
 // Builds the ELL arrays from CSR on the device (one work-item per row).
 __kernel void csr_to_ell(const uint rows, const uint width, __global const int* row_ptr, __global const int* col_idx,
                          __global const REAL* values, __global int* ell_col, __global REAL* ell_val) {
-  for (uint row = get_global_id(0); row < rows; row += get_global_size(0)) {
+  CLCG_FOR_EACH(uint, row, rows) {
     const int begin = row_ptr[row], length = row_ptr[row + 1] - begin;
     for (uint k = 0; k < width; ++k) {
       const bool stored = (int)k < length;
@@ -19,7 +19,7 @@ __kernel void csr_to_ell(const uint rows, const uint width, __global const int* 
 // y = A x, one work-item per row.
 __kernel void spmv_ell(const uint rows, const uint width, __global const int* ell_col, __global const REAL* ell_val,
                        __global const REAL* x, __global REAL* y) {
-  for (uint row = get_global_id(0); row < rows; row += get_global_size(0)) {
+  CLCG_FOR_EACH(uint, row, rows) {
     REAL sum = 0;
     for (uint k = 0; k < width; ++k) sum += ell_val[(size_t)k * rows + row] * x[ell_col[(size_t)k * rows + row]];
     y[row] = sum;

@@ -27,7 +27,8 @@ clcg::apps::CommandLine command_line() {
       ("matrix", po::value<std::string>(), "A: Matrix Market coordinate file (real|integer|pattern, general|symmetric)")
       ("rhs", po::value<std::string>(), "b: Matrix Market array file (default: b = A*1, so x = 1 exactly)")
       ("x0", po::value<std::string>(), "initial guess, Matrix Market array file (default: 0)")
-      ("output", po::value<std::string>(), "write x here (Matrix Market array; written whole or not at all)")
+      ("output", po::value<std::string>(), "write x here when the solve converges (Matrix Market array; whole or not at all)")
+      ("output-unconverged", "write x to --output even when the solve did not converge (the last iterate)")
       ("tol", po::value<Real>()->default_value(Real{1e-8}, "1e-8"), "stop when ||b - A x|| <= tol ||b|| (0 < tol < 1)")
       ("max-iter", po::value<Count>(), "iteration limit, >= 1 (default: max(1000, 10 x rows))")
       ("precond", po::value<std::string>()->default_value("jacobi"), "jacobi | none (Jacobi = diag(A), Eigen's default)")
@@ -35,7 +36,8 @@ clcg::apps::CommandLine command_line() {
   cli.add_device_options();
   cli.add()
       ("list-devices", "list every OpenCL platform and device, marking the one --device picks")
-      ("variant", po::value<std::string>()->default_value("fused"), "fused | textbook | pipelined | single (see docs/USAGE.md)")
+      ("variant", po::value<std::string>()->default_value("auto"),
+       "auto | fused | textbook | pipelined | single (auto: the fastest for the device and size, docs/USAGE.md)")
       ("no-symmetry-check", "accept a 'general' matrix that is not symmetric")
       ("reference", "also solve with Eigen's ConjugateGradient on the CPU and compare")
       ("history", po::value<std::string>(), "write per-iteration residuals as CSV here")
@@ -64,6 +66,7 @@ CliOptions parse_command_line(int argc, char** argv) {
   cli.reference = args.count("reference") > 0;
   cli.json = args.count("json") > 0;
   cli.quiet = args.count("quiet") > 0;
+  cli.output_unconverged = args.count("output-unconverged") > 0;
   cli.matrix = text("matrix");
   cli.rhs = text("rhs");
   cli.x0 = text("x0");
@@ -90,6 +93,7 @@ CliOptions parse_command_line(int argc, char** argv) {
   }
   if (cli.version || cli.list_devices) return cli;
   if (cli.matrix.empty()) throw UsageError("--matrix is required");
+  if (cli.output_unconverged && cli.output.empty()) throw UsageError("--output-unconverged needs --output");
   for (const auto& [path, name] : {std::pair{cli.output, "--output"}, std::pair{cli.history, "--history"}})
     if (!path.empty() && (path == cli.matrix || path == cli.rhs || path == cli.x0))
       throw UsageError(std::string(name) + " '" + path + "' is also an input: refusing to overwrite it");

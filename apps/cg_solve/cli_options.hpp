@@ -20,8 +20,9 @@ struct CliOptions {
   clcg::solver::Preconditioner preconditioner = clcg::solver::Preconditioner::jacobi;
   clcg::reduction::ElementType precision = clcg::reduction::ElementType::f64;
   std::string device = "auto", platform;
-  std::string variant = "fused";
+  std::string variant = "auto";
   bool list_devices = false, no_symmetry_check = false, reference = false, json = false, quiet = false;
+  bool output_unconverged = false;  // write x to --output even when the solve failed
   bool help = false, version = false;
 };
 

@@ -1,6 +1,7 @@
 // cg-solve: solve A x = b with conjugate gradient on an OpenCL device.
 // Exit status: 0 converged, 1 not converged, 2 usage or input error, 3 OpenCL or device
 // error, 130 interrupted. Outputs are written whole (temporary + rename) or not at all.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -124,6 +125,13 @@ void check_symmetric(const CliOptions& cli, const solver::HostMatrix& a, const s
   throw solver::InputError(cli.matrix, 0, message);
 }
 
+// Whether `path` is the file, pipe or terminal this process's stdout writes to.
+bool is_standard_output(const std::string& path) {
+  struct stat target {}, out {};
+  return ::stat(path.c_str(), &target) == 0 && ::fstat(STDOUT_FILENO, &out) == 0 && target.st_dev == out.st_dev &&
+         target.st_ino == out.st_ino;
+}
+
 void write_file(const std::string& path, const std::string& text) {
   solver::AtomicFile file(path);
   file.write(text);
@@ -145,6 +153,8 @@ int run(const CliOptions& cli) {
   }
   // Fail on an unwritable output now, not after a long solve.
   if (!cli.output.empty()) solver::check_writable(cli.output);
+  if (cli.json && !cli.output.empty() && is_standard_output(cli.output))
+    throw UsageError("--output " + cli.output + " is standard output, where --json writes too");
   if (!cli.history.empty()) solver::check_writable(cli.history);
   if (interrupted) throw Interrupted{};
 
@@ -175,6 +185,9 @@ int run(const CliOptions& cli) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("--variant: ") + e.what());
   }
+  if (settings.variant == solver::CgVariant::automatic)  // resolved here, so the report can name it
+    settings.variant = solver::choose_cg_variant(env.info(), std::size_t(a.rows()), std::size_t(a.nonZeros()),
+                                                 cli.precision);
 
   RunReport report;
   report.options = &cli;
@@ -184,15 +197,18 @@ int run(const CliOptions& cli) {
   report.nnz = a.nonZeros();
   report.device = env.info();
   report.max_iterations = settings.iteration_limit(static_cast<std::size_t>(a.rows()));
+  report.variant = settings.variant;
 
+  const double built_before = env.programs().build_seconds();
   const auto start = std::chrono::steady_clock::now();
   const solver::HostSolution solution = solver::solve(env, a, b, settings, x0.size() ? &x0 : nullptr);
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  report.build_seconds = env.programs().build_seconds() - built_before;
   if (progress) progress->clear();
   if (solution.info.status == solver::Status::interrupted) throw Interrupted{solution.info.message};
   if (interrupted) throw Interrupted{};
   report.result = solution.info;
-  report.upload_seconds = std::max(0.0, total - solution.info.seconds);
+  report.upload_seconds = std::max(0.0, total - solution.info.seconds - report.build_seconds);
   if (b_is_a_ones && a.rows() > 0)
     report.error_vs_ones = (solution.x - Eigen::VectorXd::Ones(a.rows())).norm() / std::sqrt(double(a.rows()));
 
@@ -206,9 +222,13 @@ int run(const CliOptions& cli) {
       eigen_history = solver::eigen_reference_history(a, b, x0, report.reference->iterations + 1, cli.preconditioner);
   }
   if (interrupted) throw Interrupted{};
+  // x is written when it solves the system, or when the user asks for the last iterate: a rerun
+  // that breaks down must not replace a good solution. The history is always written (it is
+  // what explains a failure).
+  report.output_written = !cli.output.empty() && (solution.info.converged() || cli.output_unconverged);
   try {
     if (!cli.history.empty()) write_file(cli.history, history_csv(solution.info, eigen_history));
-    if (!cli.output.empty()) solver::write_vector_market(cli.output, solution.x);
+    if (report.output_written) solver::write_vector_market(cli.output, solution.x);
   } catch (const std::runtime_error& e) {
     // Disk full, I/O error, ...: the temporary is gone and the target untouched (AtomicFile).
     throw OutputError(e.what());

@@ -44,7 +44,8 @@ nlohmann::json to_json(const RunReport& report) {
                     {"name", report.device.name},
                     {"type", report.device.type_name()},
                     {"driver", report.device.driver_version}};
-  json["solver"] = {{"variant", options.variant},
+  json["solver"] = {{"variant", std::string(clcg::solver::cg_variant_name(report.variant))},
+                    {"variant_requested", options.variant},
                     {"precond", std::string(clcg::solver::preconditioner_name(options.preconditioner))},
                     {"precision", std::string(clcg::reduction::type_name(options.precision))},
                     {"tol", options.tolerance},
@@ -58,7 +59,9 @@ nlohmann::json to_json(const RunReport& report) {
                     {"recursive_residual", result.recursive_residual},
                     {"solve_seconds", result.seconds},
                     {"seconds_per_iteration", per_iteration},
-                    {"upload_seconds", report.upload_seconds}};
+                    {"upload_seconds", report.upload_seconds},
+                    {"build_seconds", report.build_seconds}};
+  if (!options.output.empty()) json["result"]["output_written"] = report.output_written;
   if (report.error_vs_ones) json["result"]["error_vs_ones"] = *report.error_vs_ones;
   if (report.reference) {
     const auto& ref = *report.reference;
@@ -80,7 +83,8 @@ std::string human_summary(const RunReport& report) {
   std::ostringstream out;
   out << "cg-solve: " << report.options->matrix << ": n = " << report.rows << ", nnz = " << report.nnz << "\n"
       << "  device     " << report.device.name << " (" << report.device.platform_name << ")\n"
-      << "  solver     " << report.options->variant << " CG, precond "
+      << "  solver     " << clcg::solver::cg_variant_name(report.variant)
+      << (report.options->variant == "auto" ? " (auto)" : "") << " CG, precond "
       << clcg::solver::preconditioner_name(report.options->preconditioner) << ", "
       << clcg::reduction::type_name(report.options->precision) << ", tol " << report.options->tolerance << "\n"
       << "  result     " << result.message << "\n"
@@ -90,7 +94,11 @@ std::string human_summary(const RunReport& report) {
   if (report.error_vs_ones) out << "  error      " << *report.error_vs_ones << " (||x - 1|| / ||1||)\n";
   out << "  time       " << seconds_text(result.seconds) << " solve";
   if (result.iterations) out << " (" << seconds_text(result.seconds / static_cast<double>(result.iterations)) << " per iteration)";
-  out << ", " << seconds_text(report.upload_seconds) << " upload\n";
+  out << ", " << seconds_text(report.upload_seconds) << " upload, " << seconds_text(report.build_seconds)
+      << " kernel build\n";
+  if (!report.options->output.empty() && !report.output_written)
+    out << "  output     " << report.options->output
+        << " not written: the solve did not converge (--output-unconverged writes the last iterate)\n";
   if (report.reference) {
     const auto& ref = *report.reference;
     out << "  Eigen      " << (ref.converged ? "converged" : "did not converge") << " in " << ref.iterations

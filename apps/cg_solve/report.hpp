@@ -12,6 +12,7 @@
 #include "clcg/cl/device.hpp"
 #include "clcg/solver/eigen/reference_solve.hpp"
 #include "clcg/solver/io/matrix_market.hpp"
+#include "clcg/solver/krylov/settings.hpp"
 #include "clcg/solver/krylov/solve_info.hpp"
 
 namespace cg_solve {
@@ -23,7 +24,10 @@ struct RunReport {
   clcg::cl::DeviceInfo device;
   clcg::solver::SolveInfo result;
   std::size_t max_iterations = 0;
-  double upload_seconds = 0;
+  clcg::solver::CgVariant variant = clcg::solver::CgVariant::fused;  // the one that ran
+  double upload_seconds = 0;  // matrix and vectors to the device, solver set-up
+  double build_seconds = 0;   // OpenCL program builds (PoCL compiles on first use; cached after)
+  bool output_written = false;
   std::optional<double> error_vs_ones;  // when b = A 1
   std::optional<clcg::solver::EigenReferenceResult> reference;
   double difference_vs_reference = 0;  // ||x - x_ref|| / ||x_ref||

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "clcg/cl/error.hpp"
+#include "clcg/cl/launch_policy.hpp"
 
 namespace clcg::cl {
 
@@ -39,7 +40,8 @@ Env Env::with_queue(::cl::CommandQueue queue) const { return Env(context_, devic
 }
 
 ::cl::Program Env::program(std::string_view source_name, const std::string& options) const {
-  return cache_->get(context_, device_, source_name, options);
+  const std::string device_class = device_class_options(*info_);
+  return cache_->get(context_, device_, source_name, device_class.empty() ? options : options + " " + device_class);
 }
 
 ::cl::Kernel Env::kernel(std::string_view source_name, const char* kernel_name, const std::string& options) const {

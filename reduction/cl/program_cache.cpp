@@ -1,5 +1,6 @@
 #include "clcg/cl/program_cache.hpp"
 
+#include <chrono>
 #include <string>
 
 #include "clcg/cl/error.hpp"
@@ -46,7 +47,9 @@ namespace clcg::cl {
   // build instead of building it again. Builds are rare, so serialising them costs little.
   std::lock_guard lock(mutex_);
   if (auto found = programs_.find(key); found != programs_.end()) return found->second.program;
+  const auto start = std::chrono::steady_clock::now();
   ::cl::Program program = build_program(context, device, name, text, options);
+  build_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ++builds_;
   programs_.emplace(std::move(key), Entry{context, program});
   return program;
@@ -55,6 +58,11 @@ namespace clcg::cl {
 std::size_t ProgramCache::builds() const {
   std::lock_guard lock(mutex_);
   return builds_;
+}
+
+double ProgramCache::build_seconds() const {
+  std::lock_guard lock(mutex_);
+  return build_seconds_;
 }
 
 std::size_t ProgramCache::size() const {

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "clcg/cl/error.hpp"
+#include "clcg/cl/launch_policy.hpp"
 #include "clcg/reduction/reduce.hpp"
 
 namespace clcg::reduction {
@@ -27,7 +28,9 @@ MultiDot::MultiDot(const cl::Env& env, ElementType type, std::vector<Pair> pairs
 }
 
 LaunchShape MultiDot::shape(std::size_t n) const {
-  return choose_launch_shape(env_.info(), find_variant("grid_stride"), n, options_, kernel_max_work_group_);
+  // The kernel's loop is CLCG_FOR_EACH: grid-stride on a GPU, blocked on a CPU.
+  const VariantInfo& layout = find_variant(cl::contiguous_blocks(env_.info()) ? "blocked" : "grid_stride");
+  return choose_launch_shape(env_.info(), layout, n, options_, kernel_max_work_group_);
 }
 
 std::vector<double> MultiDot::run(std::span<const ::cl::Buffer> vectors, std::size_t n) {

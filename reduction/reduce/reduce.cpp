@@ -9,6 +9,7 @@
 #include <string>
 
 #include "clcg/cl/error.hpp"
+#include "clcg/cl/launch_policy.hpp"
 
 namespace clcg::reduction {
 namespace {
@@ -69,7 +70,9 @@ LaunchShape choose_launch_shape(const cl::DeviceInfo& device, const VariantInfo&
                                 const Options& options, std::size_t kernel_max) {
   const std::size_t limit = std::min(device.max_work_group_size, kernel_max);
   LaunchShape shape;
+  const bool blocked = variant.layout == Layout::contiguous_block;  // CPU-shaped: groups of one
   shape.work_group_size = options.work_group_size ? options.work_group_size
+                          : blocked               ? 1
                                                   : floor_power_of_two(std::min(default_work_group, limit));
   const std::size_t wg = shape.work_group_size;
   if (wg > limit)
@@ -83,6 +86,8 @@ LaunchShape choose_launch_shape(const cl::DeviceInfo& device, const VariantInfo&
   const std::size_t covering = (n - 1) / wg + 1;  // groups with one element per work-item
   if (variant.layout == Layout::element_per_work_item) {
     shape.groups = covering;
+  } else if (blocked) {
+    shape.groups = options.groups ? options.groups : std::min(covering, cl::cpu_blocks(device, n));
   } else {
     // Enough groups to fill the device, but no more than keep >= elements_per_work_item
     // elements per work-item: past that, more partials only lengthen the read-back.
@@ -175,7 +180,7 @@ Reducer::Reducer(const cl::Env& env, Op op, ElementType type, Options options)
       op_(op),
       type_(type),
       options_(options),
-      variant_(options.variant.empty() ? &default_variant() : &find_variant(options.variant)) {
+      variant_(options.variant.empty() ? &default_variant(env.info()) : &find_variant(options.variant)) {
   const std::string task = "reduction " + std::string(op_name(op)) + " (" + std::string(variant_->name) + ", " +
                            std::string(type_name(type)) + ")";
   require_fp64(env, type, task);

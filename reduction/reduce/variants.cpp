@@ -2,6 +2,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "clcg/cl/launch_policy.hpp"
 #include "clcg/reduction/variant.hpp"
 
 namespace clcg::reduction {
@@ -12,7 +13,7 @@ using enum Finish;
 
 // One line per variant. Fields: name, source, layout, finish, deterministic,
 // needs_power_of_two, fixed_size_tree, description.
-constexpr std::array<VariantInfo, 6> registry{{
+constexpr std::array<VariantInfo, 7> registry{{
     {"serial", "reduce_serial.cl", element_per_work_item, host, true, false, false,
      "one element per work-item; work-item 0 sums the group alone (pi article, kernel 1)"},
     {"interleaved", "reduce_interleaved.cl", element_per_work_item, host, true, true, false,
@@ -25,6 +26,8 @@ constexpr std::array<VariantInfo, 6> registry{{
      "grid_stride with the loop unrolled and the tree unrolled for a compile-time group size (PCL)"},
     {"atomic", "reduce_atomic.cl", Layout::grid_stride, device, false, true, false,
      "grid_stride, then each group folds its partial into one result with a compare-and-swap loop"},
+    {"blocked", "reduce_blocked.cl", contiguous_block, host, true, true, false,
+     "one contiguous block per work-item in a plain loop, groups of one (for CPUs)"},
 }};
 
 }  // namespace
@@ -41,6 +44,8 @@ const VariantInfo& find_variant(std::string_view name) {
   throw std::invalid_argument("unknown reduction variant '" + std::string(name) + "' (known: " + known + ")");
 }
 
-const VariantInfo& default_variant() noexcept { return registry[4]; }
+const VariantInfo& default_variant(const cl::DeviceInfo& device) noexcept {
+  return cl::contiguous_blocks(device) ? registry[6] : registry[4];
+}
 
 }  // namespace clcg::reduction

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <stdexcept>
@@ -54,15 +55,72 @@ int create_temp(const PathParts& parts, std::string& temp_path) {
     return -1;
 }
 
+// Where an output goes: a target that exists and is not a regular file (a character device
+// such as /dev/null, a FIFO, a terminal; /dev/stdout when it is one of those) is written
+// straight into and never replaced; anything else is replaced by rename, through symbolic
+// links (the link stays a link). Throws std::runtime_error saying why (no path) for a directory
+// or a dangling link.
+struct Target {
+    std::string path;  // what is opened or renamed onto
+    bool direct = false;
+};
+
+Target resolve_target(const std::string& path) {
+    if (split(path).base.empty()) throw std::runtime_error("the path names a directory");
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0) {  // follows symbolic links
+        if (S_ISDIR(st.st_mode)) throw std::runtime_error("the path is a directory");
+        if (!S_ISREG(st.st_mode)) return {path, true};
+    }
+    if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+        char* real = ::realpath(path.c_str(), nullptr);
+        if (real == nullptr)
+            throw std::runtime_error(std::string("the path is a symbolic link to a missing file (") +
+                                     std::strerror(errno) + ")");
+        std::string resolved(real);
+        std::free(real);
+        return {resolved, false};
+    }
+    return {path, false};
+}
+
+// The descriptor among stdout and stderr that already writes to `path`'s file, or -1. Writing
+// through it rather than opening the path again keeps /dev/stdout working where reopening a
+// pipe is not allowed (another user's pipe) and keeps the shell's open mode (>> appends).
+int standard_stream_for(const std::string& path) {
+    struct stat target {}, stream {};
+    if (::stat(path.c_str(), &target) != 0) return -1;
+    for (const int fd : {STDOUT_FILENO, STDERR_FILENO})
+        if (::fstat(fd, &stream) == 0 && stream.st_dev == target.st_dev && stream.st_ino == target.st_ino) return fd;
+    return -1;
+}
+
+// Opens a non-regular target for writing (O_NONBLOCK for a probe: a FIFO without a reader
+// then fails with ENXIO instead of waiting).
+int open_direct(const std::string& path, bool probe) {
+    if (const int stream = standard_stream_for(path); stream >= 0) return ::fcntl(stream, F_DUPFD_CLOEXEC, 3);
+    return ::open(path.c_str(), O_WRONLY | O_CLOEXEC | (probe ? O_NONBLOCK : 0));
+}
+
 }  // namespace
 
 AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
-    const PathParts parts = split(path_);
-    if (parts.base.empty()) throw std::runtime_error("cannot write '" + path_ + "': the path names a directory");
-    struct stat st {};
-    if (::stat(path_.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
-        throw std::runtime_error("cannot write '" + path_ + "': it is a directory");
+    Target target;
+    try {
+        target = resolve_target(path_);
+    } catch (const std::runtime_error& e) {
+        throw std::runtime_error("cannot write '" + path_ + "': " + e.what());
     }
+    direct_ = target.direct;
+    buffer_.reserve(buffer_size);
+    if (direct_) {
+        fd_ = open_direct(target.path, false);
+        if (fd_ < 0) throw std::runtime_error(sys_error("cannot open", path_, errno));
+        return;
+    }
+    target_ = target.path;
+    const PathParts parts = split(target_);
+    struct stat st {};
     fd_ = create_temp(parts, temp_path_);
     if (fd_ < 0) {
         const int err = errno;
@@ -70,8 +128,7 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
                                  path_ + "')");
     }
     // Replacing a file keeps its permissions.
-    if (::stat(path_.c_str(), &st) == 0 && S_ISREG(st.st_mode)) (void)::fchmod(fd_, st.st_mode & 07777);
-    buffer_.reserve(buffer_size);
+    if (::stat(target_.c_str(), &st) == 0 && S_ISREG(st.st_mode)) (void)::fchmod(fd_, st.st_mode & 07777);
 }
 
 AtomicFile::~AtomicFile() {
@@ -129,15 +186,19 @@ void AtomicFile::commit() {
     flush_buffer();
     // Write errors may surface only at fsync or close (NFS, full disks with delayed
     // allocation); all three are checked before the target is replaced.
-    if (::fsync(fd_) != 0 && errno != EINVAL) fail("cannot sync", errno);
+    if (::fsync(fd_) != 0 && errno != EINVAL && errno != EROFS) fail("cannot sync", errno);
     const int fd = fd_;
     fd_ = -1;
     if (::close(fd) != 0) fail("cannot close", errno);
-    if (::rename(temp_path_.c_str(), path_.c_str()) != 0) fail("cannot rename the temporary file onto", errno);
+    if (direct_) {
+        committed_ = true;
+        return;
+    }
+    if (::rename(temp_path_.c_str(), target_.c_str()) != 0) fail("cannot rename the temporary file onto", errno);
     temp_path_.clear();
     committed_ = true;
     // Make the rename itself durable; failure here loses nothing already visible.
-    const int dir = ::open(split(path_).dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    const int dir = ::open(split(target_).dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dir >= 0) {
         (void)::fsync(dir);
         ::close(dir);
@@ -145,15 +206,21 @@ void AtomicFile::commit() {
 }
 
 void check_writable(const std::string& path) {
-    const PathParts parts = split(path);
+    Target target;
+    try {
+        target = resolve_target(path);
+    } catch (const std::runtime_error& e) {
+        throw InputError(path, 0, std::string("cannot write output: ") + e.what());
+    }
+    if (target.direct) {
+        // A FIFO without a reader yet (ENXIO) is fine: the write waits for one.
+        const int fd = open_direct(target.path, true);
+        if (fd < 0 && errno != ENXIO) throw InputError(path, 0, std::string("cannot write output: ") + std::strerror(errno));
+        if (fd >= 0) ::close(fd);
+        return;
+    }
+    const PathParts parts = split(target.path);
     struct stat st {};
-    if (parts.base.empty() || (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))) {
-        throw InputError(path, 0, "cannot write output: the path is a directory");
-    }
-    // Renaming over a device node or FIFO would replace it with a regular file.
-    if (::lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
-        throw InputError(path, 0, "cannot write output: the path exists and is not a regular file");
-    }
     if (::stat(parts.dir.c_str(), &st) != 0) {
         throw InputError(path, 0,
                          "cannot write output: directory '" + parts.dir + "': " + std::strerror(errno));

@@ -3,8 +3,11 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <zlib.h>
+
 #include <cerrno>
 #include <cstring>
+#include <string>
 
 #include "clcg/solver/io/input_error.hpp"
 
@@ -40,6 +43,78 @@ std::size_t FileHandle::read_up_to(char* p, std::size_t n, const std::string& pa
     return got;
 }
 
+namespace {
+
+constexpr std::size_t compressed_chunk = 1U << 18;
+
+[[noreturn]] void corrupt(const std::string& name, const char* why) {
+    throw InputError(name, 0, std::string("corrupt gzip data (") + why + ")");
+}
+
+[[noreturn]] void truncated_gzip(const std::string& name) {
+    throw InputError(name, 0, "truncated gzip file: the compressed data ends before its stream does");
+}
+
+}  // namespace
+
+// zlib's stream, set up for gzip (and zlib) headers; inflateEnd on destruction.
+struct GzipBlocks::Stream {
+    z_stream z{};
+    bool at_member_end = false;  // the last inflate ended a member (a next one may follow)
+    Stream() {
+        if (inflateInit2(&z, 15 + 32) != Z_OK) throw std::bad_alloc();
+    }
+    ~Stream() { inflateEnd(&z); }
+};
+
+bool is_gzip(std::string_view bytes) noexcept {
+    return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
+           static_cast<unsigned char>(bytes[1]) == 0x8b;
+}
+
+bool is_gzip_file(const std::string& path) {
+    const FileHandle file(path);
+    char magic[2] = {};
+    return is_gzip({magic, file.read_up_to(magic, 2, path)});
+}
+
+void reject_tar(std::string_view head, const std::string& name) {
+    if (head.size() >= 262 && head.substr(257, 5) == "ustar")
+        throw InputError(name, 0,
+                         "is a tar archive (SuiteSparse ships matrices as .tar.gz): extract it (tar xzf) and pass the "
+                         ".mtx file inside");
+}
+
+std::string gunzip(std::string_view compressed, const std::string& name) {
+    std::string text;
+    z_stream z{};
+    if (inflateInit2(&z, 15 + 32) != Z_OK) throw std::bad_alloc();
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(compressed.data()));
+    z.avail_in = static_cast<uInt>(compressed.size());
+    char out[1 << 16];
+    int status = Z_OK;
+    for (;;) {
+        z.next_out = reinterpret_cast<Bytef*>(out);
+        z.avail_out = sizeof out;
+        status = inflate(&z, Z_NO_FLUSH);
+        text.append(out, sizeof out - z.avail_out);
+        if (status == Z_STREAM_END) {
+            if (z.avail_in == 0) break;
+            inflateReset(&z);  // another member follows
+            continue;
+        }
+        if (status == Z_BUF_ERROR && z.avail_in == 0) break;  // input ran out mid-stream
+        if (status != Z_OK) {
+            const std::string why = z.msg ? z.msg : "zlib error " + std::to_string(status);
+            inflateEnd(&z);
+            corrupt(name, why.c_str());
+        }
+    }
+    inflateEnd(&z);
+    if (status != Z_STREAM_END) truncated_gzip(name);
+    return text;
+}
+
 FileData read_whole_file(const std::string& path) {
     const FileHandle file(path);
     FileData d;
@@ -52,6 +127,12 @@ FileData read_whole_file(const std::string& path) {
         std::memcpy(bigger.get(), d.bytes.get(), d.size);
         d.bytes = std::move(bigger);
         capacity *= 2;
+    }
+    if (is_gzip(d.view())) {
+        const std::string text = gunzip(d.view(), path);
+        d.bytes.reset(new char[text.size() + 1]);
+        std::memcpy(d.bytes.get(), text.data(), text.size());
+        d.size = text.size();
     }
     return d;
 }
@@ -81,6 +162,62 @@ std::string_view FileBlocks::next() {
         }
         // One line longer than the buffer: grow it.
         std::unique_ptr<char[]> bigger(new char[capacity_ * 2]);
+        std::memcpy(bigger.get(), buffer_.get(), filled_);
+        buffer_ = std::move(bigger);
+        capacity_ *= 2;
+    }
+}
+
+GzipBlocks::GzipBlocks(const std::string& path)
+    : path_(path), file_(path), stream_(new Stream), input_(new char[compressed_chunk]), buffer_(new char[capacity_]) {}
+
+GzipBlocks::~GzipBlocks() = default;
+
+bool GzipBlocks::inflate_more() {
+    z_stream& z = stream_->z;
+    while (filled_ < capacity_) {
+        if (z.avail_in == 0) {
+            z.next_in = reinterpret_cast<Bytef*>(input_.get());
+            z.avail_in = static_cast<uInt>(file_.read_up_to(input_.get(), compressed_chunk, path_));
+            if (z.avail_in == 0) {
+                if (!stream_->at_member_end) truncated_gzip(path_);
+                return false;  // the file ended between members: done
+            }
+        }
+        if (stream_->at_member_end) {  // more input after a member: another member follows
+            inflateReset(&z);
+            stream_->at_member_end = false;
+        }
+        z.next_out = reinterpret_cast<Bytef*>(buffer_.get() + filled_);
+        z.avail_out = static_cast<uInt>(capacity_ - filled_);
+        const int status = inflate(&z, Z_NO_FLUSH);
+        filled_ = capacity_ - z.avail_out;
+        if (status == Z_STREAM_END) {
+            stream_->at_member_end = true;
+        } else if (status != Z_OK && status != Z_BUF_ERROR) {
+            corrupt(path_, z.msg ? z.msg : ("zlib error " + std::to_string(status)).c_str());
+        }
+    }
+    return true;
+}
+
+std::string_view GzipBlocks::next() {
+    // As FileBlocks::next, with inflate in place of read.
+    std::memmove(buffer_.get(), buffer_.get() + handed_, filled_ - handed_);
+    filled_ -= handed_;
+    handed_ = 0;
+    for (;;) {
+        if (!eof_) eof_ = !inflate_more();
+        const void* nl = memrchr(buffer_.get(), '\n', filled_);
+        if (nl != nullptr && !eof_) {
+            handed_ = static_cast<std::size_t>(static_cast<const char*>(nl) - buffer_.get()) + 1;
+            return {buffer_.get(), handed_};
+        }
+        if (eof_) {
+            handed_ = filled_;
+            return {buffer_.get(), handed_};
+        }
+        std::unique_ptr<char[]> bigger(new char[capacity_ * 2]);  // one line longer than the buffer
         std::memcpy(bigger.get(), buffer_.get(), filled_);
         buffer_ = std::move(bigger);
         capacity_ *= 2;

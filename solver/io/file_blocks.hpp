@@ -1,7 +1,9 @@
 #pragma once
 // Where the Matrix Market reader's text comes from (io/ internal): a file read in blocks of
-// complete lines through one reused buffer, text already in memory, or a whole file at once
-// (vectors, and the error path that needs the text a second time).
+// complete lines through one reused buffer, plain or gzip-compressed (told by content, not by
+// name), text already in memory, or a whole file at once (vectors, and the error path that
+// needs the text a second time). Compressed text reaches the parser as the same lines, so line
+// numbers in messages are the uncompressed file's.
 #include <sys/stat.h>
 
 #include <cstddef>
@@ -29,6 +31,16 @@ private:
     int fd_ = -1;
     struct stat st_ {};
 };
+
+// gzip's magic bytes (RFC 1952): 1f 8b.
+bool is_gzip(std::string_view bytes) noexcept;
+bool is_gzip_file(const std::string& path);
+// Inflates a whole gzip text (every member of a multi-member file); InputError naming `name`
+// for corrupt or truncated data.
+std::string gunzip(std::string_view compressed, const std::string& name);
+// A tar archive ("ustar" at byte 257), which SuiteSparse ships as .tar.gz: InputError saying to
+// extract it. `head` is the start of the (uncompressed) text.
+void reject_tar(std::string_view head, const std::string& name);
 
 struct FileData {
     std::unique_ptr<char[]> bytes;
@@ -64,6 +76,35 @@ private:
     std::string path_;
     FileHandle file_;
     std::size_t size_hint_;
+    std::size_t capacity_ = 1U << 20;
+    std::unique_ptr<char[]> buffer_;
+    std::size_t filled_ = 0;
+    std::size_t handed_ = 0;
+    bool eof_ = false;
+};
+
+// A gzip file inflated through fixed buffers, handed out as runs of complete lines like
+// FileBlocks. Corrupt or truncated compressed data is an InputError naming the file.
+class GzipBlocks {
+public:
+    explicit GzipBlocks(const std::string& path);
+    ~GzipBlocks();
+    GzipBlocks(const GzipBlocks&) = delete;
+    GzipBlocks& operator=(const GzipBlocks&) = delete;
+    // A guess at the uncompressed size (Matrix Market text compresses about 4:1); only used
+    // to bound reservations.
+    std::size_t size_hint() const { return 4 * file_.size_hint(); }
+    std::string_view next();
+
+private:
+    // Inflates into buffer_[filled_ ..) until it is full or the stream ends; false at the end.
+    bool inflate_more();
+
+    std::string path_;
+    FileHandle file_;
+    struct Stream;
+    std::unique_ptr<Stream> stream_;
+    std::unique_ptr<char[]> input_;
     std::size_t capacity_ = 1U << 20;
     std::unique_ptr<char[]> buffer_;
     std::size_t filled_ = 0;

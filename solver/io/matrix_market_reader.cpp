@@ -188,6 +188,7 @@ solver::HostMatrix parse_matrix_blocks(Blocks& blocks, const std::string& name, 
     return translate_bad_alloc(name, [&] {
         const std::size_t size_hint = blocks.size_hint();
         std::string_view block = blocks.next();
+        reject_tar(block, name);
         if (all_blank(block)) {
             // Blank through to the end: empty; otherwise the banner is missing.
             for (std::string_view more = blocks.next();; more = blocks.next()) {
@@ -238,23 +239,34 @@ solver::HostMatrix parse_matrix_blocks(Blocks& blocks, const std::string& name, 
 namespace clcg::solver {
 
 HostMatrix parse_matrix_market(std::string_view text, const std::string& name_for_errors, MatrixMarketInfo* info) {
+    if (mm::is_gzip(text)) {
+        const std::string inflated = mm::gunzip(text, name_for_errors);
+        return parse_matrix_market(inflated, name_for_errors, info);
+    }
     mm::TextBlocks blocks(text);
     return mm::parse_matrix_blocks(blocks, name_for_errors, info, [&] { return text; });
 }
 
 HostMatrix read_matrix_market(const std::string& path, MatrixMarketInfo* info) {
-    mm::FileBlocks blocks(path);
     std::unique_ptr<char[]> keep;  // owns the text of the error-path second pass
-    return mm::parse_matrix_blocks(blocks, path, info, [&] {
+    const auto whole_text = [&] {
         mm::FileData data = mm::read_whole_file(path);
         const std::string_view view = data.view();
         keep = std::move(data.bytes);
         return view;
-    });
+    };
+    if (mm::is_gzip_file(path)) {
+        mm::GzipBlocks blocks(path);
+        return mm::parse_matrix_blocks(blocks, path, info, whole_text);
+    }
+    mm::FileBlocks blocks(path);
+    return mm::parse_matrix_blocks(blocks, path, info, whole_text);
 }
 
 Eigen::VectorXd parse_vector_market(std::string_view text, const std::string& name_for_errors) {
     using namespace mm;
+    if (is_gzip(text)) return parse_vector_market(gunzip(text, name_for_errors), name_for_errors);
+    reject_tar(text, name_for_errors);
     check_not_empty(text, name_for_errors);
     return translate_bad_alloc(name_for_errors, [&] {
         Scanner sc(text, name_for_errors);

@@ -35,6 +35,8 @@ CgSolver::CgSolver(const cl::Env& env, const DeviceCsrMatrix& a, const Settings&
       dot_(env, Op::dot, a.type(), settings.reduction),
       sumsq_(env, Op::sumsq, a.type(), settings.reduction),
       true_residual_(env, spmv_, settings.reduction) {
+  if (settings.variant != CgVariant::textbook && settings.variant != CgVariant::fused)
+    throw std::invalid_argument("CgSolver runs the textbook and fused variants; make_cg_solver builds the others");
   const bool jacobi = settings.preconditioner == Preconditioner::jacobi;
   const std::uint64_t vectors = solver_vector_bytes(n_, a.type(), settings.preconditioner, false) +
                                 (settings.variant == CgVariant::fused ? std::uint64_t(n_) * reduction::element_size(a.type()) : 0);

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "clcg/cl/error.hpp"
+#include "clcg/cl/launch_policy.hpp"
 #include "clcg/reduction/reduce.hpp"
 
 namespace clcg::solver {
@@ -23,7 +24,8 @@ FusedOps::FusedOps(const cl::Env& env, const Spmv& spmv, std::size_t groups_per_
       groups_per_unit_(groups_per_unit),
       rows_(std::size_t(spmv.matrix().rows())),
       type_(spmv.matrix().type()),
-      wg_(std::min(fused_group, floor_power_of_two(env.info().max_work_group_size))),
+      // CPU: groups of one work-item on contiguous blocks (clcg/cl/launch_policy.hpp).
+      wg_(cl::contiguous_blocks(env.info()) ? 1 : std::min(fused_group, floor_power_of_two(env.info().max_work_group_size))),
       vector_size_(spmv.kernel() == SpmvKernel::vector ? spmv.vector_size() : 0),
       a_(spmv.matrix()) {
   if (groups_per_unit == 0) throw std::invalid_argument("FusedOps: groups per compute unit must be positive");
@@ -46,6 +48,7 @@ FusedOps::FusedOps(const cl::Env& env, const Spmv& spmv, std::size_t groups_per_
 }
 
 std::size_t FusedOps::vector_groups() const {
+  if (cl::contiguous_blocks(env_.info())) return cl::cpu_blocks(env_.info(), rows_);
   const std::size_t cap = groups_per_unit_ * env_.info().compute_units;
   return std::max<std::size_t>(1, std::min((rows_ + wg_ - 1) / wg_, cap));
 }
@@ -87,6 +90,7 @@ std::size_t FusedOps::set_matrix_args(cl::CachedKernel& k, cl_uint& arg, std::si
     k.set(arg++, a_.col_idx());
     k.set(arg++, a_.values());
   }
+  if (cl::contiguous_blocks(env_.info())) return cl::cpu_blocks(env_.info(), rows_, rows_ + std::size_t(a_.nnz()));
   const std::size_t rows_per_group = vector_size_ ? wg_ / vector_size_ : wg_;
   return std::clamp<std::size_t>((rows_ + rows_per_group - 1) / rows_per_group, 1, std::max<std::size_t>(groups_cap, 1));
 }

@@ -26,6 +26,7 @@ std::string_view cg_variant_name(CgVariant v) noexcept {
     case CgVariant::fused: return "fused";
     case CgVariant::pipelined: return "pipelined";
     case CgVariant::single: return "single";
+    case CgVariant::automatic: return "auto";
   }
   return "?";
 }
@@ -37,12 +38,19 @@ std::span<const CgVariant> all_cg_variants() noexcept {
 }
 
 CgVariant parse_cg_variant(std::string_view name) {
-  std::string known;
+  if (name == cg_variant_name(CgVariant::automatic)) return CgVariant::automatic;
+  std::string known = std::string(cg_variant_name(CgVariant::automatic));
   for (CgVariant v : all_cg_variants()) {
     if (cg_variant_name(v) == name) return v;
-    known += (known.empty() ? "" : ", ") + std::string(cg_variant_name(v));
+    known += ", " + std::string(cg_variant_name(v));
   }
   throw std::invalid_argument("unknown CG variant '" + std::string(name) + "' (known: " + known + ")");
+}
+
+CgVariant choose_cg_variant(const cl::DeviceInfo& device, std::size_t rows, std::size_t nnz, ElementType) {
+  // precision does not move the choice today: pipelined, the one that float hurts, is never taken.
+  if (device.is_cpu()) return rows + nnz < cpu_fused_from_work ? CgVariant::single : CgVariant::fused;
+  return rows < gpu_fused_from_rows ? CgVariant::single : CgVariant::fused;
 }
 
 }  // namespace clcg::solver

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "clcg/cl/error.hpp"
+#include "clcg/cl/launch_policy.hpp"
 #include "clcg/solver/sparse/csr_matrix.hpp"
 
 namespace clcg::solver {
@@ -19,11 +20,20 @@ cl_uint as_count(std::size_t n) {
 }
 
 void enqueue_grid_stride(const cl::Env& env, ::cl::Kernel& kernel, const char* name, std::size_t n, std::size_t wg,
-                         std::size_t max_groups) {
+                         std::size_t max_groups, std::size_t work) {
   if (n == 0) return;
-  const std::size_t groups = std::max<std::size_t>(1, std::min((n + wg - 1) / wg, max_groups));
+  std::size_t groups = std::max<std::size_t>(1, std::min((n + wg - 1) / wg, max_groups));
+  if (cl::contiguous_blocks(env.info()))  // one block per work-item
+    wg = 1, groups = cl::cpu_blocks(env.info(), n, work ? work : n);
   cl::checked(std::string("running ") + name + " (n " + std::to_string(n) + ", work-group " + std::to_string(wg) +
                   ", groups " + std::to_string(groups) + ") on " + env.info().name,
+              [&] { env.queue().enqueueNDRangeKernel(kernel, ::cl::NullRange, ::cl::NDRange(groups * wg), ::cl::NDRange(wg)); });
+}
+
+void enqueue_groups(const cl::Env& env, ::cl::Kernel& kernel, const char* name, std::size_t groups, std::size_t wg) {
+  if (groups == 0) return;
+  cl::checked(std::string("running ") + name + " (work-group " + std::to_string(wg) + ", groups " +
+                  std::to_string(groups) + ") on " + env.info().name,
               [&] { env.queue().enqueueNDRangeKernel(kernel, ::cl::NullRange, ::cl::NDRange(groups * wg), ::cl::NDRange(wg)); });
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "clcg/cl/error.hpp"
+#include "clcg/cl/launch_policy.hpp"
 #include "clcg/solver/sparse/launch.hpp"
 
 namespace clcg::solver {
@@ -39,7 +40,7 @@ Spmv::Spmv(const cl::Env& env, const DeviceCsrMatrix& a, SpmvKernel kernel, unsi
   // The vector kernel's tree needs a power-of-two group the device accepts.
   wg_ = std::min(spmv_group, floor_power_of_two(env.info().max_work_group_size));
   const std::string options = real_build_options(a.type()) + " -D WG_SIZE=" + std::to_string(wg_);
-  if (kernel_ == SpmvKernel::automatic) kernel_ = choose_spmv_kernel(a);
+  if (kernel_ == SpmvKernel::automatic) kernel_ = choose_spmv_kernel(a, env.info());
   if (kernel_ == SpmvKernel::ell) {
     if (a.max_row_length() <= 0 && a.nnz() > 0)
       throw std::invalid_argument("the ELL SpMV needs the longest row length, unknown for a matrix on wrapped buffers");
@@ -63,7 +64,8 @@ Spmv::Spmv(const cl::Env& env, const DeviceCsrMatrix& a, SpmvKernel kernel, unsi
   if (env.info().fp64) residual_ = env.kernel("spmv_csr.cl", "csr_residual_f64", options);
 }
 
-SpmvKernel choose_spmv_kernel(const DeviceCsrMatrix& a) {
+SpmvKernel choose_spmv_kernel(const DeviceCsrMatrix& a, const cl::DeviceInfo& device) {
+  if (cl::contiguous_blocks(device)) return SpmvKernel::scalar;  // a CPU work-item walks its rows in order
   const double mean = a.mean_row_length();
   const std::int32_t longest = a.max_row_length();
   // Rows about equally long (padding under 25%, short rows): ELL's coalesced reads win.
@@ -118,8 +120,7 @@ void Spmv::enqueue(const ::cl::Buffer& x, ::cl::Buffer& y) {
     spmv_.setArg(arg++, a_.values());
     spmv_.setArg(arg++, x);
     spmv_.setArg(arg++, y);
-    // groups * wg work-items: enqueue() derives groups from n, so pass n = groups * wg.
-    enqueue_grid_stride(env_, spmv_, "spmv_csr_vector", groups * wg_, wg_, max_groups);
+    enqueue_groups(env_, spmv_, "spmv_csr_vector", groups, wg_);
     return;
   }
   spmv_.setArg(arg++, a_.row_ptr());
@@ -128,7 +129,7 @@ void Spmv::enqueue(const ::cl::Buffer& x, ::cl::Buffer& y) {
   spmv_.setArg(arg++, x);
   spmv_.setArg(arg++, y);
   const std::size_t wg = std::min(spmv_group, kernel_max_group(env_, spmv_));
-  enqueue_grid_stride(env_, spmv_, "spmv_csr_scalar", rows, wg, max_groups);
+  enqueue_grid_stride(env_, spmv_, "spmv_csr_scalar", rows, wg, max_groups, std::size_t(a_.nnz()) + rows);
 }
 
 void Spmv::residual_f64(const ::cl::Buffer& x, const ::cl::Buffer& b, ::cl::Buffer& r) {
@@ -142,7 +143,8 @@ void Spmv::residual_f64(const ::cl::Buffer& x, const ::cl::Buffer& b, ::cl::Buff
   residual_.setArg(5, b);
   residual_.setArg(6, r);
   const std::size_t wg = std::min(spmv_group, kernel_max_group(env_, residual_));
-  enqueue_grid_stride(env_, residual_, "csr_residual_f64", rows, wg, groups_per_unit * env_.info().compute_units);
+  enqueue_grid_stride(env_, residual_, "csr_residual_f64", rows, wg, groups_per_unit * env_.info().compute_units,
+                      std::size_t(a_.nnz()) + rows);
 }
 
 }  // namespace clcg::solver

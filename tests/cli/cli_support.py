@@ -2,6 +2,7 @@
 running cg-solve, and a small Matrix Market reader/writer in Python."""
 import math
 import os
+import shutil
 import subprocess
 
 CG_SOLVE = None  # path of the binary under test
@@ -21,6 +22,19 @@ def run_cg(args, env_extra=None, timeout=600, stdout=subprocess.PIPE):
         env.update(env_extra)
     return subprocess.run([CG_SOLVE] + [str(a) for a in args], stdout=stdout, stderr=subprocess.PIPE,
                           text=True, env=env, timeout=timeout)
+
+
+def as_normal_user_prefix(home):
+    """The command prefix that runs cg-solve as user nobody when this test runs as root (setpriv,
+    util-linux), or [] when it already runs as a normal user; None when neither is possible.
+    `home` becomes writable by nobody (PoCL keeps its kernel cache there)."""
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return []
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        return None
+    os.chown(home, 65534, 65534)
+    return [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
 
 
 def describe(proc):

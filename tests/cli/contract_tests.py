@@ -230,6 +230,12 @@ class OptionsTest(unittest.TestCase):
         self.assertIn(USAGE_PREFIX, proc.stderr)
         self.assertEqual(proc.stdout, "")
 
+    def test_output_unconverged_needs_output(self):
+        proc = run_cg(["--matrix", os.path.join(support.DATA, SMALL), "--output-unconverged"])
+        self.assertEqual(proc.returncode, EXIT_INPUT, describe(proc))
+        self.assertIn("--output-unconverged needs --output", proc.stderr)
+        self.assertIn(USAGE_PREFIX, proc.stderr)
+
     def test_missing_matrix(self):
         proc = run_cg(["--json"])
         self.assertEqual(proc.returncode, EXIT_INPUT, describe(proc))

@@ -10,7 +10,7 @@ import time
 import unittest
 
 import cli_support as support
-from cli_support import (EXIT_INTERRUPTED, EXIT_NOT_CONVERGED, describe, run_cg, snapshot, write_array)
+from cli_support import (EXIT_INTERRUPTED, EXIT_NOT_CONVERGED, describe, read_array, run_cg, snapshot, write_array)
 
 
 # ---------------------------------------------------------------- stagnation and divergence
@@ -38,14 +38,31 @@ class NumericalFaultTest(unittest.TestCase):
         self.tmp.cleanup()
 
     def solve(self, matrix, variant):
-        output = os.path.join(self.dir, "x.mtx")
-        proc = run_cg(["--matrix", matrix, "--no-symmetry-check", "--precond", "none", "--variant", variant,
-                       "--max-iter", "100000", "--output", output, "--json"])
+        # A failed rerun must not replace a good solution: --output stays as it was unless
+        # --output-unconverged asks for the last iterate; the history is always written.
+        output, history = os.path.join(self.dir, "x.mtx"), os.path.join(self.dir, "h.csv")
+        with open(output, "w") as f:
+            f.write("the previous, good solution\n")
+        args = ["--matrix", matrix, "--no-symmetry-check", "--precond", "none", "--variant", variant,
+                "--max-iter", "100000", "--output", output, "--history", history, "--json"]
+        proc = run_cg(args)
         self.assertEqual(proc.returncode, EXIT_NOT_CONVERGED, describe(proc))
         result = json.loads(proc.stdout)["result"]
         self.assertFalse(result["converged"])
         self.assertIn(result["message"], proc.stderr, "the summary carries the message")
-        self.assertTrue(os.path.exists(output), "a finished (if failed) solve still writes x")
+        self.assertIs(result["output_written"], False)
+        self.assertIn("--output-unconverged", proc.stderr)
+        with open(output) as f:
+            self.assertEqual(f.read(), "the previous, good solution\n", "a failed solve replaced the output")
+        with open(history) as f:
+            rows = f.read().splitlines()
+        self.assertGreaterEqual(len(rows), 1 + result["iterations"], "the history of the failure")
+        self.assertEqual(int(rows[-1].split(",")[0]), result["iterations"], "its last step")
+        self.assertEqual([n for n in os.listdir(self.dir) if n.startswith(".")], [], "no temporary left")
+        proc = run_cg(args + ["--output-unconverged"])
+        self.assertEqual(proc.returncode, EXIT_NOT_CONVERGED, describe(proc))
+        self.assertIs(json.loads(proc.stdout)["result"]["output_written"], True)
+        self.assertEqual(len(read_array(output)), json.loads(proc.stdout)["matrix"]["rows"], "the last iterate")
         return result
 
     def test_stagnation(self):

@@ -188,6 +188,8 @@ class MalformedInputTest(unittest.TestCase):
              [d + "/A.mtx", USAGE_PREFIX]),
             ("--output equal to --rhs", {"A.mtx": GOOD_MATRIX, "b.mtx": rhs3},
              good_args + ["--rhs", d + "/b.mtx", "--output", d + "/b.mtx"], [d + "/b.mtx", USAGE_PREFIX]),
+            ("--output a dangling symbolic link", {"A.mtx": GOOD_MATRIX, "gone.mtx": "<link nowhere>"},
+             good_args + ["--output", d + "/gone.mtx"], [d + "/gone.mtx", "symbolic link to a missing file"]),
         ]
 
     def make_files(self, folder, files):
@@ -195,6 +197,8 @@ class MalformedInputTest(unittest.TestCase):
             path = os.path.join(folder, name)
             if text == "<dir>":
                 os.mkdir(path)
+            elif text == "<link nowhere>":
+                os.symlink("nowhere.mtx", path)
             elif text == "<unreadable>":
                 with open(path, "w") as f:
                     f.write(GOOD_MATRIX)

@@ -3,10 +3,11 @@ import os
 import stat
 import subprocess
 import tempfile
+import threading
 import unittest
 
 import cli_support as support
-from cli_support import (EXIT_DEVICE, EXIT_INPUT, SMALL, describe, run_cg)
+from cli_support import (EXIT_CONVERGED, EXIT_DEVICE, EXIT_INPUT, SMALL, describe, read_array, run_cg)
 
 
 # ---------------------------------------------------------------- device errors and lost output
@@ -53,10 +54,10 @@ class DeviceAndOutputTest(unittest.TestCase):
         self.assertEqual(proc.stdout, "")
         self.assertEqual(os.listdir(self.dir), [], "no output file on failure")
 
-    def test_output_onto_special_file(self):
-        # Like --output /dev/full. The real /dev/full is not used: as root, in a writable
-        # /dev, a rename would replace the device node itself. A node made here (or a FIFO
-        # where mknod is not allowed) has the same type.
+    def test_output_onto_a_full_device_node(self):
+        # Like --output /dev/full, in a node made here: written straight into (never replaced by
+        # a rename), so the write fails with ENOSPC: exit 2, the node still a device. Where
+        # mknod is not allowed, a FIFO whose reader takes x instead (exit 0, still a FIFO).
         node = os.path.join(self.dir, "full")
         kind = "character device"
         try:
@@ -65,20 +66,83 @@ class DeviceAndOutputTest(unittest.TestCase):
             os.mkfifo(node)
             kind = "FIFO"
         mode_before = os.lstat(node).st_mode
+        received = []
+        reader = threading.Thread(target=lambda: received.append(open(node).read())) if kind == "FIFO" else None
+        if reader:
+            reader.start()
         proc = run_cg(["--matrix", os.path.join(support.DATA, SMALL), "--output", node, "--json"])
-        mode_after = os.lstat(node).st_mode
-        self.assertEqual(stat.S_IFMT(mode_after), stat.S_IFMT(mode_before),
+        if reader:
+            reader.join(60)
+        self.assertEqual(stat.S_IFMT(os.lstat(node).st_mode), stat.S_IFMT(mode_before),
                          "the %s was replaced by a regular file (exit %d)" % (kind, proc.returncode))
-        self.assertEqual(proc.returncode, EXIT_INPUT, "--output onto a %s: %s" % (kind, describe(proc)))
-        self.assertEqual(proc.stdout, "", "no success reported")
-        self.assertIn(node, proc.stderr)
+        if kind == "FIFO":
+            self.assertEqual(proc.returncode, EXIT_CONVERGED, describe(proc))
+            self.assertTrue(received and received[0].startswith("%%MatrixMarket matrix array"), received)
+        else:
+            self.assertEqual(proc.returncode, EXIT_INPUT, describe(proc))
+            self.assertEqual(proc.stdout, "", "no success reported")
+            self.assertIn(node, proc.stderr)
+            self.assertIn("No space left on device", proc.stderr)
 
-    @unittest.skipIf(hasattr(os, "geteuid") and os.geteuid() == 0,
-                     "running as root: --output /dev/full could replace the device node")
+    def test_output_to_devices_as_root_and_as_a_normal_user(self):
+        # /dev/stdout, /dev/null and /dev/full are written straight into, never replaced.
+        matrix = os.path.join(support.DATA, SMALL)
+        users = [("this user", [])]
+        prefix = support.as_normal_user_prefix(self.dir)
+        if prefix:
+            users.append(("nobody", prefix))
+        elif prefix is None:
+            print("cli_test: no setpriv: the normal-user half of the device-output test is not run")
+        for user, prefix in users:
+            env = {"HOME": self.dir} if prefix else None
+            with self.subTest(user=user, target="/dev/stdout"):
+                proc = subprocess.run(prefix + [support.CG_SOLVE, "--matrix", matrix, "--output", "/dev/stdout",
+                                      "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                      env=dict(os.environ, **(env or {})), timeout=600)
+                self.assertEqual(proc.returncode, EXIT_CONVERGED, describe(proc))
+                lines = proc.stdout.splitlines()
+                self.assertEqual(lines[0], "%%MatrixMarket matrix array real general")
+                self.assertEqual(lines[1], "200 1")
+                self.assertEqual(len(lines), 202)
+                self.assertAlmostEqual(float(lines[2]), 1.0, places=5)
+            with self.subTest(user=user, target="/dev/null"):
+                proc = subprocess.run(prefix + [support.CG_SOLVE, "--matrix", matrix, "--output", "/dev/null",
+                                      "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                      env=dict(os.environ, **(env or {})), timeout=600)
+                self.assertEqual(proc.returncode, EXIT_CONVERGED, describe(proc))
+            with self.subTest(user=user, target="/dev/full"):
+                proc = subprocess.run(prefix + [support.CG_SOLVE, "--matrix", matrix, "--output", "/dev/full",
+                                      "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                      env=dict(os.environ, **(env or {})), timeout=600)
+                self.assertEqual(proc.returncode, EXIT_INPUT, describe(proc))
+                self.assertIn("/dev/full", proc.stderr)
+                self.assertIn("No space left on device", proc.stderr)
+            for device in ("/dev/stdout", "/dev/null", "/dev/full"):
+                self.assertFalse(stat.S_ISREG(os.stat(device).st_mode), "%s became a regular file" % device)
+
+    def test_output_to_stdout_with_json_is_a_usage_error(self):
+        proc = run_cg(["--matrix", os.path.join(support.DATA, SMALL), "--output", "/dev/stdout", "--json"])
+        self.assertEqual(proc.returncode, EXIT_INPUT, describe(proc))
+        self.assertIn("standard output", proc.stderr)
+        self.assertEqual(proc.stdout, "")
+
+    def test_output_through_a_symbolic_link_keeps_the_link(self):
+        target = os.path.join(self.dir, "run42.mtx")
+        link = os.path.join(self.dir, "latest.mtx")
+        with open(target, "w") as f:
+            f.write("old\n")
+        os.symlink("run42.mtx", link)
+        proc = run_cg(["--matrix", os.path.join(support.DATA, SMALL), "--output", link, "--quiet"])
+        self.assertEqual(proc.returncode, EXIT_CONVERGED, describe(proc))
+        self.assertTrue(os.path.islink(link))
+        self.assertEqual(len(read_array(target)), 200)
+        self.assertEqual(sorted(os.listdir(self.dir)), ["latest.mtx", "run42.mtx"])
+
     def test_output_dev_full(self):
         proc = run_cg(["--matrix", os.path.join(support.DATA, SMALL), "--output", "/dev/full"])
         self.assertEqual(proc.returncode, EXIT_INPUT, describe(proc))
         self.assertIn("/dev/full", proc.stderr)
+        self.assertTrue(stat.S_ISCHR(os.stat("/dev/full").st_mode))
 
     def test_disk_full_while_writing_the_output(self):
         # A 16 KB tmpfs with ~4 KB free: the solution (1000 values, ~25 KB) cannot fit.

@@ -16,6 +16,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -210,6 +211,82 @@ TEST(CheckWritable, RejectsAFileUsedAsADirectory) {
     } catch (const InputError& e) {
         EXPECT_TRUE(contains(e.what(), "not a directory")) << e.what();
     }
+}
+
+// A target that is not a regular file is written straight into and never replaced.
+TEST(AtomicFile, FifoIsWrittenDirectlyAndStaysAFifo) {
+    TempDir dir;
+    const std::string fifo = dir.file("pipe");
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    check_writable(fifo);  // no reader yet: still writable
+    std::string received;
+    std::thread reader([&] { received = read_text(fifo); });
+    {
+        AtomicFile f(fifo);
+        EXPECT_TRUE(f.direct());
+        EXPECT_TRUE(f.temp_path().empty());
+        f.write("through the pipe\n");
+        f.commit();
+    }
+    reader.join();
+    EXPECT_EQ(received, "through the pipe\n");
+    struct stat st {};
+    ASSERT_EQ(::lstat(fifo.c_str(), &st), 0);
+    EXPECT_TRUE(S_ISFIFO(st.st_mode));
+    EXPECT_EQ(dir.entries(), std::vector<std::string>{"pipe"});
+}
+
+TEST(AtomicFile, CharacterDeviceIsWrittenDirectlyAndStaysADevice) {
+    check_writable("/dev/null");
+    AtomicFile f("/dev/null");
+    EXPECT_TRUE(f.direct());
+    f.write("discarded\n");
+    f.commit();
+    struct stat st {};
+    ASSERT_EQ(::lstat("/dev/null", &st), 0);
+    EXPECT_TRUE(S_ISCHR(st.st_mode));
+}
+
+TEST(AtomicFile, FullDeviceFailsWithStrerror) {
+    AtomicFile f("/dev/full");
+    try {
+        f.write(std::string(1 << 17, 'x'));  // past the buffer: the write itself fails
+        f.commit();
+        FAIL() << "a write to /dev/full succeeded";
+    } catch (const std::runtime_error& e) {
+        EXPECT_TRUE(contains(e.what(), "/dev/full")) << e.what();
+        EXPECT_TRUE(contains(e.what(), "No space left on device")) << e.what();
+    }
+}
+
+TEST(AtomicFile, SymbolicLinkIsFollowedAndStaysALink) {
+    TempDir dir;
+    write_text(dir.file("run42.mtx"), "old\n");
+    fs::create_symlink("run42.mtx", dir.path() / "latest.mtx");
+    check_writable(dir.file("latest.mtx"));
+    {
+        AtomicFile f(dir.file("latest.mtx"));
+        EXPECT_FALSE(f.direct());
+        EXPECT_EQ(fs::path(f.temp_path()).parent_path(), dir.path());
+        f.write("new\n");
+        f.commit();
+    }
+    EXPECT_TRUE(fs::is_symlink(dir.path() / "latest.mtx"));
+    EXPECT_EQ(read_text(dir.file("run42.mtx")), "new\n");
+    EXPECT_EQ(dir.entries(), (std::vector<std::string>{"latest.mtx", "run42.mtx"}));
+}
+
+TEST(AtomicFile, DanglingSymbolicLinkIsRejected) {
+    TempDir dir;
+    fs::create_symlink("nowhere.mtx", dir.path() / "latest.mtx");
+    EXPECT_THROW(AtomicFile f(dir.file("latest.mtx")), std::runtime_error);
+    try {
+        check_writable(dir.file("latest.mtx"));
+        FAIL();
+    } catch (const InputError& e) {
+        EXPECT_TRUE(contains(e.what(), "symbolic link to a missing file")) << e.what();
+    }
+    EXPECT_TRUE(fs::is_symlink(dir.path() / "latest.mtx"));
 }
 
 TEST(CheckWritable, RejectsAReadOnlyDirectory) {

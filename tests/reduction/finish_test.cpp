@@ -1,6 +1,8 @@
 // The host half of every reduction: finishing partials, the launch-shape rule, the registry.
 #include <gtest/gtest.h>
 
+#include "clcg/cl/launch_policy.hpp"
+
 #include <cmath>
 #include <limits>
 #include <set>
@@ -98,12 +100,59 @@ TEST(LaunchShape, RejectsSizesOverTheLimitOrNotPowersOfTwo) {
             11u);
 }
 
-TEST(Registry, HasTheSixContractNamesAndFlagsAtomicNondeterministic) {
+TEST(LaunchShape, BlockedTakesOneWorkItemPerGroupAndAFewLongBlocksPerCore) {
+  clcg::cl::DeviceInfo cpu;
+  cpu.type = CL_DEVICE_TYPE_CPU;
+  cpu.max_work_group_size = 4096;
+  cpu.compute_units = 2;
+  const auto& blocked = clcg::reduction::find_variant("blocked");
+  const clcg::reduction::Options options;
+  auto shape = clcg::reduction::choose_launch_shape(cpu, blocked, 1'000'000, options, 4096);
+  EXPECT_EQ(shape.work_group_size, 1u);
+  EXPECT_EQ(shape.groups, clcg::cl::cpu_blocks_per_unit * 2);
+  shape = clcg::reduction::choose_launch_shape(cpu, blocked, 1000, options, 4096);  // shorter than one block
+  EXPECT_EQ(shape.groups, 1u);
+  shape = clcg::reduction::choose_launch_shape(cpu, blocked, 3 * clcg::cl::cpu_min_block + 5, options, 4096);
+  EXPECT_EQ(shape.groups, std::min<std::size_t>(3, clcg::cl::cpu_blocks_per_unit * 2));
+  EXPECT_EQ(clcg::reduction::choose_launch_shape(cpu, blocked, 0, options, 4096).groups, 0u);
+}
+
+TEST(StreamingShape, GridStrideOnAGpuAndContiguousBlocksOnACpu) {
+  clcg::cl::DeviceInfo gpu, cpu;
+  gpu.type = CL_DEVICE_TYPE_GPU;
+  gpu.compute_units = 132;
+  cpu.type = CL_DEVICE_TYPE_CPU;
+  cpu.compute_units = 16;
+  EXPECT_FALSE(clcg::cl::contiguous_blocks(gpu));
+  EXPECT_TRUE(clcg::cl::contiguous_blocks(cpu));
+  EXPECT_EQ(clcg::cl::device_class_options(gpu), "");
+  EXPECT_EQ(clcg::cl::device_class_options(cpu), "-D CLCG_CONTIGUOUS");
+  auto shape = clcg::cl::streaming_shape(gpu, 10'000'000, 256, 64, 1024);
+  EXPECT_EQ(shape.work_group, 256u);
+  EXPECT_EQ(shape.groups, 64u * 132);  // capped per compute unit
+  shape = clcg::cl::streaming_shape(gpu, 1000, 256, 64, 128);  // the kernel's limit
+  EXPECT_EQ(shape.work_group, 128u);
+  EXPECT_EQ(shape.groups, 8u);  // no more groups than items need
+  shape = clcg::cl::streaming_shape(cpu, 10'000'000, 256, 64, 1024);
+  EXPECT_EQ(shape.work_group, 1u);
+  EXPECT_EQ(shape.groups, clcg::cl::cpu_blocks_per_unit * 16);
+  EXPECT_EQ(clcg::cl::streaming_shape(cpu, 100, 256, 64, 1024).groups, 1u);
+  EXPECT_EQ(clcg::cl::streaming_shape(cpu, 0, 256, 64, 1024).groups, 0u);
+}
+
+TEST(Registry, HasTheSixContractNamesPlusBlockedAndFlagsAtomicNondeterministic) {
   std::set<std::string_view> names;
   for (const auto& v : clcg::reduction::variants()) names.insert(v.name);
-  EXPECT_EQ(names, (std::set<std::string_view>{"serial", "interleaved", "sequential", "grid_stride", "unrolled", "atomic"}));
+  EXPECT_EQ(names, (std::set<std::string_view>{"serial", "interleaved", "sequential", "grid_stride", "unrolled", "atomic",
+                                               "blocked"}));
   EXPECT_FALSE(clcg::reduction::find_variant("atomic").deterministic);
-  EXPECT_TRUE(clcg::reduction::default_variant().deterministic);
+  clcg::cl::DeviceInfo gpu, cpu;
+  gpu.type = CL_DEVICE_TYPE_GPU;
+  cpu.type = CL_DEVICE_TYPE_CPU;
+  EXPECT_EQ(clcg::reduction::default_variant(gpu).name, "unrolled");
+  EXPECT_EQ(clcg::reduction::default_variant(cpu).name, "blocked");
+  EXPECT_TRUE(clcg::reduction::default_variant(gpu).deterministic);
+  EXPECT_TRUE(clcg::reduction::default_variant(cpu).deterministic);
   EXPECT_THROW(clcg::reduction::find_variant("fastest"), std::invalid_argument);
   EXPECT_EQ(clcg::reduction::parse_op("argmax"), Op::argmax);
   EXPECT_THROW(clcg::reduction::parse_op("mean"), std::invalid_argument);

@@ -200,9 +200,12 @@ TEST(Spmv, ScalarAndVectorMatchEigenOnEmptySingleAndLongRows) {
   }
 }
 
-TEST(Spmv, AutomaticChoiceFollowsTheRowLengths) {
+TEST(Spmv, AutomaticChoiceFollowsTheRowLengthsOnAGpuAndIsScalarOnACpu) {
   const auto& env = test_env();
-  // 1D Laplacian: every row 2 or 3 long -> ELL (padding under 25%).
+  clcg::cl::DeviceInfo gpu, cpu;
+  gpu.type = CL_DEVICE_TYPE_GPU;
+  cpu.type = CL_DEVICE_TYPE_CPU;
+  // 1D Laplacian: every row 2 or 3 long -> ELL on a GPU (padding under 25%).
   Eigen::SparseMatrix<double, Eigen::RowMajor, int> poisson(100, 100);
   std::vector<Eigen::Triplet<double, int>> t;
   for (int i = 0; i < 100; ++i) {
@@ -211,18 +214,21 @@ TEST(Spmv, AutomaticChoiceFollowsTheRowLengths) {
     if (i + 1 < 100) t.emplace_back(i, i + 1, -1.0);
   }
   poisson.setFromTriplets(t.begin(), t.end());
-  clcg::solver::Spmv regular_rows(env, DeviceCsrMatrix::upload(env, poisson, ElementType::f64));
-  EXPECT_EQ(regular_rows.kernel(), SpmvKernel::ell);
-  EXPECT_EQ(regular_rows.ell_width(), 3u);
+  const auto regular = DeviceCsrMatrix::upload(env, poisson, ElementType::f64);
+  EXPECT_EQ(clcg::solver::choose_spmv_kernel(regular, gpu), SpmvKernel::ell);
+  EXPECT_EQ(clcg::solver::Spmv(env, regular, SpmvKernel::ell).ell_width(), 3u);
   // Short rows of very different lengths (0 to 20, mean ~3) -> scalar CSR.
-  const auto ragged = clcg::test::ragged_matrix(300, 300, 20, 9);
-  EXPECT_EQ(clcg::solver::Spmv(env, DeviceCsrMatrix::upload(env, ragged, ElementType::f64)).kernel(),
-            SpmvKernel::scalar);
+  const auto ragged = DeviceCsrMatrix::upload(env, clcg::test::ragged_matrix(300, 300, 20, 9), ElementType::f64);
+  EXPECT_EQ(clcg::solver::choose_spmv_kernel(ragged, gpu), SpmvKernel::scalar);
   // Dense-ish rows (mean 50) -> vector, vector size the power of two at or above the mean, capped at 32.
   const auto dense = Eigen::MatrixXd::Ones(20, 50).sparseView().eval();
-  clcg::solver::Spmv long_rows(env, DeviceCsrMatrix::upload(env, dense, ElementType::f64));
-  EXPECT_EQ(long_rows.kernel(), SpmvKernel::vector);
-  EXPECT_EQ(long_rows.vector_size(), 32u);
+  const auto long_rows = DeviceCsrMatrix::upload(env, dense, ElementType::f64);
+  EXPECT_EQ(clcg::solver::choose_spmv_kernel(long_rows, gpu), SpmvKernel::vector);
+  EXPECT_EQ(clcg::solver::Spmv(env, long_rows, SpmvKernel::vector).vector_size(), 32u);
+  // A CPU walks its block of rows in order: scalar whatever the rows.
+  for (const auto* a : {&regular, &ragged, &long_rows}) EXPECT_EQ(clcg::solver::choose_spmv_kernel(*a, cpu), SpmvKernel::scalar);
+  // Spmv follows the rule for the test device.
+  EXPECT_EQ(clcg::solver::Spmv(env, long_rows).kernel(), clcg::solver::choose_spmv_kernel(long_rows, env.info()));
   // Overrides: forced scalar on long rows, and a bad vector size is rejected.
   EXPECT_EQ(clcg::solver::Spmv(env, DeviceCsrMatrix::upload(env, dense, ElementType::f64), SpmvKernel::scalar).kernel(),
             SpmvKernel::scalar);

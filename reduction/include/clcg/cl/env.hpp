@@ -32,7 +32,8 @@ class Env {
   const DeviceInfo& info() const noexcept { return *info_; }
   ProgramCache& programs() const noexcept { return *cache_; }
 
-  // The cached program for embedded source `source_name` built with `options`.
+  // The cached program for embedded source `source_name` built with `options` (plus the
+  // device class's, launch_policy.hpp).
   ::cl::Program program(std::string_view source_name, const std::string& options = {}) const;
   // A fresh kernel object (kernels hold arguments, so each user keeps its own).
   ::cl::Kernel kernel(std::string_view source_name, const char* kernel_name,

@@ -22,6 +22,7 @@ class ProgramCache {
   ::cl::Program get_from_text(const ::cl::Context& context, const ::cl::Device& device,
                               const std::string& name, std::string_view text, const std::string& options);
   std::size_t builds() const;  // how many programs were actually built
+  double build_seconds() const;  // wall time spent building them (PoCL compiles on first use)
   std::size_t size() const;
 
  private:
@@ -33,6 +34,7 @@ class ProgramCache {
   mutable std::mutex mutex_;
   std::map<Key, Entry> programs_;
   std::size_t builds_ = 0;
+  double build_seconds_ = 0;
 };
 
 // Builds common.cl + text into a program for one device (no caching). Throws BuildError.

@@ -36,17 +36,18 @@ struct LaunchShape {
 };
 
 struct Options {
-  std::string_view variant = {};    // empty: default_variant()
+  std::string_view variant = {};    // empty: default_variant(device)
   std::size_t work_group_size = 0;  // 0: chosen from the device (see choose_launch_shape)
   std::size_t groups = 0;           // 0: chosen from the device and n (grid-stride layouts)
 };
 
 // The launch shape for `n` elements. Work-group size: the requested one (must be a power of
-// two for tree variants, and within the device's and kernel's limits), else 256 capped to
-// `kernel_max` (the kernel's CL_KERNEL_WORK_GROUP_SIZE). Groups: ceil(n / wg) for the
-// one-element-per-work-item variants; for grid-stride ones the requested count, else
-// min(ceil(n / wg), 4 x compute units, max(ceil(n / (64 wg)), compute units)): enough groups
-// to fill the device, and for small n few partials (the read-back's cost grows with them).
+// two for tree variants, and within the device's and kernel's limits), else 1 for `blocked`
+// and 256 capped to `kernel_max` (the kernel's CL_KERNEL_WORK_GROUP_SIZE) for the others.
+// Groups: ceil(n / wg) for the one-element-per-work-item variants; for `blocked` the
+// requested count, else cl::cpu_blocks(device, n); for grid-stride ones the requested count,
+// else min(ceil(n / wg), 4 x compute units, max(ceil(n / (64 wg)), compute units)): enough
+// groups to fill the device, and for small n few partials (the read-back's cost grows with them).
 // Throws std::invalid_argument naming the bad value and the limit.
 LaunchShape choose_launch_shape(const cl::DeviceInfo& device, const VariantInfo& variant, std::size_t n,
                                 const Options& options, std::size_t kernel_max);

@@ -1,5 +1,7 @@
 // Write-then-rename output files: readers never see a half-written result, and a
-// failed run leaves an existing target untouched.
+// failed run leaves an existing target untouched. A target that is not a regular file (a
+// character device such as /dev/null, a FIFO, a terminal, /dev/stdout when it is one) is
+// written straight into instead, never replaced; a symbolic link is followed and stays a link.
 #pragma once
 
 #include <cstddef>
@@ -29,7 +31,8 @@ public:
     void commit();
 
     const std::string& path() const noexcept { return path_; }
-    const std::string& temp_path() const noexcept { return temp_path_; }
+    const std::string& temp_path() const noexcept { return temp_path_; }  // empty when direct()
+    bool direct() const noexcept { return direct_; }  // written straight into (not a regular file)
 
 private:
     void flush_buffer();
@@ -38,15 +41,18 @@ private:
     void discard() noexcept;
 
     std::string path_;
+    std::string target_;  // path_ with symbolic links resolved: what the temporary is renamed onto
     std::string temp_path_;
     std::string buffer_;
     int fd_ = -1;
     bool committed_ = false;
+    bool direct_ = false;
 };
 
 // Fails early (before a long solve) when `path` could not be written: its directory is
-// missing, not a directory or not writable (checked by creating and removing a probe
-// file), or `path` itself is a directory. Throws InputError(path, 0, ...).
+// missing, not a directory or not writable (checked by creating and removing a probe file),
+// `path` is a directory or a dangling symbolic link, or a non-regular target cannot be opened
+// for writing. Throws InputError(path, 0, ...).
 void check_writable(const std::string& path);
 
 }  // namespace clcg::solver

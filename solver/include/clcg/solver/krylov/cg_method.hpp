@@ -21,7 +21,7 @@ class CgMethod {
   virtual Settings& settings() noexcept = 0;  // tolerance / limits may change between solves
 };
 
-// The solver settings.variant names, bound to `a`.
+// The solver settings.variant names (automatic: choose_cg_variant's), bound to `a`.
 std::unique_ptr<CgMethod> make_cg_solver(const cl::Env& env, const DeviceCsrMatrix& a, const Settings& settings);
 
 }  // namespace clcg::solver

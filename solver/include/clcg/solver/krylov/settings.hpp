@@ -8,6 +8,7 @@
 #include <span>
 #include <string_view>
 
+#include "clcg/cl/device.hpp"
 #include "clcg/reduction/op.hpp"
 #include "clcg/reduction/reduce.hpp"
 #include "clcg/solver/precond/preconditioner.hpp"
@@ -23,16 +24,28 @@ using reduction::ElementType;
 //              r update writes r.r partials); 2 host syncs a step
 //   pipelined  Ghysels-Vanroose: one fused update, its read-back overlapping the SpMV
 //   single     Chronopoulos-Gear: one fused kernel and one host sync a step
-enum class CgVariant { textbook, fused, pipelined, single };
-std::string_view cg_variant_name(CgVariant v) noexcept;
-CgVariant parse_cg_variant(std::string_view name);  // std::invalid_argument listing the names
-std::span<const CgVariant> all_cg_variants() noexcept;
+//   automatic  the one choose_cg_variant picks for the device and the matrix
+enum class CgVariant { textbook, fused, pipelined, single, automatic };
+std::string_view cg_variant_name(CgVariant v) noexcept;  // "textbook", ..., "auto"
+CgVariant parse_cg_variant(std::string_view name);      // std::invalid_argument listing the names
+std::span<const CgVariant> all_cg_variants() noexcept;  // the four that run (not automatic)
+
+// The variant `automatic` stands for, measured fastest to solution (docs/PERFORMANCE.md,
+// "Which variant"): on a GPU `single` below gpu_fused_from_rows rows (the one host sync a step
+// it saves costs more than the 8 n bytes it moves more), else `fused`; on a CPU (PoCL) `single`
+// below cpu_fused_from_work rows + nonzeros (launches dominate), else `fused` (single's SpMV
+// recomputes r' at every nonzero, which a CPU pays for). Never `pipelined`: in float its
+// recurrences stagnate, and in double it needs more steps on ill-conditioned matrices for at
+// best single's time a step. `precision` is part of the rule for that reason.
+inline constexpr std::size_t gpu_fused_from_rows = 1'000'000;
+inline constexpr std::size_t cpu_fused_from_work = 100'000;
+CgVariant choose_cg_variant(const cl::DeviceInfo& device, std::size_t rows, std::size_t nnz, ElementType precision);
 
 struct Settings {
   double tolerance = 1e-8;           // stop when ||r|| <= tolerance * ||b|| (recursive residual)
   std::int64_t max_iterations = -1;  // < 0: 2 * rows (Eigen's default); 0 checks x0 only
   Preconditioner preconditioner = Preconditioner::none;
-  CgVariant variant = CgVariant::fused;
+  CgVariant variant = CgVariant::fused;  // automatic: choose_cg_variant (cg-solve's default)
   // Precision of the device matrix and vectors for the host-matrix APIs; the buffer API takes
   // the DeviceCsrMatrix's type and ignores this.
   ElementType precision = ElementType::f64;

@@ -3,7 +3,6 @@
 // double where the device has fp64 (in the matrix's precision otherwise), then a sum of
 // squares through clcg::reduction.
 #include <cstddef>
-#include <optional>
 
 #include "clcg/cl/env.hpp"
 #include "clcg/reduction/reduce.hpp"
@@ -22,9 +21,9 @@ class TrueResidual {
   Spmv spmv_;  // shares the solver's kernel objects; used from the same thread
   VectorOps ops_;
   std::size_t n_;
-  reduction::Options options_;
+  ElementType type_;       // of the residual: double where the device has fp64
   ::cl::Buffer residual_;  // allocated on first use
-  std::optional<reduction::Reducer> sumsq_;
+  reduction::Reducer sumsq_;
 };
 
 }  // namespace clcg::solver

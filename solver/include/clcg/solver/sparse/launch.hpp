@@ -1,7 +1,7 @@
 #pragma once
-// How the SpMV, level-1 and preconditioner kernels are launched: grid-stride loops over n
-// items, so any number of groups covers any n, and the group count depends only on the device
-// and n (the same launch, the same bits).
+// How the SpMV, level-1 and preconditioner kernels are launched: their CLCG_FOR_EACH loops
+// cover any n with any number of groups, and the shape depends only on the device and n (the
+// same launch, the same bits).
 #include <cstddef>
 #include <string>
 
@@ -19,10 +19,17 @@ std::size_t kernel_max_group(const cl::Env& env, const ::cl::Kernel& kernel);
 // n as a kernel's uint count; std::length_error beyond the 32-bit index range.
 cl_uint as_count(std::size_t n);
 
-// Enqueues `groups` groups of `wg` work-items, groups = min(ceil(n / wg), max_groups); nothing
+// Enqueues `groups` groups of `wg` work-items, groups = min(ceil(n / wg), max_groups); on a CPU
+// groups of one work-item taking contiguous blocks instead (clcg/cl/launch_policy.hpp); nothing
 // for n = 0. OpenCL errors name the kernel, n and the shape.
+// `work`: the total work of the n items for the CPU's block count (an SpMV: its nonzeros);
+// 0 counts one unit an item.
 void enqueue_grid_stride(const cl::Env& env, ::cl::Kernel& kernel, const char* name, std::size_t n, std::size_t wg,
-                         std::size_t max_groups);
+                         std::size_t max_groups, std::size_t work = 0);
+
+// Exactly `groups` groups of `wg` work-items on every device, for kernels that lay out their
+// own work by group (the vector CSR SpMV); nothing for groups = 0.
+void enqueue_groups(const cl::Env& env, ::cl::Kernel& kernel, const char* name, std::size_t groups, std::size_t wg);
 
 // The same with the default cap (groups_per_unit per compute unit) and wg = min(preferred,
 // the kernel's limit).

@@ -32,10 +32,11 @@ SpmvKernel parse_spmv_kernel(std::string_view name);            // std::invalid_
 // this leave most of a vector idle; the scalar kernel's uncoalesced reads cost less there.
 inline constexpr double spmv_vector_threshold = 12.0;
 
-// ELL when every row is about as long as the mean (longest <= 1.25 x mean and <= 32:
-// stencils, meshes); else vector when the mean row length is >= spmv_vector_threshold,
-// else scalar. Measured on the H100: see docs/PERFORMANCE.md.
-SpmvKernel choose_spmv_kernel(const DeviceCsrMatrix& a);
+// On a GPU: ELL when every row is about as long as the mean (longest <= 1.25 x mean and <= 32:
+// stencils, meshes); else vector when the mean row length is >= spmv_vector_threshold, else
+// scalar (measured on the H100: docs/PERFORMANCE.md). On a CPU: scalar, each work-item
+// walking its block of rows in order (clcg/cl/launch_policy.hpp).
+SpmvKernel choose_spmv_kernel(const DeviceCsrMatrix& a, const cl::DeviceInfo& device);
 
 // y = A x for one matrix. The matrix's buffers are retained (the object holds a copy of the
 // DeviceCsrMatrix handles).

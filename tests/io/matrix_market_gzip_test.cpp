@@ -1,0 +1,135 @@
+// gzip-compressed Matrix Market files: told by content, read as the same lines (same matrix,
+// same line numbers in messages), corrupt or truncated archives and tar files named plainly.
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <string>
+#include <string_view>
+
+#include "clcg/solver/io/matrix_market.hpp"
+#include "clcg/solver/problems/generators.hpp"
+#include "io/mm_test_support.hpp"
+#include "support/temp_dir.hpp"
+
+namespace {
+
+using namespace clcg::test;
+
+// gzip (RFC 1952) of `text`, one member.
+std::string gzip(std::string_view text, int level = 6) {
+    z_stream z{};
+    EXPECT_EQ(deflateInit2(&z, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
+    std::string out(deflateBound(&z, static_cast<uLong>(text.size())) + 64, '\0');
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+    z.avail_in = static_cast<uInt>(text.size());
+    z.next_out = reinterpret_cast<Bytef*>(out.data());
+    z.avail_out = static_cast<uInt>(out.size());
+    EXPECT_EQ(deflate(&z, Z_FINISH), Z_STREAM_END);
+    out.resize(z.total_out);
+    deflateEnd(&z);
+    return out;
+}
+
+std::string read_message(const std::string& path) {
+    try {
+        clcg::solver::read_matrix_market(path);
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return "(no error)";
+}
+
+std::string large_text() {
+    // Several MB of text: the compressed reader hands it out in many blocks.
+    const HostMatrix a = clcg::solver::random_spd(60000, 9, 7);
+    TempDir dir;
+    clcg::solver::write_matrix_market(dir.file("a.mtx"), a, true, "large");
+    std::ifstream in(dir.file("a.mtx"), std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST(MatrixMarketGzip, CompressedFileGivesTheSameMatrixAsThePlainOne) {
+    TempDir dir;
+    const std::string text = large_text();
+    ASSERT_GT(text.size(), 3u << 20);
+    write_text(dir.file("a.mtx"), text);
+    write_text(dir.file("a.mtx.gz"), gzip(text));
+    MatrixMarketInfo plain_info, gz_info;
+    const HostMatrix plain = clcg::solver::read_matrix_market(dir.file("a.mtx"), &plain_info);
+    const HostMatrix compressed = clcg::solver::read_matrix_market(dir.file("a.mtx.gz"), &gz_info);
+    expect_identical(compressed, plain);
+    EXPECT_EQ(gz_info.stored_entries, plain_info.stored_entries);
+    EXPECT_EQ(gz_info.symmetry, MmSymmetry::symmetric);
+    expect_identical(parse_matrix_market(gzip(text), "in memory"), plain);  // text in memory, too
+}
+
+TEST(MatrixMarketGzip, ToldByContentNotByName) {
+    TempDir dir;
+    const std::string text = real_general + "2 2 2\n1 1 4\n2 2 5\n";
+    write_text(dir.file("compressed.mtx"), gzip(text));
+    write_text(dir.file("plain.mtx.gz"), text);
+    EXPECT_EQ(dense(clcg::solver::read_matrix_market(dir.file("compressed.mtx")))(1, 1), 5.0);
+    EXPECT_EQ(dense(clcg::solver::read_matrix_market(dir.file("plain.mtx.gz")))(0, 0), 4.0);
+}
+
+TEST(MatrixMarketGzip, ErrorsGiveTheLineOfTheUncompressedFile) {
+    TempDir dir;
+    std::string text = large_text();
+    const std::size_t line = 150000;  // far past the first decompressed block
+    std::size_t at = 0;
+    for (std::size_t k = 1; k < line; ++k) at = text.find('\n', at) + 1;
+    text.replace(at, text.find('\n', at) - at, "1 1 oops");
+    write_text(dir.file("bad.mtx"), text);
+    write_text(dir.file("bad.mtx.gz"), gzip(text));
+    const std::string plain = read_message(dir.file("bad.mtx"));
+    const std::string compressed = read_message(dir.file("bad.mtx.gz"));
+    EXPECT_NE(plain.find(":" + std::to_string(line) + ": bad value 'oops'"), std::string::npos) << plain;
+    EXPECT_EQ(compressed.substr(compressed.find(':')), plain.substr(plain.find(':')));
+}
+
+TEST(MatrixMarketGzip, SeveralMembersAreReadOneAfterTheOther) {
+    TempDir dir;
+    const std::string first = real_general + "3 3 3\n1 1 1\n", second = "2 2 2\n3 3 3\n";
+    write_text(dir.file("two.mtx.gz"), gzip(first) + gzip(second));
+    EXPECT_EQ(dense(clcg::solver::read_matrix_market(dir.file("two.mtx.gz"))).diagonal(), Eigen::Vector3d(1, 2, 3));
+}
+
+TEST(MatrixMarketGzip, TruncatedAndCorruptArchivesAreNamed) {
+    TempDir dir;
+    const std::string compressed = gzip(large_text());
+    write_text(dir.file("truncated.mtx.gz"), compressed.substr(0, compressed.size() / 2));
+    EXPECT_NE(read_message(dir.file("truncated.mtx.gz")).find("truncated gzip file"), std::string::npos);
+    std::string corrupt = compressed;
+    for (std::size_t k = 1000; k < 1064; ++k) corrupt[k] = static_cast<char>(corrupt[k] ^ 0x5a);
+    write_text(dir.file("corrupt.mtx.gz"), corrupt);
+    const std::string message = read_message(dir.file("corrupt.mtx.gz"));
+    EXPECT_EQ(message.rfind(dir.file("corrupt.mtx.gz"), 0), 0u) << message;
+    EXPECT_NE(message.find("corrupt gzip data"), std::string::npos) << message;
+    EXPECT_THROW(parse_matrix_market(corrupt, "in memory"), InputError);
+    write_text(dir.file("only_magic.mtx.gz"), "\x1f\x8b");
+    EXPECT_NE(read_message(dir.file("only_magic.mtx.gz")).find("gzip"), std::string::npos);
+    write_text(dir.file("empty.mtx.gz"), gzip(""));
+    EXPECT_NE(read_message(dir.file("empty.mtx.gz")).find("empty file"), std::string::npos);
+}
+
+TEST(MatrixMarketGzip, TarArchivesAreNamedWithWhatToDo) {
+    TempDir dir;
+    std::string tar(1024, '\0');  // one header block: a name, then "ustar" at byte 257
+    tar.replace(0, 12, "bcsstk16.mtx");
+    tar.replace(257, 5, "ustar");
+    write_text(dir.file("bcsstk16.tar"), tar);
+    write_text(dir.file("bcsstk16.tar.gz"), gzip(tar));
+    for (const char* name : {"bcsstk16.tar", "bcsstk16.tar.gz"}) {
+        const std::string message = read_message(dir.file(name));
+        EXPECT_NE(message.find("is a tar archive"), std::string::npos) << message;
+        EXPECT_NE(message.find("tar xzf"), std::string::npos) << message;
+    }
+}
+
+TEST(MatrixMarketGzip, VectorsToo) {
+    TempDir dir;
+    write_text(dir.file("b.mtx.gz"), gzip("%%MatrixMarket matrix array real general\n3 1\n1\n2\n3.5\n"));
+    EXPECT_EQ(clcg::solver::read_vector_market(dir.file("b.mtx.gz")), Eigen::Vector3d(1, 2, 3.5));
+}
+
+}  // namespace

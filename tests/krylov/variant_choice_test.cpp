@@ -1,0 +1,64 @@
+// The rule behind --variant auto (choose_cg_variant; docs/USAGE.md "Which variant auto takes"),
+// decided from device facts alone: no device needed.
+#include <gtest/gtest.h>
+
+#include "clcg/solver/krylov/settings.hpp"
+
+namespace {
+
+using clcg::solver::CgVariant;
+using clcg::solver::choose_cg_variant;
+using clcg::solver::ElementType;
+
+clcg::cl::DeviceInfo device_of_type(cl_device_type type) {
+  clcg::cl::DeviceInfo info;
+  info.type = type;
+  info.compute_units = 132;
+  return info;
+}
+
+TEST(VariantChoice, GpuTakesSingleBelowAMillionRowsAndFusedFromThere) {
+  const auto gpu = device_of_type(CL_DEVICE_TYPE_GPU);
+  const std::size_t m = clcg::solver::gpu_fused_from_rows;
+  EXPECT_EQ(m, 1'000'000u);
+  EXPECT_EQ(choose_cg_variant(gpu, 1, 1, ElementType::f64), CgVariant::single);
+  EXPECT_EQ(choose_cg_variant(gpu, 4884, 290'378, ElementType::f64), CgVariant::single);  // bcsstk16
+  EXPECT_EQ(choose_cg_variant(gpu, 262'144, 1'810'432, ElementType::f64), CgVariant::single);  // 3D Poisson 64^3
+  EXPECT_EQ(choose_cg_variant(gpu, m - 1, 7 * m, ElementType::f64), CgVariant::single);
+  EXPECT_EQ(choose_cg_variant(gpu, m, 7 * m, ElementType::f64), CgVariant::fused);
+  EXPECT_EQ(choose_cg_variant(gpu, 2'097'152, 14'581'760, ElementType::f64), CgVariant::fused);  // 128^3
+}
+
+TEST(VariantChoice, CpuTakesSingleForSmallWorkAndFusedFromAHundredThousand) {
+  const auto cpu = device_of_type(CL_DEVICE_TYPE_CPU);
+  const std::size_t w = clcg::solver::cpu_fused_from_work;
+  EXPECT_EQ(choose_cg_variant(cpu, 1138, 4054, ElementType::f64), CgVariant::single);      // 1138_bus
+  EXPECT_EQ(choose_cg_variant(cpu, 10'000, 49'600, ElementType::f64), CgVariant::single);  // lap2D_5pt_n100
+  EXPECT_EQ(choose_cg_variant(cpu, 1000, w - 1001, ElementType::f64), CgVariant::single);
+  EXPECT_EQ(choose_cg_variant(cpu, 1000, w - 1000, ElementType::f64), CgVariant::fused);
+  EXPECT_EQ(choose_cg_variant(cpu, 4884, 290'378, ElementType::f64), CgVariant::fused);  // bcsstk16
+  EXPECT_EQ(choose_cg_variant(cpu, 262'144, 1'308'672, ElementType::f64), CgVariant::fused);  // 2D Poisson 512^2
+}
+
+TEST(VariantChoice, NeverPipelinedInEitherPrecisionOnAnyDevice) {
+  for (cl_device_type type : {CL_DEVICE_TYPE_GPU, CL_DEVICE_TYPE_CPU, CL_DEVICE_TYPE_ACCELERATOR})
+    for (ElementType precision : {ElementType::f32, ElementType::f64})
+      for (std::size_t rows : {std::size_t{0}, std::size_t{1}, std::size_t{100'000}, std::size_t{50'000'000}}) {
+        const CgVariant v = choose_cg_variant(device_of_type(type), rows, 7 * rows, precision);
+        EXPECT_TRUE(v == CgVariant::single || v == CgVariant::fused) << clcg::solver::cg_variant_name(v);
+      }
+}
+
+TEST(VariantChoice, AutoIsANameButNotOneOfTheVariantsThatRun) {
+  EXPECT_EQ(clcg::solver::parse_cg_variant("auto"), CgVariant::automatic);
+  EXPECT_EQ(clcg::solver::cg_variant_name(CgVariant::automatic), "auto");
+  for (CgVariant v : clcg::solver::all_cg_variants()) EXPECT_NE(v, CgVariant::automatic);
+  try {
+    clcg::solver::parse_cg_variant("fastest");
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("auto, textbook, fused, pipelined, single"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
