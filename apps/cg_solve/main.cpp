@@ -187,7 +187,7 @@ int run(const CliOptions& cli) {
   }
   if (settings.variant == solver::CgVariant::automatic)  // resolved here, so the report can name it
     settings.variant = solver::choose_cg_variant(env.info(), std::size_t(a.rows()), std::size_t(a.nonZeros()),
-                                                 cli.precision);
+                                                 cli.precision, cli.preconditioner);
 
   RunReport report;
   report.options = &cli;

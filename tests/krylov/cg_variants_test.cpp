@@ -215,11 +215,15 @@ TEST(CgVariants, AutomaticRunsTheVariantTheRuleChooses) {
   settings.variant = CgVariant::automatic;
   const auto solver = clcg::solver::make_cg_solver(test_env(), device_a, settings);
   const CgVariant chosen = clcg::solver::choose_cg_variant(test_env().info(), std::size_t(a.rows()),
-                                                           std::size_t(a.nonZeros()), clcg::reduction::ElementType::f64);
+                                                           std::size_t(a.nonZeros()), clcg::reduction::ElementType::f64,
+                                                           Preconditioner::none);
   const bool single = dynamic_cast<clcg::solver::SingleReductionCgSolver*>(solver.get()) != nullptr;
   EXPECT_EQ(single, chosen == CgVariant::single) << clcg::solver::cg_variant_name(chosen);
+  const CgVariant chosen_for_jacobi = clcg::solver::choose_cg_variant(
+      test_env().info(), std::size_t(a.rows()), std::size_t(a.nonZeros()), clcg::reduction::ElementType::f64,
+      Preconditioner::jacobi);
   const auto automatic = run(a, b, CgVariant::automatic, Preconditioner::jacobi);
-  const auto named = run(a, b, chosen, Preconditioner::jacobi);
+  const auto named = run(a, b, chosen_for_jacobi, Preconditioner::jacobi);
   EXPECT_EQ(automatic.info.iterations, named.info.iterations);
   EXPECT_EQ(0, std::memcmp(automatic.x.data(), named.x.data(), sizeof(double) * std::size_t(a.rows())));
 }

@@ -9,6 +9,7 @@ namespace {
 using clcg::solver::CgVariant;
 using clcg::solver::choose_cg_variant;
 using clcg::solver::ElementType;
+using clcg::solver::Preconditioner;
 
 clcg::cl::DeviceInfo device_of_type(cl_device_type type) {
   clcg::cl::DeviceInfo info;
@@ -17,36 +18,50 @@ clcg::cl::DeviceInfo device_of_type(cl_device_type type) {
   return info;
 }
 
-TEST(VariantChoice, GpuTakesSingleBelowAMillionRowsAndFusedFromThere) {
+TEST(VariantChoice, GpuTakesOneSyncAStepBelowTheThresholdAndFusedFromIt) {
   const auto gpu = device_of_type(CL_DEVICE_TYPE_GPU);
   const std::size_t m = clcg::solver::gpu_fused_from_rows;
-  EXPECT_EQ(m, 1'000'000u);
-  EXPECT_EQ(choose_cg_variant(gpu, 1, 1, ElementType::f64), CgVariant::single);
-  EXPECT_EQ(choose_cg_variant(gpu, 4884, 290'378, ElementType::f64), CgVariant::single);  // bcsstk16
-  EXPECT_EQ(choose_cg_variant(gpu, 262'144, 1'810'432, ElementType::f64), CgVariant::single);  // 3D Poisson 64^3
-  EXPECT_EQ(choose_cg_variant(gpu, m - 1, 7 * m, ElementType::f64), CgVariant::single);
-  EXPECT_EQ(choose_cg_variant(gpu, m, 7 * m, ElementType::f64), CgVariant::fused);
-  EXPECT_EQ(choose_cg_variant(gpu, 2'097'152, 14'581'760, ElementType::f64), CgVariant::fused);  // 128^3
+  EXPECT_EQ(m, 1'250'000u);
+  const auto f64 = ElementType::f64;
+  // Pipelined in double with Jacobi (textbook's steps there), single otherwise.
+  EXPECT_EQ(choose_cg_variant(gpu, 4884, 290'378, f64, Preconditioner::jacobi), CgVariant::pipelined);  // bcsstk16
+  EXPECT_EQ(choose_cg_variant(gpu, 4884, 290'378, f64, Preconditioner::none), CgVariant::single);
+  EXPECT_EQ(choose_cg_variant(gpu, 4884, 290'378, ElementType::f32, Preconditioner::jacobi), CgVariant::single);
+  EXPECT_EQ(choose_cg_variant(gpu, 1, 1, f64, Preconditioner::none), CgVariant::single);
+  EXPECT_EQ(choose_cg_variant(gpu, m - 1, 7 * m, f64, Preconditioner::jacobi), CgVariant::pipelined);
+  EXPECT_EQ(choose_cg_variant(gpu, m - 1, 7 * m, f64, Preconditioner::none), CgVariant::single);
+  // From the threshold: fused, whatever the rest.
+  for (Preconditioner p : {Preconditioner::none, Preconditioner::jacobi})
+    for (ElementType t : {ElementType::f32, f64}) {
+      EXPECT_EQ(choose_cg_variant(gpu, m, 7 * m, t, p), CgVariant::fused);
+      EXPECT_EQ(choose_cg_variant(gpu, 16'777'216, 117'047'296, t, p), CgVariant::fused);  // 3D Poisson 256^3
+    }
 }
 
 TEST(VariantChoice, CpuTakesSingleForSmallWorkAndFusedFromAHundredThousand) {
   const auto cpu = device_of_type(CL_DEVICE_TYPE_CPU);
   const std::size_t w = clcg::solver::cpu_fused_from_work;
-  EXPECT_EQ(choose_cg_variant(cpu, 1138, 4054, ElementType::f64), CgVariant::single);      // 1138_bus
-  EXPECT_EQ(choose_cg_variant(cpu, 10'000, 49'600, ElementType::f64), CgVariant::single);  // lap2D_5pt_n100
-  EXPECT_EQ(choose_cg_variant(cpu, 1000, w - 1001, ElementType::f64), CgVariant::single);
-  EXPECT_EQ(choose_cg_variant(cpu, 1000, w - 1000, ElementType::f64), CgVariant::fused);
-  EXPECT_EQ(choose_cg_variant(cpu, 4884, 290'378, ElementType::f64), CgVariant::fused);  // bcsstk16
-  EXPECT_EQ(choose_cg_variant(cpu, 262'144, 1'308'672, ElementType::f64), CgVariant::fused);  // 2D Poisson 512^2
+  for (Preconditioner p : {Preconditioner::none, Preconditioner::jacobi}) {
+    EXPECT_EQ(choose_cg_variant(cpu, 1138, 4054, ElementType::f64, p), CgVariant::single);      // 1138_bus
+    EXPECT_EQ(choose_cg_variant(cpu, 10'000, 49'600, ElementType::f64, p), CgVariant::single);  // lap2D_5pt_n100
+    EXPECT_EQ(choose_cg_variant(cpu, 1000, w - 1001, ElementType::f64, p), CgVariant::single);
+    EXPECT_EQ(choose_cg_variant(cpu, 1000, w - 1000, ElementType::f64, p), CgVariant::fused);
+    EXPECT_EQ(choose_cg_variant(cpu, 4884, 290'378, ElementType::f64, p), CgVariant::fused);      // bcsstk16
+    EXPECT_EQ(choose_cg_variant(cpu, 262'144, 1'308'672, ElementType::f32, p), CgVariant::fused);  // 2D Poisson 512^2
+  }
 }
 
-TEST(VariantChoice, NeverPipelinedInEitherPrecisionOnAnyDevice) {
+TEST(VariantChoice, PipelinedOnlyInDoubleWithJacobiOnAGpu) {
   for (cl_device_type type : {CL_DEVICE_TYPE_GPU, CL_DEVICE_TYPE_CPU, CL_DEVICE_TYPE_ACCELERATOR})
     for (ElementType precision : {ElementType::f32, ElementType::f64})
-      for (std::size_t rows : {std::size_t{0}, std::size_t{1}, std::size_t{100'000}, std::size_t{50'000'000}}) {
-        const CgVariant v = choose_cg_variant(device_of_type(type), rows, 7 * rows, precision);
-        EXPECT_TRUE(v == CgVariant::single || v == CgVariant::fused) << clcg::solver::cg_variant_name(v);
-      }
+      for (Preconditioner p : {Preconditioner::none, Preconditioner::jacobi})
+        for (std::size_t rows : {std::size_t{0}, std::size_t{1}, std::size_t{100'000}, std::size_t{50'000'000}}) {
+          const CgVariant v = choose_cg_variant(device_of_type(type), rows, 7 * rows, precision, p);
+          const bool allowed = type != CL_DEVICE_TYPE_CPU && precision == ElementType::f64 && p == Preconditioner::jacobi;
+          if (v == CgVariant::pipelined) EXPECT_TRUE(allowed) << rows;
+          EXPECT_NE(v, CgVariant::textbook);
+          EXPECT_NE(v, CgVariant::automatic);
+        }
 }
 
 TEST(VariantChoice, AutoIsANameButNotOneOfTheVariantsThatRun) {

@@ -31,15 +31,16 @@ CgVariant parse_cg_variant(std::string_view name);      // std::invalid_argument
 std::span<const CgVariant> all_cg_variants() noexcept;  // the four that run (not automatic)
 
 // The variant `automatic` stands for, measured fastest to solution (docs/PERFORMANCE.md,
-// "Which variant"): on a GPU `single` below gpu_fused_from_rows rows (the one host sync a step
-// it saves costs more than the 8 n bytes it moves more), else `fused`; on a CPU (PoCL) `single`
-// below cpu_fused_from_work rows + nonzeros (launches dominate), else `fused` (single's SpMV
-// recomputes r' at every nonzero, which a CPU pays for). Never `pipelined`: in float its
-// recurrences stagnate, and in double it needs more steps on ill-conditioned matrices for at
-// best single's time a step. `precision` is part of the rule for that reason.
-inline constexpr std::size_t gpu_fused_from_rows = 1'000'000;
+// "Which variant"). On a GPU, from gpu_fused_from_rows rows `fused` (at the bandwidth floor,
+// where the second host sync is hidden); below it one host sync a step wins: `pipelined`
+// (its read overlaps the SpMV) in double with Jacobi, where it takes textbook's steps (+1% on
+// the test matrices), else `single` (without a preconditioner pipelined needs up to 30% more
+// steps on ill-conditioned matrices, and in float its recurrences stagnate). On a CPU (PoCL)
+// `single` below cpu_fused_from_work rows + nonzeros (launches dominate), else `fused`.
+inline constexpr std::size_t gpu_fused_from_rows = 1'250'000;
 inline constexpr std::size_t cpu_fused_from_work = 100'000;
-CgVariant choose_cg_variant(const cl::DeviceInfo& device, std::size_t rows, std::size_t nnz, ElementType precision);
+CgVariant choose_cg_variant(const cl::DeviceInfo& device, std::size_t rows, std::size_t nnz, ElementType precision,
+                            Preconditioner preconditioner);
 
 struct Settings {
   double tolerance = 1e-8;           // stop when ||r|| <= tolerance * ||b|| (recursive residual)
