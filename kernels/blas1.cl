@@ -29,3 +29,19 @@ __kernel void fill(const uint n, const REAL value, __global REAL* x) {
 __kernel void diag_mul(const uint n, __global const REAL* d, __global const REAL* x, __global REAL* y) {
   CLCG_FOR_EACH(uint, i, n) y[i] = d[i] * x[i];  // y = diag(d) x
 }
+
+__kernel void square_root(const uint n, __global REAL* x) {
+  CLCG_FOR_EACH(uint, i, n) x[i] = sqrt(x[i]);  // x = sqrt(x), element by element
+}
+
+// x_i = a pseudo-random number in [-1, 1) from i and seed (splitmix64): the same vector on
+// every device and launch shape, with no host vector to upload.
+__kernel void pseudo_random(const uint n, const ulong seed, __global REAL* x) {
+  CLCG_FOR_EACH(uint, i, n) {
+    ulong z = seed + 0x9E3779B97F4A7C15UL * ((ulong)i + 1);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9UL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBUL;
+    z ^= z >> 31;
+    x[i] = (REAL)((double)(z >> 11) * 0x1.0p-52 - 1.0);
+  }
+}

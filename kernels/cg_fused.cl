@@ -4,82 +4,7 @@
 // WG_SIZE (a power of two) is the work-group size the host launches with; every kernel
 // loops over rows with a stride, so any number of groups covers any n, and a fixed launch
 // shape gives the same bits on every run.
-#ifndef WG_SIZE
-#define WG_SIZE 256
-#endif
-#if (WG_SIZE & (WG_SIZE - 1)) != 0
-#error "WG_SIZE must be a power of two"
-#endif
-
-// Writes the group's sum of `value` to partials[slot * groups + group]. All work-items call
-// it; the trailing barrier lets the caller reuse scratch at once.
-inline void write_partial(__local REAL* scratch, REAL value, __global REAL* partials, uint slot) {
-  const uint lid = get_local_id(0);
-  scratch[lid] = value;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  clcg_tree_sequential(scratch, lid, WG_SIZE);
-  if (lid == 0) partials[slot * get_num_groups(0) + get_group_id(0)] = scratch[0];
-  barrier(CLK_LOCAL_MEM_FENCE);
-}
-
-// The three row layouts of the SpMV passes below (as spmv_csr.cl and spmv_ell.cl). Each sums
-// A[row, c] * VALUE(c) over a row and hands the sum to FINISH(row, sum); OpenCL C has no
-// templates, so the macros keep one copy of each loop for both CG variants that use them.
-// Every work-item of a group reaches every barrier of the vector layout (see spmv_csr_vector).
-#define CSR_SCALAR_ROWS(VALUE, FINISH)                                           \
-  CLCG_FOR_EACH(uint, row, rows) {                                              \
-    const int end = row_ptr[row + 1];                                           \
-    REAL sum = 0;                                                               \
-    for (int j = row_ptr[row]; j < end; ++j) {                                  \
-      const int c = col_idx[j];                                                 \
-      sum += values[j] * VALUE(c);                                              \
-    }                                                                           \
-    FINISH(row, sum);                                                           \
-  }
-
-#define CSR_VECTOR_ROWS(VALUE, FINISH)                                                   \
-  const uint lid = get_local_id(0);                                                     \
-  const uint lane = lid & (vector_size - 1);                                            \
-  const uint rows_per_group = WG_SIZE / vector_size;                                    \
-  const uint row_in_group = lid / vector_size;                                          \
-  const uint stride = get_num_groups(0) * rows_per_group;                               \
-  for (uint base = get_group_id(0) * rows_per_group; base < rows; base += stride) {     \
-    const uint row = base + row_in_group;                                               \
-    REAL sum = 0;                                                                       \
-    if (row < rows) {                                                                   \
-      const int end = row_ptr[row + 1];                                                 \
-      for (int j = row_ptr[row] + (int)lane; j < end; j += (int)vector_size) {          \
-        const int c = col_idx[j];                                                       \
-        sum += values[j] * VALUE(c);                                                    \
-      }                                                                                 \
-    }                                                                                   \
-    scratch[lid] = sum;                                                                 \
-    barrier(CLK_LOCAL_MEM_FENCE);                                                       \
-    for (uint s = vector_size / 2; s > 0; s >>= 1) {                                    \
-      if (lane < s) scratch[lid] += scratch[lid + s];                                   \
-      barrier(CLK_LOCAL_MEM_FENCE);                                                     \
-    }                                                                                   \
-    if (lane == 0 && row < rows) FINISH(row, scratch[lid]); /* lane 0 keeps the dots */ \
-    barrier(CLK_LOCAL_MEM_FENCE);                                                       \
-  }
-
-#define ELL_ROWS(VALUE, FINISH)                                                  \
-  CLCG_FOR_EACH(uint, row, rows) {                                              \
-    REAL sum = 0;                                                               \
-    for (uint k = 0; k < width; ++k) {                                          \
-      const int c = ell_col[(size_t)k * rows + row];                            \
-      sum += ell_val[(size_t)k * rows + row] * VALUE(c);                        \
-    }                                                                           \
-    FINISH(row, sum);                                                           \
-  }
-
-// The matrix arguments of each layout, first in every SpMV pass.
-#define CSR_SCALAR_ARGS \
-  const uint rows, __global const int *row_ptr, __global const int *col_idx, __global const REAL *values
-#define CSR_VECTOR_ARGS                                                                            \
-  const uint rows, const uint vector_size, __global const int *row_ptr, __global const int *col_idx, \
-      __global const REAL *values
-#define ELL_ARGS const uint rows, const uint width, __global const int *ell_col, __global const REAL *ell_val
+#include "spmv_rows.cl"
 
 // The fused CG step never reads or writes a vector more often than the floor needs (72 n
 // bytes a step without a preconditioner, DEVICE.md). Pass 1 builds the new search direction
@@ -114,9 +39,9 @@ inline void write_partial(__local REAL* scratch, REAL value, __global REAL* part
     ROWS(DIRECTION, FINISH_ROW)                                                                 \
     write_partial(scratch, pq, partials, 0);                                                    \
   }
-SPMV_STEP(spmv_scalar_step, CSR_SCALAR_ARGS, CSR_SCALAR_ROWS)
-SPMV_STEP(spmv_vector_step, CSR_VECTOR_ARGS, CSR_VECTOR_ROWS)
-SPMV_STEP(spmv_ell_step, ELL_ARGS, ELL_ROWS)
+SPMV_STEP(spmv_step_scalar, CSR_SCALAR_ARGS, CSR_SCALAR_ROWS)
+SPMV_STEP(spmv_step_vector, CSR_VECTOR_ARGS, CSR_VECTOR_ROWS)
+SPMV_STEP(spmv_step_ell, ELL_ARGS, ELL_ROWS)
 
 // Pass 2: r -= alpha q ; partials of r . r.
 __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
@@ -196,9 +121,53 @@ void update_rz_dot(const uint n, const REAL alpha, __global const REAL* q, __glo
     ROWS(SINGLE_VALUE, SINGLE_ROW)                                                                \
     SINGLE_PARTIALS();                                                                            \
   }
-SINGLE_STEP(single_scalar_step, CSR_SCALAR_ARGS, CSR_SCALAR_ROWS)
-SINGLE_STEP(single_vector_step, CSR_VECTOR_ARGS, CSR_VECTOR_ROWS)
-SINGLE_STEP(single_ell_step, ELL_ARGS, ELL_ROWS)
+SINGLE_STEP(single_step_scalar, CSR_SCALAR_ARGS, CSR_SCALAR_ROWS)
+SINGLE_STEP(single_step_vector, CSR_VECTOR_ARGS, CSR_VECTOR_ROWS)
+SINGLE_STEP(single_step_ell, ELL_ARGS, ELL_ROWS)
+
+// Chronopoulos-Gear (variant "single") with a preconditioner M that is not a diagonal: M^-1
+// cannot be computed where the SpMV needs it, so a step is two passes around M's apply,
+// still one host sync:
+//   single_update:   s = w + beta s ; p = u + beta p ; x += alpha p ; r -= alpha s   (in place)
+//   (M)              u = M^-1 r
+//   spmv_dots:       w = A u ; partials of gamma = r.u, delta = w.u, r.r
+__kernel void single_update(const uint n, const REAL alpha, const REAL beta, __global const REAL* w,
+                            __global const REAL* u, __global REAL* s, __global REAL* p, __global REAL* x,
+                            __global REAL* r) {
+  CLCG_FOR_EACH(uint, i, n) {
+    const REAL s_i = fma(beta, s[i], w[i]);
+    const REAL p_i = fma(beta, p[i], u[i]);
+    s[i] = s_i;
+    p[i] = p_i;
+    x[i] = fma(alpha, p_i, x[i]);
+    r[i] = fma(-alpha, s_i, r[i]);
+  }
+}
+
+#define DOTS_VALUE(c) u[c]
+#define DOTS_ROW(row, sum)              \
+  do {                                  \
+    const REAL u_row = u[row];          \
+    const REAL r_row = r[row];          \
+    w[row] = (sum);                     \
+    gamma += r_row * u_row;             \
+    delta += (sum) * u_row;             \
+    rr += r_row * r_row;                \
+  } while (0)
+
+#define SPMV_DOTS(name, MATRIX_ARGS, ROWS)                                                                \
+  __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void name(                                \
+      MATRIX_ARGS, __global const REAL* u, __global const REAL* r, __global REAL* w, __global REAL* partials) { \
+    __local REAL scratch[WG_SIZE];                                                                         \
+    REAL gamma = 0, delta = 0, rr = 0;                                                                     \
+    ROWS(DOTS_VALUE, DOTS_ROW)                                                                             \
+    write_partial(scratch, gamma, partials, 0);                                                            \
+    write_partial(scratch, delta, partials, 1);                                                            \
+    write_partial(scratch, rr, partials, 2);                                                               \
+  }
+SPMV_DOTS(spmv_dots_scalar, CSR_SCALAR_ARGS, CSR_SCALAR_ROWS)
+SPMV_DOTS(spmv_dots_vector, CSR_VECTOR_ARGS, CSR_VECTOR_ROWS)
+SPMV_DOTS(spmv_dots_ell, ELL_ARGS, ELL_ROWS)
 
 // Pipelined CG (Ghysels and Vanroose 2014, Algorithm 4) without a preconditioner, where
 // u = r, q = s and m = w. nv = A w was computed while the previous partials were read.

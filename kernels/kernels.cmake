@@ -12,6 +12,10 @@ set(CLCG_KERNEL_FILES
   reduce_blocked.cl
   multi_dot.cl
   cg_fused.cl
+  spmv_rows.cl
+  chebyshev.cl
+  ic0.cl
+  multigrid.cl
   spmv_csr.cl
   jacobi.cl
   spmv_ell.cl

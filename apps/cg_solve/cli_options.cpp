@@ -31,7 +31,17 @@ clcg::apps::CommandLine command_line() {
       ("output-unconverged", "write x to --output even when the solve did not converge (the last iterate)")
       ("tol", po::value<Real>()->default_value(Real{1e-8}, "1e-8"), "stop when ||b - A x|| <= tol ||b|| (0 < tol < 1)")
       ("max-iter", po::value<Count>(), "iteration limit, >= 1 (default: max(1000, 10 x rows))")
-      ("precond", po::value<std::string>()->default_value("jacobi"), "jacobi | none (Jacobi = diag(A), Eigen's default)")
+      ("precond", po::value<std::string>()->default_value("jacobi"),
+       "auto | jacobi | chebyshev | ic0 | amg | none (docs/USAGE.md, \"Preconditioners\")")
+      ("chebyshev-degree", po::value<Count>()->default_value(Count{4}, "4"), "Chebyshev: SpMVs per apply (1 .. 64)")
+      ("ic0-sweeps", po::value<Count>()->default_value(Count{3}, "3"),
+       "IC(0): Jacobi sweeps per triangular factor in an apply (0 .. 64)")
+      ("amg-smoother-degree", po::value<Count>()->default_value(Count{2}, "2"),
+       "AMG: Chebyshev smoother degree before and after each coarse correction (1 .. 16)")
+      ("amg-coarse-rows", po::value<Count>()->default_value(Count{600}, "600"),
+       "AMG: coarsen until at most this many rows, then a dense inverse (1 .. 2000)")
+      ("amg-strength", po::value<Real>()->default_value(Real{0.08}, "0.08"),
+       "AMG: strong connection when |a_ij| >= this x sqrt(a_ii a_jj) (0 .. 1)")
       ("precision", po::value<std::string>()->default_value("double"), "double | float");
   cli.add_device_options();
   cli.add()
@@ -83,6 +93,11 @@ CliOptions parse_command_line(int argc, char** argv) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("--precond: ") + e.what());
   }
+  cli.precond_options.chebyshev.degree = unsigned(clcg::apps::count_in_range(args, "chebyshev-degree", 1, 64));
+  cli.precond_options.ic0.sweeps = unsigned(clcg::apps::count_in_range(args, "ic0-sweeps", 0, 64));
+  cli.precond_options.amg.smoother_degree = unsigned(clcg::apps::count_in_range(args, "amg-smoother-degree", 1, 16));
+  cli.precond_options.amg.coarse_rows = clcg::apps::count_in_range(args, "amg-coarse-rows", 1, 2000);
+  cli.precond_options.amg.strength = clcg::apps::real_in_range(args, "amg-strength", 0, 1);
   const std::string precision = text("precision");
   if (precision == "double") {
     cli.precision = clcg::reduction::ElementType::f64;

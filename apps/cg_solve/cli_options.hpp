@@ -7,6 +7,7 @@
 #include <string>
 
 #include "clcg/solver/krylov/settings.hpp"
+#include "clcg/solver/precond/preconditioner.hpp"
 #include "common/command_line.hpp"
 
 namespace cg_solve {
@@ -18,6 +19,7 @@ struct CliOptions {
   double tolerance = 1e-8;
   std::optional<std::size_t> max_iterations;  // empty: default_max_iterations(rows)
   clcg::solver::Preconditioner preconditioner = clcg::solver::Preconditioner::jacobi;
+  clcg::solver::PreconditionerOptions precond_options;
   clcg::reduction::ElementType precision = clcg::reduction::ElementType::f64;
   std::string device = "auto", platform;
   std::string variant = "auto";

@@ -19,6 +19,7 @@
 #include "clcg/cl/error.hpp"
 #include "clcg/solver/io/atomic_file.hpp"
 #include "clcg/solver/krylov/cg_method.hpp"
+#include "clcg/solver/krylov/preconditioner_factory.hpp"
 #include "clcg/solver/krylov/solve.hpp"
 #include "clcg/solver/sparse/csr_matrix.hpp"
 #include "clcg/solver/eigen/reference_solve.hpp"
@@ -172,6 +173,9 @@ int run(const CliOptions& cli) {
   settings.max_iterations = static_cast<std::int64_t>(
       cli.max_iterations.value_or(default_max_iterations(static_cast<std::size_t>(a.rows()))));
   settings.preconditioner = cli.preconditioner;
+  settings.precond_options = cli.precond_options;
+  if (settings.preconditioner == solver::Preconditioner::automatic)  // resolved here, so the report can name it
+    settings.preconditioner = solver::choose_preconditioner(env.info(), std::size_t(a.rows()), std::size_t(a.nonZeros()));
   settings.precision = cli.precision;
   settings.record_history = !cli.history.empty();
   settings.should_stop = [] { return interrupted != 0; };  // SIGINT / SIGTERM: checked once per step
@@ -187,7 +191,7 @@ int run(const CliOptions& cli) {
   }
   if (settings.variant == solver::CgVariant::automatic)  // resolved here, so the report can name it
     settings.variant = solver::choose_cg_variant(env.info(), std::size_t(a.rows()), std::size_t(a.nonZeros()),
-                                                 cli.precision, cli.preconditioner);
+                                                 cli.precision, settings.preconditioner);
 
   RunReport report;
   report.options = &cli;
@@ -198,6 +202,7 @@ int run(const CliOptions& cli) {
   report.device = env.info();
   report.max_iterations = settings.iteration_limit(static_cast<std::size_t>(a.rows()));
   report.variant = settings.variant;
+  report.preconditioner = settings.preconditioner;
 
   const double built_before = env.programs().build_seconds();
   const auto start = std::chrono::steady_clock::now();
@@ -208,18 +213,20 @@ int run(const CliOptions& cli) {
   if (solution.info.status == solver::Status::interrupted) throw Interrupted{solution.info.message};
   if (interrupted) throw Interrupted{};
   report.result = solution.info;
-  report.upload_seconds = std::max(0.0, total - solution.info.seconds - report.build_seconds);
+  report.preconditioner_report = solution.preconditioner;
+  report.upload_seconds =  // the builds include the preconditioner's (its set-up time leaves them out)
+      std::max(0.0, total - solution.info.seconds - report.build_seconds - solution.preconditioner.setup_seconds);
   if (b_is_a_ones && a.rows() > 0)
     report.error_vs_ones = (solution.x - Eigen::VectorXd::Ones(a.rows())).norm() / std::sqrt(double(a.rows()));
 
   std::vector<std::pair<std::size_t, double>> eigen_history;
   if (cli.reference) {
-    report.reference = solver::eigen_reference_solve(a, b, x0, cli.tolerance, report.max_iterations, cli.preconditioner);
+    report.reference = solver::eigen_reference_solve(a, b, x0, cli.tolerance, report.max_iterations, settings.preconditioner);
     const double ref_norm = report.reference->x.norm();
     const double difference = (solution.x - report.reference->x).norm();
     report.difference_vs_reference = ref_norm > 0 ? difference / ref_norm : difference;
     if (!cli.history.empty())
-      eigen_history = solver::eigen_reference_history(a, b, x0, report.reference->iterations + 1, cli.preconditioner);
+      eigen_history = solver::eigen_reference_history(a, b, x0, report.reference->iterations + 1, settings.preconditioner);
   }
   if (interrupted) throw Interrupted{};
   // x is written when it solves the system, or when the user asks for the last iterate: a rerun

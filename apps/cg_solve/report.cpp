@@ -25,6 +25,39 @@ std::string seconds_text(double seconds) {
   return buffer;
 }
 
+nlohmann::json preconditioner_json(const RunReport& report) {
+  const clcg::solver::PreconditionerReport& p = report.preconditioner_report;
+  nlohmann::json json = {{"name", std::string(clcg::solver::preconditioner_name(report.preconditioner))},
+                         {"setup_seconds", p.setup_seconds}};
+  for (const auto& [name, value] : p.figures) json[name] = value;
+  if (!p.phases.empty()) {
+    json["phases"] = nlohmann::json::object();
+    for (const auto& [name, seconds] : p.phases) json["phases"][name] = seconds;
+  }
+  if (!p.level_rows.empty()) {
+    json["levels"] = nlohmann::json::array();
+    for (std::size_t l = 0; l < p.level_rows.size(); ++l)
+      json["levels"].push_back({{"rows", p.level_rows[l]}, {"nnz", p.level_nnz[l]}});
+  }
+  return json;
+}
+
+std::string preconditioner_text(const RunReport& report) {
+  const clcg::solver::PreconditionerReport& p = report.preconditioner_report;
+  std::ostringstream out;
+  out << clcg::solver::preconditioner_name(report.preconditioner);
+  if (report.options->preconditioner == clcg::solver::Preconditioner::automatic) out << " (auto)";
+  if (!p.level_rows.empty()) {
+    out << ", " << p.level_rows.size() << " levels (rows";
+    for (std::size_t rows : p.level_rows) out << " " << rows;
+    out << ")";
+  }
+  for (const auto& [name, value] : p.figures)
+    if (name == "degree" || name == "sweeps" || name == "operator_complexity" || name == "shift")
+      out << ", " << name << " " << value;
+  return out.str();
+}
+
 }  // namespace
 
 nlohmann::json to_json(const RunReport& report) {
@@ -46,7 +79,8 @@ nlohmann::json to_json(const RunReport& report) {
                     {"driver", report.device.driver_version}};
   json["solver"] = {{"variant", std::string(clcg::solver::cg_variant_name(report.variant))},
                     {"variant_requested", options.variant},
-                    {"precond", std::string(clcg::solver::preconditioner_name(options.preconditioner))},
+                    {"precond", std::string(clcg::solver::preconditioner_name(report.preconditioner))},
+                    {"precond_requested", std::string(clcg::solver::preconditioner_name(options.preconditioner))},
                     {"precision", std::string(clcg::reduction::type_name(options.precision))},
                     {"tol", options.tolerance},
                     {"max_iter", report.max_iterations}};
@@ -62,6 +96,10 @@ nlohmann::json to_json(const RunReport& report) {
                     {"upload_seconds", report.upload_seconds},
                     {"build_seconds", report.build_seconds}};
   if (!options.output.empty()) json["result"]["output_written"] = report.output_written;
+  // Time to solution counts the preconditioner's set-up.
+  json["result"]["setup_seconds"] = report.preconditioner_report.setup_seconds;
+  json["result"]["time_to_solution_seconds"] = report.preconditioner_report.setup_seconds + result.seconds;
+  json["preconditioner"] = preconditioner_json(report);
   if (report.error_vs_ones) json["result"]["error_vs_ones"] = *report.error_vs_ones;
   if (report.reference) {
     const auto& ref = *report.reference;
@@ -84,15 +122,18 @@ std::string human_summary(const RunReport& report) {
   out << "cg-solve: " << report.options->matrix << ": n = " << report.rows << ", nnz = " << report.nnz << "\n"
       << "  device     " << report.device.name << " (" << report.device.platform_name << ")\n"
       << "  solver     " << clcg::solver::cg_variant_name(report.variant)
-      << (report.options->variant == "auto" ? " (auto)" : "") << " CG, precond "
-      << clcg::solver::preconditioner_name(report.options->preconditioner) << ", "
+      << (report.options->variant == "auto" ? " (auto)" : "") << " CG, precond " << preconditioner_text(report) << ", "
       << clcg::reduction::type_name(report.options->precision) << ", tol " << report.options->tolerance << "\n"
       << "  result     " << result.message << "\n"
       << "  iterations " << result.iterations << " of at most " << report.max_iterations << "\n"
       << "  residual   " << result.true_residual << " true (||b - A x|| / ||b||), " << result.recursive_residual
       << " recursive\n";
   if (report.error_vs_ones) out << "  error      " << *report.error_vs_ones << " (||x - 1|| / ||1||)\n";
-  out << "  time       " << seconds_text(result.seconds) << " solve";
+  out << "  time       ";
+  if (report.preconditioner_report.setup_seconds > 0)
+    out << seconds_text(report.preconditioner_report.setup_seconds + result.seconds) << " to solution = "
+        << seconds_text(report.preconditioner_report.setup_seconds) << " preconditioner set-up + ";
+  out << seconds_text(result.seconds) << " solve";
   if (result.iterations) out << " (" << seconds_text(result.seconds / static_cast<double>(result.iterations)) << " per iteration)";
   out << ", " << seconds_text(report.upload_seconds) << " upload, " << seconds_text(report.build_seconds)
       << " kernel build\n";

@@ -14,6 +14,7 @@
 #include "clcg/solver/io/matrix_market.hpp"
 #include "clcg/solver/krylov/settings.hpp"
 #include "clcg/solver/krylov/solve_info.hpp"
+#include "clcg/solver/precond/device_preconditioner.hpp"
 
 namespace cg_solve {
 
@@ -25,6 +26,8 @@ struct RunReport {
   clcg::solver::SolveInfo result;
   std::size_t max_iterations = 0;
   clcg::solver::CgVariant variant = clcg::solver::CgVariant::fused;  // the one that ran
+  clcg::solver::Preconditioner preconditioner = clcg::solver::Preconditioner::none;  // the one that ran
+  clcg::solver::PreconditionerReport preconditioner_report;
   double upload_seconds = 0;  // matrix and vectors to the device, solver set-up
   double build_seconds = 0;   // OpenCL program builds (PoCL compiles on first use; cached after)
   bool output_written = false;

@@ -1,6 +1,8 @@
 #include "clcg/cl/program_cache.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <stdexcept>
 #include <string>
 
 #include "clcg/cl/error.hpp"
@@ -8,10 +10,30 @@
 
 namespace clcg::cl {
 
+std::string expand_includes(const std::string& name, std::string_view text, int depth) {
+  if (depth > 8) throw std::invalid_argument("embedded OpenCL sources include each other too deeply: " + name);
+  std::string out = "#line 1 \"" + name + "\"\n";  // compiler messages point at the right file and line
+  std::size_t line = 1;
+  for (std::size_t at = 0; at < text.size(); ++line) {
+    const std::size_t end = std::min(text.find('\n', at), text.size());
+    const std::string_view current = text.substr(at, end - at);
+    constexpr std::string_view directive = "#include \"";
+    if (current.starts_with(directive) && current.ends_with("\"")) {
+      const std::string included(current.substr(directive.size(), current.size() - directive.size() - 1));
+      out += expand_includes(included, kernel_source(included), depth + 1);
+      out += "#line " + std::to_string(line + 1) + " \"" + name + "\"\n";
+    } else {
+      out.append(current);
+      out += '\n';
+    }
+    at = end + 1;
+  }
+  return out;
+}
+
 ::cl::Program build_program(const ::cl::Context& context, const ::cl::Device& device,
                             const std::string& name, std::string_view text, const std::string& options) {
-  // A #line directive keeps compiler messages pointing at the right file and line.
-  const std::string body = "#line 1 \"" + name + "\"\n" + std::string(text);
+  const std::string body = expand_includes(name, text, 0);
   ::cl::Program::Sources sources{body};
   if (name != "common.cl") sources.insert(sources.begin(), std::string(kernel_source("common.cl")));
   ::cl::Program program = checked("creating program " + name, [&] { return ::cl::Program(context, sources); });

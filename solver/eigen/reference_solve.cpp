@@ -36,9 +36,14 @@ EigenReferenceResult run(const HostMatrix& a, const Eigen::VectorXd& b, const Ei
 
 }  // namespace
 
+Preconditioner reference_preconditioner(Preconditioner clcg) noexcept {
+  return clcg == Preconditioner::none ? Preconditioner::none : Preconditioner::jacobi;
+}
+
 EigenReferenceResult eigen_reference_solve(const HostMatrix& a, const Eigen::VectorXd& b, const Eigen::VectorXd& x0,
                                            double tolerance, std::size_t max_iterations, Preconditioner preconditioner) {
-  return preconditioner == Preconditioner::jacobi
+  // Eigen has none of clcg's other preconditioners: Jacobi stands in for them (reference_preconditioner).
+  return reference_preconditioner(preconditioner) == Preconditioner::jacobi
              ? run<Eigen::DiagonalPreconditioner<double>>(a, b, x0, tolerance, max_iterations)
              : run<Eigen::IdentityPreconditioner>(a, b, x0, tolerance, max_iterations);
 }

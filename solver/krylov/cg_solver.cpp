@@ -10,7 +10,7 @@
 
 #include "clcg/cl/error.hpp"
 #include "clcg/solver/krylov/solve.hpp"
-#include "clcg/solver/precond/jacobi.hpp"
+#include "clcg/solver/krylov/preconditioner_factory.hpp"
 #include "stopping.hpp"
 
 namespace clcg::solver {
@@ -25,7 +25,8 @@ using detail::seconds_since;
 
 }  // namespace
 
-CgSolver::CgSolver(const cl::Env& env, const DeviceCsrMatrix& a, const Settings& settings)
+CgSolver::CgSolver(const cl::Env& env, const DeviceCsrMatrix& a, const Settings& settings,
+                   std::shared_ptr<DevicePreconditioner> preconditioner)
     : env_(env),
       a_(a),
       settings_(settings),
@@ -37,7 +38,10 @@ CgSolver::CgSolver(const cl::Env& env, const DeviceCsrMatrix& a, const Settings&
       true_residual_(env, spmv_, settings.reduction) {
   if (settings.variant != CgVariant::textbook && settings.variant != CgVariant::fused)
     throw std::invalid_argument("CgSolver runs the textbook and fused variants; make_cg_solver builds the others");
-  const bool jacobi = settings.preconditioner == Preconditioner::jacobi;
+  if (!preconditioner && settings.preconditioner != Preconditioner::none)
+    preconditioner = make_preconditioner(env, spmv_.matrix(), nullptr, settings.preconditioner, settings.precond_options);
+  precond_ = std::move(preconditioner);
+  const bool jacobi = precond_ && precond_->inverse_diagonal();
   const std::uint64_t vectors = solver_vector_bytes(n_, a.type(), settings.preconditioner, false) +
                                 (settings.variant == CgVariant::fused ? std::uint64_t(n_) * reduction::element_size(a.type()) : 0);
   check_device_memory(env.info(), a.bytes() + vectors, std::uint64_t(n_) * reduction::element_size(a.type()),
@@ -46,10 +50,9 @@ CgSolver::CgSolver(const cl::Env& env, const DeviceCsrMatrix& a, const Settings&
   r_ = make_vector(env, a.type(), n_);
   p_ = make_vector(env, a.type(), n_);
   q_ = make_vector(env, a.type(), n_);
-  if (jacobi) {
+  if (precond_) {
     z_ = make_vector(env, a.type(), n_);
-    inv_diag_ = make_vector(env, a.type(), n_);
-    jacobi_inverse_diagonal(env, a, inv_diag_);
+    if (jacobi) inv_diag_ = *precond_->inverse_diagonal();  // fused into the update kernels
     rr_rz_.emplace(env, a.type(), std::vector<reduction::MultiDot::Pair>{{0, 0}, {0, 1}}, settings.reduction);
   }
   if (settings.variant == CgVariant::fused) {
@@ -82,22 +85,27 @@ double CgSolver::direction_and_spmv(double beta, ::cl::Buffer& x) {
 }
 
 CgSolver::Dots CgSolver::update(double alpha, ::cl::Buffer& x) {
-  const bool jacobi = settings_.preconditioner == Preconditioner::jacobi;
+  const bool jacobi = inv_diag_() != nullptr;
   if (fused_) {
     x_owed_ = alpha;                             // x += alpha p happens in the next pass 1
-    if (!jacobi) {
+    if (!precond_) {
       fused_->update_r(alpha, q_, r_);           // r -= alpha q; r.r partials
       const double rr = fused_->read()[0];
       return {rr, rr};
     }
-    fused_->update_rz(alpha, q_, inv_diag_, r_, z_);  // ... z = M^-1 r; r.r, r.z partials
-    const std::vector<double> d = fused_->read();
-    return {d[0], d[1]};
-  }
-  if (jacobi)
+    if (jacobi) {
+      fused_->update_rz(alpha, q_, inv_diag_, r_, z_);  // ... z = M^-1 r; r.r, r.z partials
+      const std::vector<double> d = fused_->read();
+      return {d[0], d[1]};
+    }
+    ops_.axpy(n_, -alpha, q_, r_);               // r -= alpha q
+  } else if (jacobi) {
     ops_.cg_update_xrz(n_, alpha, p_, q_, inv_diag_, x, r_, z_);  // x += alpha p; r -= alpha q; z = M^-1 r
-  else
+    return residual_dots();                                        // r.r, r.z
+  } else {
     ops_.cg_update_xr(n_, alpha, p_, q_, x, r_);                  // x += alpha p; r -= alpha q
+  }
+  if (precond_) precond_->apply(r_, z_);                          // z = M^-1 r
   return residual_dots();                                          // r.r (and r.z)
 }
 
@@ -109,7 +117,7 @@ void CgSolver::settle_x(::cl::Buffer& x) {
 SolveInfo CgSolver::solve(const ::cl::Buffer& b, ::cl::Buffer& x, bool use_guess, bool true_residual) {
   const auto start = Clock::now();
   const std::size_t n = n_, max_iter = settings_.iteration_limit(n);
-  const bool jacobi = settings_.preconditioner == Preconditioner::jacobi;
+  const bool jacobi = inv_diag_() != nullptr;
   SolveInfo info;
   x_owed_ = 0;
   auto finish = [&](Status status, std::string message) {
@@ -137,7 +145,8 @@ SolveInfo CgSolver::solve(const ::cl::Buffer& b, ::cl::Buffer& x, bool use_guess
       spmv_.enqueue(x, q_);                     // q = A x
       ops_.axpby_to(n, 1.0, b, -1.0, q_, r_);   // r = b - q
     }
-    if (jacobi) ops_.diag_mul(n, inv_diag_, r_, z_);  // z = M^-1 r
+    if (jacobi) ops_.diag_mul(n, inv_diag_, r_, z_);   // z = M^-1 r
+    else if (precond_) precond_->apply(r_, z_);
     return residual_dots();                           // rr = r.r, rz = r.z
   };
   if (!use_guess) ops_.fill(n, 0.0, x);  // x0 = 0

@@ -14,7 +14,6 @@
 namespace clcg::solver {
 namespace {
 
-constexpr std::size_t fused_group = 256;
 constexpr unsigned max_dots = 3;
 
 }  // namespace
@@ -24,23 +23,19 @@ FusedOps::FusedOps(const cl::Env& env, const Spmv& spmv, std::size_t groups_per_
       groups_per_unit_(groups_per_unit),
       rows_(std::size_t(spmv.matrix().rows())),
       type_(spmv.matrix().type()),
-      // CPU: groups of one work-item on contiguous blocks (clcg/cl/launch_policy.hpp).
-      wg_(cl::contiguous_blocks(env.info()) ? 1 : std::min(fused_group, floor_power_of_two(env.info().max_work_group_size))),
-      vector_size_(spmv.kernel() == SpmvKernel::vector ? spmv.vector_size() : 0),
-      a_(spmv.matrix()) {
+      layout_(env, spmv),
+      wg_(layout_.work_group()) {
   if (groups_per_unit == 0) throw std::invalid_argument("FusedOps: groups per compute unit must be positive");
-  // The vector SpMV keeps rows_per_group = wg / vector_size rows per pass.
-  vector_size_ = std::min<unsigned>(vector_size_, static_cast<unsigned>(wg_));
-  const std::string options = real_build_options(type_) + " -D WG_SIZE=" + std::to_string(wg_);
-  ell_ = spmv.kernel() == SpmvKernel::ell;
-  if (ell_) ell_col_ = spmv.ell_columns(), ell_val_ = spmv.ell_values(), ell_width_ = spmv.ell_width();
-  auto make = [&](const char* name) { return cl::CachedKernel(env.kernel("cg_fused.cl", name, options)); };
-  for (cl::CachedKernel& k : spmv_step_) k = make(spmv_step_name());
-  for (cl::CachedKernel& k : single_step_) k = make(single_step_name());
+  const std::string options = layout_.build_options();
+  auto make = [&](const std::string& name) { return cl::CachedKernel(env.kernel("cg_fused.cl", name.c_str(), options)); };
+  for (cl::CachedKernel& k : spmv_step_) k = make(layout_.kernel_name("spmv_step"));
+  for (cl::CachedKernel& k : single_step_) k = make(layout_.kernel_name("single_step"));
   update_r_ = make("update_r_dot");
   update_rz_ = make("update_rz_dot");
   pipelined_ = make("pipelined_update");
   pipelined_jacobi_ = make("pipelined_update_jacobi");
+  single_update_ = make("single_update");
+  spmv_dots_ = make(layout_.kernel_name("spmv_dots"));
   const std::size_t most_groups = std::max(groups_per_unit_, single_groups_per_unit) * env.info().compute_units;
   const std::size_t capacity = max_dots * std::max<std::size_t>(1, most_groups);
   partials_ = make_vector(env, type_, capacity);
@@ -56,80 +51,41 @@ std::size_t FusedOps::vector_groups() const {
 void FusedOps::launch(cl::CachedKernel& kernel, const char* name, std::size_t groups, unsigned dots) {
   last_groups_ = groups;
   last_dots_ = dots;
-  const auto task = [&] {
-    return std::string(name) + " n=" + std::to_string(rows_) + " wg=" + std::to_string(wg_) +
-           " groups=" + std::to_string(groups) + " on " + env_.info().name;
-  };
-  cl::checked(task, [&] {
-    env_.queue().enqueueNDRangeKernel(kernel.kernel(), ::cl::NullRange, ::cl::NDRange(groups * wg_),
-                                      ::cl::NDRange(wg_));
-  });
-}
-
-const char* FusedOps::spmv_step_name() const noexcept {
-  return ell_ ? "spmv_ell_step" : vector_size_ ? "spmv_vector_step" : "spmv_scalar_step";
-}
-
-const char* FusedOps::single_step_name() const noexcept {
-  return ell_ ? "single_ell_step" : vector_size_ ? "single_vector_step" : "single_scalar_step";
+  layout_.launch(kernel, name, groups);
 }
 
 cl::CachedKernel& FusedOps::bound_to(std::array<cl::CachedKernel, 2>& pair, cl_uint arg, const ::cl::Buffer& buffer) {
   return pair[1].holds(arg, buffer) ? pair[1] : pair[0];
 }
 
-std::size_t FusedOps::set_matrix_args(cl::CachedKernel& k, cl_uint& arg, std::size_t groups_cap) {
-  k.set(arg++, static_cast<cl_uint>(rows_));
-  if (ell_) {
-    k.set(arg++, static_cast<cl_uint>(ell_width_));
-    k.set(arg++, ell_col_);
-    k.set(arg++, ell_val_);
-  } else {
-    if (vector_size_) k.set(arg++, static_cast<cl_uint>(vector_size_));
-    k.set(arg++, a_.row_ptr());
-    k.set(arg++, a_.col_idx());
-    k.set(arg++, a_.values());
-  }
-  if (cl::contiguous_blocks(env_.info())) return cl::cpu_blocks(env_.info(), rows_, rows_ + std::size_t(a_.nnz()));
-  const std::size_t rows_per_group = vector_size_ ? wg_ / vector_size_ : wg_;
-  return std::clamp<std::size_t>((rows_ + rows_per_group - 1) / rows_per_group, 1, std::max<std::size_t>(groups_cap, 1));
-}
-
-cl_uint FusedOps::matrix_arg_count() const noexcept {
-  return ell_ ? 4 : vector_size_ ? 5 : 4;  // rows, (width | vector_size), the arrays
-}
-
 void FusedOps::set_real(cl::CachedKernel& k, cl_uint index, double value) const {
-  if (type_ == ElementType::f64)
-    k.set(index, static_cast<cl_double>(value));
-  else
-    k.set(index, static_cast<cl_float>(value));
+  set_real_arg(k, index, type_, value);
 }
 
 void FusedOps::spmv_step(double beta, double alpha_x, const StepVectors& v) {
   cl_uint arg = 0;
   // Two kernel objects, one per buffer parity: p and p_old swap every step, and each object
   // keeps its buffers bound, so a step sets only its two scalars.
-  cl::CachedKernel& k = bound_to(spmv_step_, matrix_arg_count() + 4, *v.p);  // ..., beta, alpha_x, z, p_old, p
-  const std::size_t groups = set_matrix_args(k, arg, groups_per_unit_ * env_.info().compute_units);
+  cl::CachedKernel& k = bound_to(spmv_step_, layout_.arg_count() + 4, *v.p);  // ..., beta, alpha_x, z, p_old, p
+  const std::size_t groups = layout_.set_args(k, arg, groups_per_unit_ * env_.info().compute_units);
   set_real(k, arg++, beta);
   set_real(k, arg++, alpha_x);
   for (const ::cl::Buffer* b : {v.z, v.p_old}) k.set(arg++, *b);
   for (const ::cl::Buffer* b : {v.p, v.q, v.x}) k.set(arg++, *b);
   k.set(arg++, partials_);
-  launch(k, spmv_step_name(), groups, 1);
+  launch(k, "spmv_step", groups, 1);
 }
 
 void FusedOps::single_step(double alpha, double beta, const SingleVectors& v) {
   cl_uint arg = 0;
   // As spmv_step: one kernel object per parity of the double-buffered r, w, s.
-  cl::CachedKernel& k = bound_to(single_step_, matrix_arg_count() + 4, *v.r_old);  // ..., jacobi, inv_diag, r_old
+  cl::CachedKernel& k = bound_to(single_step_, layout_.arg_count() + 4, *v.r_old);  // ..., jacobi, inv_diag, r_old
   // More groups than the other fused kernels, but at least 2 rows per work-item (2 row groups
   // per group in the vector layout). Measured on the H100: 3D Poisson 128^3 129 us at 32
   // groups/CU vs 144 at 8; 64^3 14 us at 4 vs 18 at 8.
-  const std::size_t rows_per_group = vector_size_ ? wg_ / vector_size_ : wg_;  // per pass
+  const std::size_t rows_per_group = layout_.rows_per_group();  // per pass
   const std::size_t wanted = (rows_ + 2 * rows_per_group - 1) / (2 * rows_per_group);
-  const std::size_t groups = set_matrix_args(k, arg, std::min(wanted, single_groups_per_unit * env_.info().compute_units));
+  const std::size_t groups = layout_.set_args(k, arg, std::min(wanted, single_groups_per_unit * env_.info().compute_units));
   set_real(k, arg++, alpha);
   set_real(k, arg++, beta);
   k.set(arg++, static_cast<cl_uint>(v.inv_diag != nullptr));
@@ -137,7 +93,26 @@ void FusedOps::single_step(double alpha, double beta, const SingleVectors& v) {
   for (const ::cl::Buffer* b : {v.r_old, v.w_old, v.s_old}) k.set(arg++, *b);
   for (::cl::Buffer* b : {v.r_new, v.w_new, v.s_new, v.p, v.x}) k.set(arg++, *b);
   k.set(arg++, partials_);
-  launch(k, single_step_name(), groups, v.inv_diag ? 3 : 2);
+  launch(k, "single_step", groups, v.inv_diag ? 3 : 2);
+}
+
+void FusedOps::single_update(double alpha, double beta, const SingleGeneralVectors& v) {
+  cl_uint arg = 0;
+  single_update_.set(arg++, static_cast<cl_uint>(rows_));
+  set_real(single_update_, arg++, alpha);
+  set_real(single_update_, arg++, beta);
+  for (const ::cl::Buffer* b : {v.w, v.u, v.s, v.p, v.x, v.r}) single_update_.set(arg++, *b);
+  layout_.launch(single_update_, "single_update", vector_groups());
+}
+
+void FusedOps::spmv_dots(const ::cl::Buffer& u, const ::cl::Buffer& r, ::cl::Buffer& w) {
+  cl_uint arg = 0;
+  const std::size_t groups = layout_.set_args(spmv_dots_, arg, groups_per_unit_ * env_.info().compute_units);
+  spmv_dots_.set(arg++, u);
+  spmv_dots_.set(arg++, r);
+  spmv_dots_.set(arg++, w);
+  spmv_dots_.set(arg++, partials_);
+  launch(spmv_dots_, "spmv_dots", groups, 3);
 }
 
 void FusedOps::update_r(double alpha, const ::cl::Buffer& q, ::cl::Buffer& r) {

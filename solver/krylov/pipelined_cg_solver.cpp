@@ -9,6 +9,21 @@
 namespace clcg::solver {
 namespace {
 
+// Pipelined CG here takes no preconditioner or Jacobi only: its recurrences need M^-1 of three
+// vectors a step, fused for a diagonal M; a general M would add three applies a step to a
+// variant whose point is one pass, and float already strains its recurrences.
+std::shared_ptr<DevicePreconditioner> checked(const Settings& settings,
+                                              std::shared_ptr<DevicePreconditioner> preconditioner) {
+  const bool diagonal = preconditioner ? preconditioner->inverse_diagonal() != nullptr
+                                       : settings.preconditioner == Preconditioner::jacobi;
+  if ((preconditioner || settings.preconditioner != Preconditioner::none) && !diagonal)
+    throw std::invalid_argument("the pipelined CG variant takes no preconditioner or Jacobi, not " +
+                                std::string(preconditioner ? preconditioner->report().name
+                                                           : preconditioner_name(settings.preconditioner)) +
+                                "; use the fused, single or textbook variant");
+  return preconditioner;
+}
+
 std::vector<reduction::MultiDot::Pair> start_pairs(bool jacobi) {
   // Vectors {r, w} without a preconditioner, {r, u, w} with Jacobi.
   if (jacobi) return {{0, 1}, {2, 1}, {0, 0}};  // r.u, w.u, r.r
@@ -17,8 +32,10 @@ std::vector<reduction::MultiDot::Pair> start_pairs(bool jacobi) {
 
 }  // namespace
 
-PipelinedCgSolver::PipelinedCgSolver(const cl::Env& env, const DeviceCsrMatrix& a, const Settings& settings)
-    : RecurrenceCgSolver(env, a, settings, settings.preconditioner == Preconditioner::jacobi ? 9 : 6, "pipelined"),
+PipelinedCgSolver::PipelinedCgSolver(const cl::Env& env, const DeviceCsrMatrix& a, const Settings& settings,
+                                     std::shared_ptr<DevicePreconditioner> preconditioner)
+    : RecurrenceCgSolver(env, a, settings, checked(settings, preconditioner),
+                         settings.preconditioner == Preconditioner::jacobi ? 9 : 6, "pipelined"),
       start_dots_(env, a.type(), start_pairs(jacobi_), settings.reduction) {
   for (::cl::Buffer* v : {&r_, &w_, &nv_, &z_, &s_, &p_}) *v = make_work_vector();
   if (jacobi_)

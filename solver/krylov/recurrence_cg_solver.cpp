@@ -4,18 +4,18 @@
 #include <limits>
 #include <string>
 
-#include "clcg/solver/precond/jacobi.hpp"
+#include "clcg/solver/krylov/preconditioner_factory.hpp"
 #include "stopping.hpp"
 
 namespace clcg::solver {
 
 RecurrenceCgSolver::RecurrenceCgSolver(const cl::Env& env, const DeviceCsrMatrix& a, const Settings& settings,
-                                       std::size_t work_vectors, const char* name)
+                                       std::shared_ptr<DevicePreconditioner> preconditioner, std::size_t work_vectors,
+                                       const char* name)
     : env_(env),
       a_(a),
       settings_(settings),
       n_(std::size_t(a.rows())),
-      jacobi_(settings.preconditioner == Preconditioner::jacobi),
       spmv_(env, detail::require_cg_matrix(env, a), settings.spmv, settings.spmv_vector_size),
       ops_(env, a.type()),
       fused_(env, spmv_),
@@ -23,14 +23,15 @@ RecurrenceCgSolver::RecurrenceCgSolver(const cl::Env& env, const DeviceCsrMatrix
       dot_(env, reduction::Op::dot, a.type(), settings.reduction),
       true_residual_(env, spmv_, settings.reduction) {
   const std::uint64_t element = reduction::element_size(a.type());
-  const std::uint64_t vectors = (work_vectors + (jacobi_ ? 1 : 0)) * n_ * element;
+  const std::uint64_t vectors = work_vectors * n_ * element;
   check_device_memory(env.info(), a.bytes() + vectors, n_ * element,
                       std::string(name) + " CG solve (matrix " + std::to_string(a.bytes()) + " bytes + work vectors " +
                           std::to_string(vectors) + " bytes)");
-  if (jacobi_) {
-    inv_diag_ = make_work_vector();
-    jacobi_inverse_diagonal(env, a, inv_diag_);
-  }
+  if (!preconditioner && settings.preconditioner != Preconditioner::none)
+    preconditioner = make_preconditioner(env, a, nullptr, settings.preconditioner, settings.precond_options);
+  precond_ = std::move(preconditioner);
+  jacobi_ = precond_ && precond_->inverse_diagonal();
+  if (jacobi_) inv_diag_ = *precond_->inverse_diagonal();
 }
 
 ::cl::Buffer RecurrenceCgSolver::make_work_vector() const { return make_vector(env_, a_.type(), n_); }
@@ -38,8 +39,8 @@ RecurrenceCgSolver::RecurrenceCgSolver(const cl::Env& env, const DeviceCsrMatrix
 double RecurrenceCgSolver::direct_curvature(const ::cl::Buffer& r, const ::cl::Buffer* u, const ::cl::Buffer& p,
                                             double beta) {
   if (!check_p_()) check_p_ = make_work_vector(), check_q_ = make_work_vector();
-  if (jacobi_ && !u) ops_.diag_mul(n_, inv_diag_, r, check_q_);  // u = M^-1 r (check_q as scratch)
-  const ::cl::Buffer& direction_source = !jacobi_ ? r : u ? *u : check_q_;
+  if (precond_ && !u) precond_->apply(r, check_q_);  // u = M^-1 r (check_q as scratch)
+  const ::cl::Buffer& direction_source = !precond_ ? r : u ? *u : check_q_;
   ops_.axpby_to(n_, 1.0, direction_source, beta, p, check_p_);  // p' = u + beta p
   spmv_.enqueue(check_p_, check_q_);                            // A p'
   return dot_.run(check_p_, 0, check_q_, 0, n_).value;         // p'^T A p'
@@ -107,7 +108,7 @@ SolveInfo RecurrenceCgSolver::iterate(const detail::RecurrenceVariant& variant, 
       status = stop->status, message = std::move(stop->message);
       break;
     }
-    if (jacobi_ && d.gamma <= 0) {
+    if (precond_ && d.gamma <= 0) {
       status = Status::breakdown;
       message = preconditioner_breakdown_message(k, d.gamma);
       break;

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <stdexcept>
 #include <string>
 
 #include "clcg/cl/error.hpp"
 #include "clcg/solver/krylov/cg_method.hpp"
+#include "clcg/solver/krylov/preconditioner_factory.hpp"
 #include "clcg/solver/sparse/vector_ops.hpp"
 
 namespace clcg::solver {
@@ -23,13 +25,33 @@ std::uint64_t solver_vector_bytes(std::size_t rows, ElementType type, Preconditi
                                   bool with_rhs_and_solution) {
   std::uint64_t vectors = 3;  // r, p, q
   if (preconditioner == Preconditioner::jacobi) vectors += 2;  // z, 1/diag(A)
+  else if (preconditioner != Preconditioner::none) vectors += 1;  // z (the preconditioner checks its own)
   if (with_rhs_and_solution) vectors += 2;                     // b, x
   return vectors * std::uint64_t(rows) * reduction::element_size(type);
 }
 
+namespace {
+
+// A set-up that found A not SPD ends the solve as a breakdown, before any step.
+SolveInfo preconditioner_failed(const PreconditionerBreakdown& e) {
+  SolveInfo info;
+  info.status = Status::breakdown;
+  info.message = e.what();
+  info.true_residual = std::numeric_limits<double>::quiet_NaN();
+  return info;
+}
+
+}  // namespace
+
 SolveInfo solve(const cl::Env& env, const DeviceCsrMatrix& a, const ::cl::Buffer& b, ::cl::Buffer& x,
                 const Settings& settings, bool use_guess) {
-  return make_cg_solver(env, a, settings)->solve(b, x, use_guess, true);
+  std::unique_ptr<CgMethod> solver;
+  try {
+    solver = make_cg_solver(env, a, settings);
+  } catch (const PreconditionerBreakdown& e) {
+    return preconditioner_failed(e);
+  }
+  return solver->solve(b, x, use_guess, true);
 }
 
 double relative_residual(const HostCsr& a, const Eigen::VectorXd& b, const Eigen::VectorXd& x) {
@@ -64,7 +86,17 @@ HostSolution solve(const cl::Env& env, const HostMatrix& a, const Eigen::VectorX
                       std::uint64_t(std::max<std::int32_t>(csr.nnz(), 1)) * reduction::element_size(type),
                       "CG solve");
   const DeviceCsrMatrix device_a(env, csr, type);
-  const std::unique_ptr<CgMethod> solver = make_cg_solver(env, device_a, settings);
+  Settings chosen = settings;
+  if (chosen.preconditioner == Preconditioner::automatic)
+    chosen.preconditioner = choose_preconditioner(env.info(), n, std::size_t(csr.nnz()));
+  // Set up here, where the host matrix is at hand (IC(0) and AMG need it: no read-back).
+  std::shared_ptr<DevicePreconditioner> preconditioner;
+  try {
+    preconditioner = make_preconditioner(env, device_a, &csr, chosen.preconditioner, chosen.precond_options);
+  } catch (const PreconditionerBreakdown& e) {
+    return {Eigen::VectorXd::Zero(Eigen::Index(n)), preconditioner_failed(e), {}};
+  }
+  const std::unique_ptr<CgMethod> solver = make_cg_solver(env, device_a, chosen, preconditioner);
   ::cl::Buffer b_dev = make_vector(env, type, n), x_dev = make_vector(env, type, n);
   auto write = [&](::cl::Buffer& dst, const Eigen::VectorXd& v) {
     if (n == 0) return;
@@ -80,6 +112,7 @@ HostSolution solve(const cl::Env& env, const HostMatrix& a, const Eigen::VectorX
     if (x0) write(x_dev, *x0);
   });
   HostSolution out;
+  if (preconditioner) out.preconditioner = preconditioner->report();
   out.info = solver->solve(b_dev, x_dev, x0 != nullptr, false);
   out.x.resize(Eigen::Index(n));
   cl::checked("reading x back", [&] {

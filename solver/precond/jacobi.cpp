@@ -1,7 +1,8 @@
 #include "clcg/solver/precond/jacobi.hpp"
 
+#include <chrono>
+
 #include "clcg/solver/sparse/launch.hpp"
-#include "clcg/solver/sparse/vector_ops.hpp"
 
 namespace clcg::solver {
 
@@ -14,5 +15,14 @@ void jacobi_inverse_diagonal(const cl::Env& env, const DeviceCsrMatrix& a, ::cl:
   kernel.setArg(4, inv_diag);
   enqueue_grid_stride(env, kernel, "csr_inverse_diagonal", std::size_t(a.rows()), spmv_group);
 }
+
+JacobiPreconditioner::JacobiPreconditioner(const cl::Env& env, const DeviceCsrMatrix& a)
+    : ops_(env, a.type()), n_(std::size_t(a.rows())), inv_diag_(make_vector(env, a.type(), n_)) {
+  jacobi_inverse_diagonal(env, a, inv_diag_);
+  env.queue().finish();
+  report_.name = "jacobi";
+}
+
+void JacobiPreconditioner::apply(const ::cl::Buffer& r, ::cl::Buffer& z) { ops_.diag_mul(n_, inv_diag_, r, z); }
 
 }  // namespace clcg::solver

@@ -4,15 +4,32 @@
 #include <string>
 
 namespace clcg::solver {
+namespace {
+
+constexpr Preconditioner all[] = {Preconditioner::none, Preconditioner::jacobi, Preconditioner::chebyshev,
+                                  Preconditioner::ic0, Preconditioner::amg, Preconditioner::automatic};
+
+}  // namespace
 
 std::string_view preconditioner_name(Preconditioner p) noexcept {
-  return p == Preconditioner::jacobi ? "jacobi" : "none";
+  switch (p) {
+    case Preconditioner::none: return "none";
+    case Preconditioner::jacobi: return "jacobi";
+    case Preconditioner::chebyshev: return "chebyshev";
+    case Preconditioner::ic0: return "ic0";
+    case Preconditioner::amg: return "amg";
+    case Preconditioner::automatic: return "auto";
+  }
+  return "?";
 }
 
 Preconditioner parse_preconditioner(std::string_view name) {
-  if (name == "none") return Preconditioner::none;
-  if (name == "jacobi") return Preconditioner::jacobi;
-  throw std::invalid_argument("unknown preconditioner '" + std::string(name) + "' (known: none, jacobi)");
+  std::string known;
+  for (Preconditioner p : all) {
+    if (preconditioner_name(p) == name) return p;
+    known += (known.empty() ? "" : ", ") + std::string(preconditioner_name(p));
+  }
+  throw std::invalid_argument("unknown preconditioner '" + std::string(name) + "' (known: " + known + ")");
 }
 
 }  // namespace clcg::solver

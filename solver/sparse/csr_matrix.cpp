@@ -85,4 +85,26 @@ DeviceCsrMatrix::DeviceCsrMatrix(::cl::Buffer row_ptr, ::cl::Buffer col_idx, ::c
   check(values_, std::uint64_t(nnz) * reduction::element_size(type), "values");
 }
 
+HostCsr download(const cl::Env& env, const DeviceCsrMatrix& a) {
+  HostCsr host;
+  host.rows = a.rows();
+  host.cols = a.cols();
+  host.row_ptr.resize(std::size_t(a.rows()) + 1);
+  host.col_idx.resize(std::size_t(a.nnz()));
+  host.values.resize(std::size_t(a.nnz()));
+  cl::checked("reading the matrix back", [&] {
+    env.queue().enqueueReadBuffer(a.row_ptr(), CL_TRUE, 0, host.row_ptr.size() * sizeof(std::int32_t), host.row_ptr.data());
+    if (a.nnz() == 0) return;
+    env.queue().enqueueReadBuffer(a.col_idx(), CL_TRUE, 0, host.col_idx.size() * sizeof(std::int32_t), host.col_idx.data());
+    if (a.type() == ElementType::f64) {
+      env.queue().enqueueReadBuffer(a.values(), CL_TRUE, 0, host.values.size() * sizeof(double), host.values.data());
+    } else {
+      std::vector<float> narrow(host.values.size());
+      env.queue().enqueueReadBuffer(a.values(), CL_TRUE, 0, narrow.size() * sizeof(float), narrow.data());
+      host.values.assign(narrow.begin(), narrow.end());
+    }
+  });
+  return host;
+}
+
 }  // namespace clcg::solver

@@ -28,8 +28,42 @@ void set_real_arg(::cl::Kernel& kernel, cl_uint index, ElementType type, double 
     kernel.setArg(index, static_cast<cl_float>(value));
 }
 
+void set_real_arg(cl::CachedKernel& kernel, cl_uint index, ElementType type, double value) {
+  if (type == ElementType::f64)
+    kernel.set(index, static_cast<cl_double>(value));
+  else
+    kernel.set(index, static_cast<cl_float>(value));
+}
+
 std::string real_build_options(ElementType type) {
   return type == ElementType::f64 ? "-D REAL=double -D REAL_IS_DOUBLE" : "-D REAL=float";
+}
+
+void upload_vector(const cl::Env& env, const std::vector<double>& values, ElementType type, ::cl::Buffer& buffer) {
+  if (values.empty()) return;
+  cl::checked("uploading a vector of " + std::to_string(values.size()) + " elements", [&] {
+    if (type == ElementType::f64) {
+      env.queue().enqueueWriteBuffer(buffer, CL_TRUE, 0, values.size() * sizeof(double), values.data());
+    } else {
+      const std::vector<float> narrow(values.begin(), values.end());
+      env.queue().enqueueWriteBuffer(buffer, CL_TRUE, 0, narrow.size() * sizeof(float), narrow.data());
+    }
+  });
+}
+
+std::vector<double> download_vector(const cl::Env& env, const ::cl::Buffer& buffer, ElementType type, std::size_t n) {
+  std::vector<double> values(n);
+  if (n == 0) return values;
+  cl::checked("reading a vector of " + std::to_string(n) + " elements back", [&] {
+    if (type == ElementType::f64) {
+      env.queue().enqueueReadBuffer(buffer, CL_TRUE, 0, n * sizeof(double), values.data());
+    } else {
+      std::vector<float> narrow(n);
+      env.queue().enqueueReadBuffer(buffer, CL_TRUE, 0, n * sizeof(float), narrow.data());
+      values.assign(narrow.begin(), narrow.end());
+    }
+  });
+  return values;
 }
 
 // ---- VectorOps ------------------------------------------------------------------------
@@ -45,6 +79,8 @@ VectorOps::VectorOps(const cl::Env& env, ElementType type) : env_(env), type_(ty
   copy_ = env.kernel("blas1.cl", "copy", options);
   fill_ = env.kernel("blas1.cl", "fill", options);
   diag_mul_ = env.kernel("blas1.cl", "diag_mul", options);
+  square_root_ = env.kernel("blas1.cl", "square_root", options);
+  pseudo_random_ = env.kernel("blas1.cl", "pseudo_random", options);
   update_xr_ = env.kernel("cg_update.cl", "cg_update_xr", options);
   update_xrz_ = env.kernel("cg_update.cl", "cg_update_xrz", options);
 }
@@ -108,6 +144,19 @@ void VectorOps::diag_mul(std::size_t n, const ::cl::Buffer& d, const ::cl::Buffe
   diag_mul_.setArg(2, x);
   diag_mul_.setArg(3, y);
   launch(diag_mul_, "diag_mul", n);
+}
+
+void VectorOps::square_root(std::size_t n, ::cl::Buffer& x) {
+  square_root_.setArg(0, as_count(n));
+  square_root_.setArg(1, x);
+  launch(square_root_, "square_root", n);
+}
+
+void VectorOps::pseudo_random(std::size_t n, std::uint64_t seed, ::cl::Buffer& x) {
+  pseudo_random_.setArg(0, as_count(n));
+  pseudo_random_.setArg(1, static_cast<cl_ulong>(seed));
+  pseudo_random_.setArg(2, x);
+  launch(pseudo_random_, "pseudo_random", n);
 }
 
 void VectorOps::cg_update_xr(std::size_t n, double alpha, const ::cl::Buffer& p, const ::cl::Buffer& q,

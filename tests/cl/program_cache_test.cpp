@@ -6,6 +6,7 @@
 
 #include "clcg/cl/error.hpp"
 #include "clcg/cl/kernel_source.hpp"
+#include "clcg/cl/program_cache.hpp"
 #include "support/device_fixture.hpp"
 
 namespace {
@@ -42,6 +43,23 @@ TEST(ProgramCache, BrokenKernelRaisesBuildErrorWithLogAndOptions) {
     EXPECT_NE(std::string(e.what()).find("broken.cl"), std::string::npos);
   }
   EXPECT_EQ(cache.builds(), 0u);
+}
+
+TEST(ProgramCache, IncludesOfEmbeddedSourcesAreExpandedWithLineDirectives) {
+  const std::string text = "// line 1\n#include \"spmv_rows.cl\"\nint line_three;\n";
+  const std::string expanded = clcg::cl::expand_includes("mine.cl", text);
+  EXPECT_EQ(expanded.rfind("#line 1 \"mine.cl\"\n// line 1\n#line 1 \"spmv_rows.cl\"\n", 0), 0u) << expanded;
+  EXPECT_NE(expanded.find("#define CSR_SCALAR_ROWS"), std::string::npos);
+  EXPECT_NE(expanded.find("#line 3 \"mine.cl\"\nint line_three;"), std::string::npos) << expanded;
+  EXPECT_THROW(clcg::cl::expand_includes("bad.cl", "#include \"no_such.cl\"\n"), std::invalid_argument);
+  // A build error inside an included file names that file.
+  clcg::cl::ProgramCache cache;
+  try {
+    cache.get_from_text(test_env().context(), test_env().device(), "user.cl", "#include \"spmv_rows.cl\"\n", "-D WG_SIZE=3");
+    FAIL() << "WG_SIZE=3 passed spmv_rows.cl's check";
+  } catch (const clcg::cl::BuildError& e) {
+    EXPECT_NE(e.build_log().find("WG_SIZE must be a power of two"), std::string::npos) << e.build_log();
+  }
 }
 
 TEST(ProgramCache, BuildsEachSourceAndOptionsOnce) {

@@ -74,7 +74,7 @@ const Exclusion* excluded(const Entry& e) {
 
 constexpr const char* note =
     "Every catalogue matrix x {textbook, fused, pipelined, single} x {double tol 1e-8, float tol 1e-5} x "
-    "{none, jacobi}, except bcsstk13 without a preconditioner (more than 20000 steps: too slow on PoCL "
+    "{none, jacobi}, and x {fused, single} x {chebyshev, ic0, amg} (default options), except bcsstk13 without a preconditioner (more than 20000 steps: too slow on PoCL "
     "in CI): bcsstk13 runs with jacobi only, and not pipelined/float (see \"excluded\"). b = A*1, x0 = 0, max_iterations = max(1000, 10 n). "
     "Shared matrices (source \"shared\") are read from ../shared/data/matrices and their entries "
     "are skipped with a message when it is absent; the generated ones (source \"data\") always run.";
@@ -110,8 +110,13 @@ std::vector<Entry> build_catalogue(std::vector<std::string>* missing) {
     for (const char* variant : {"textbook", "fused", "pipelined", "single"})
       for (const char* precision : {"double", "float"}) {
         if (m.double_only && std::string(precision) == "float") continue;
-        for (const char* precond : {"none", "jacobi"}) {
-          if (m.jacobi_only && std::string(precond) == "none") continue;
+        for (const char* precond : {"none", "jacobi", "chebyshev", "ic0", "amg"}) {
+          const std::string name = precond;
+          if (m.jacobi_only && name == "none") continue;
+          // The preconditioners beyond Jacobi with the fused and single variants only:
+          // textbook shares fused's iterates, and pipelined takes none or Jacobi.
+          const bool general = name != "none" && name != "jacobi";
+          if (general && std::string(variant) != "fused" && std::string(variant) != "single") continue;
           Entry e = probe;
           e.conditioning = m.ill_conditioned ? "ill" : "well";
           e.rule = m.ill_conditioned ? ill_conditioned_rule : well_conditioned_rule;

@@ -20,9 +20,9 @@ ALLOWED = {
     "problems": {"io", "problems"},
     "sparse": {"cl", "reduction", "io", "sparse"},
     "precond": {"cl", "reduction", "io", "sparse", "precond"},
-    "krylov": {"cl", "reduction", "io", "sparse", "precond", "krylov"},
+    "krylov": {"cl", "reduction", "io", "sparse", "precond", "multigrid", "krylov"},
     "multigrid": {"cl", "reduction", "io", "sparse", "precond", "multigrid"},
-    "distributed": {"cl", "reduction", "io", "problems", "sparse", "precond", "krylov", "distributed"},
+    "distributed": {"cl", "reduction", "io", "problems", "sparse", "precond", "multigrid", "krylov", "distributed"},
     "eigen": {"cl", "reduction", "io", "sparse", "precond", "multigrid", "krylov", "eigen"},
 }
 # clcg/solver/version.hpp belongs to no layer: anyone may include it.

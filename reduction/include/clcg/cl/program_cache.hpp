@@ -37,7 +37,13 @@ class ProgramCache {
   double build_seconds_ = 0;
 };
 
-// Builds common.cl + text into a program for one device (no caching). Throws BuildError.
+// `text` with each line `#include "name.cl"` replaced by that embedded source (OpenCL's own
+// #include cannot see embedded files), and #line directives that keep compiler messages
+// pointing at each file's own lines.
+std::string expand_includes(const std::string& name, std::string_view text, int depth = 0);
+
+// Builds common.cl + text (includes expanded) into a program for one device (no caching).
+// Throws BuildError.
 ::cl::Program build_program(const ::cl::Context& context, const ::cl::Device& device,
                             const std::string& name, std::string_view text, const std::string& options);
 

@@ -22,6 +22,10 @@ struct EigenReferenceResult {
   int threads = 1;
 };
 
+// The preconditioner Eigen's CG runs for clcg's `clcg`: the same for none and Jacobi; Jacobi for
+// the others, which Eigen does not have.
+Preconditioner reference_preconditioner(Preconditioner clcg) noexcept;
+
 // x0 empty: zero initial guess.
 EigenReferenceResult eigen_reference_solve(const HostMatrix& a, const Eigen::VectorXd& b, const Eigen::VectorXd& x0,
                                            double tolerance, std::size_t max_iterations, Preconditioner preconditioner);

@@ -5,6 +5,7 @@
 #include "clcg/cl/env.hpp"
 #include "clcg/solver/krylov/settings.hpp"
 #include "clcg/solver/krylov/solve_info.hpp"
+#include "clcg/solver/precond/device_preconditioner.hpp"
 #include "clcg/solver/sparse/csr_matrix.hpp"
 
 namespace clcg::solver {
@@ -19,9 +20,14 @@ class CgMethod {
   // where the device has fp64); false leaves SolveInfo::true_residual NaN for the caller.
   virtual SolveInfo solve(const ::cl::Buffer& b, ::cl::Buffer& x, bool use_guess, bool true_residual = true) = 0;
   virtual Settings& settings() noexcept = 0;  // tolerance / limits may change between solves
+  // The preconditioner it applies (set up once, when the solver was built); null for none.
+  virtual const DevicePreconditioner* preconditioner() const noexcept = 0;
 };
 
-// The solver settings.variant names (automatic: choose_cg_variant's), bound to `a`.
-std::unique_ptr<CgMethod> make_cg_solver(const cl::Env& env, const DeviceCsrMatrix& a, const Settings& settings);
+// The solver settings.variant names (automatic: choose_cg_variant's), bound to `a`, applying
+// `preconditioner` (set up for `a`; null builds the one settings.preconditioner names, reading
+// A back from the device where its set-up needs the host matrix).
+std::unique_ptr<CgMethod> make_cg_solver(const cl::Env& env, const DeviceCsrMatrix& a, const Settings& settings,
+                                         std::shared_ptr<DevicePreconditioner> preconditioner = nullptr);
 
 }  // namespace clcg::solver

@@ -13,6 +13,7 @@
 // fused: 72 n bytes + the matrix in two passes (docs/ARCHITECTURE.md). Jacobi adds
 // z = r / diag(A) to the update and reads r.z with r.r.
 #include <cstddef>
+#include <memory>
 #include <optional>
 
 #include "clcg/cl/env.hpp"
@@ -27,7 +28,9 @@ namespace clcg::solver {
 
 class CgSolver : public CgMethod {
  public:
-  CgSolver(const cl::Env& env, const DeviceCsrMatrix& a, const Settings& settings);
+  // `preconditioner`: M set up for `a`; null builds the one settings.preconditioner names.
+  CgSolver(const cl::Env& env, const DeviceCsrMatrix& a, const Settings& settings,
+           std::shared_ptr<DevicePreconditioner> preconditioner = nullptr);
 
   SolveInfo solve(const ::cl::Buffer& b, ::cl::Buffer& x, bool use_guess, bool true_residual = true) override;
 
@@ -35,6 +38,7 @@ class CgSolver : public CgMethod {
   Settings& settings() noexcept override { return settings_; }
   std::size_t rows() const noexcept { return n_; }
   const Spmv& spmv() const noexcept { return spmv_; }
+  const DevicePreconditioner* preconditioner() const noexcept override { return precond_.get(); }
 
  private:
   struct Dots {
@@ -58,7 +62,8 @@ class CgSolver : public CgMethod {
   reduction::Reducer dot_;    // p.q
   reduction::Reducer sumsq_;  // r.r, b.b
   std::optional<reduction::MultiDot> rr_rz_;  // (r.r, r.z) in one pass, Jacobi only
-  ::cl::Buffer r_, p_, q_, z_, inv_diag_;
+  std::shared_ptr<DevicePreconditioner> precond_;  // null: none
+  ::cl::Buffer r_, p_, q_, z_, inv_diag_;            // inv_diag_: Jacobi's, fused into the updates
   std::optional<FusedOps> fused_;  // CgVariant::fused
   ::cl::Buffer p_old_;             // fused: the previous direction (pass 1 reads it while writing p)
   double x_owed_ = 0;              // fused: x += x_owed_ p is still to be applied

@@ -12,6 +12,7 @@
 #include "clcg/cl/env.hpp"
 #include "clcg/cl/pinned_buffer.hpp"
 #include "clcg/solver/sparse/csr_matrix.hpp"
+#include "clcg/solver/sparse/row_layout.hpp"
 #include "clcg/solver/sparse/spmv.hpp"
 
 namespace clcg::solver {
@@ -45,6 +46,14 @@ class FusedOps {
     ::cl::Buffer *r_new, *w_new, *s_new, *p, *x;
   };
   void single_step(double alpha, double beta, const SingleVectors& v);
+  // The same with a general preconditioner, around its apply (see cg_fused.cl): pass 1
+  // s = w + beta s; p = u + beta p; x += alpha p; r -= alpha s (in place, no partials), then,
+  // once u = M^-1 r, pass 2 w = A u with the partials of r.u, w.u, r.r.
+  struct SingleGeneralVectors {
+    ::cl::Buffer *w, *u, *s, *p, *x, *r;
+  };
+  void single_update(double alpha, double beta, const SingleGeneralVectors& v);
+  void spmv_dots(const ::cl::Buffer& u, const ::cl::Buffer& r, ::cl::Buffer& w);
   // CG pass 2: r -= alpha q; partials of r.r
   void update_r(double alpha, const ::cl::Buffer& q, ::cl::Buffer& r);
   // ... and z = inv_diag .* r; partials of r.r, r.z
@@ -65,13 +74,7 @@ class FusedOps {
   void launch(cl::CachedKernel& kernel, const char* name, std::size_t groups, unsigned dots);
   std::size_t vector_groups() const;  // groups of the grid-stride vector kernels
   std::vector<double> finish();  // the partials in host_ -> one double per dot
-  const char* spmv_step_name() const noexcept;
-  const char* single_step_name() const noexcept;
-  // Sets rows, the layout's size argument and the matrix arrays; returns the group count
-  // (at most groups_cap for the row-group layouts).
-  std::size_t set_matrix_args(cl::CachedKernel& k, cl_uint& arg, std::size_t groups_cap);
   void set_real(cl::CachedKernel& k, cl_uint index, double value) const;
-  cl_uint matrix_arg_count() const noexcept;
   // The kernel of the pair whose argument `arg` already holds `buffer` (else the first).
   static cl::CachedKernel& bound_to(std::array<cl::CachedKernel, 2>& pair, cl_uint arg, const ::cl::Buffer& buffer);
 
@@ -79,14 +82,10 @@ class FusedOps {
   std::size_t groups_per_unit_;
   std::size_t rows_;
   ElementType type_;
+  RowLayout layout_;  // the matrix as the SpMV passes read it
   std::size_t wg_;
-  unsigned vector_size_;
-  DeviceCsrMatrix a_;
-  bool ell_ = false;
-  ::cl::Buffer ell_col_, ell_val_;
-  unsigned ell_width_ = 0;
   std::array<cl::CachedKernel, 2> spmv_step_, single_step_;  // one per buffer parity
-  cl::CachedKernel update_r_, update_rz_, pipelined_, pipelined_jacobi_;
+  cl::CachedKernel update_r_, update_rz_, pipelined_, pipelined_jacobi_, single_update_, spmv_dots_;
   ::cl::Buffer partials_;
   std::size_t last_groups_ = 0;
   unsigned last_dots_ = 0;

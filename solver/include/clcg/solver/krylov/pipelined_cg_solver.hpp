@@ -21,6 +21,7 @@
 // recurrences had drifted and the vectors are replaced. When the recursive residual meets the
 // tolerance the true one is checked as in CgSolver (Settings::confirm_true_residual).
 #include <cstddef>
+#include <memory>
 
 #include "clcg/solver/krylov/recurrence_cg_solver.hpp"
 
@@ -30,7 +31,9 @@ class PipelinedCgSolver : public RecurrenceCgSolver {
  public:
   static constexpr std::size_t replacement_period = 50;
 
-  PipelinedCgSolver(const cl::Env& env, const DeviceCsrMatrix& a, const Settings& settings);
+  // Takes no preconditioner or Jacobi (std::invalid_argument for any other).
+  PipelinedCgSolver(const cl::Env& env, const DeviceCsrMatrix& a, const Settings& settings,
+                    std::shared_ptr<DevicePreconditioner> preconditioner = nullptr);
   SolveInfo solve(const ::cl::Buffer& b, ::cl::Buffer& x, bool use_guess, bool true_residual = true) override;
 
  private:

@@ -7,6 +7,7 @@
 //   beta = gamma / gamma_old,  p^T A p = delta - beta gamma / alpha_old,  alpha = gamma / p^T A p.
 // A variant adds its vectors and its device work.
 #include <cstddef>
+#include <memory>
 #include <vector>
 
 #include "clcg/cl/env.hpp"
@@ -32,16 +33,17 @@ class RecurrenceCgSolver : public CgMethod {
   };
 
   Settings& settings() noexcept override { return settings_; }
+  const DevicePreconditioner* preconditioner() const noexcept override { return precond_.get(); }
 
  protected:
-  // Checks that the matrix and work_vectors n-vectors fit on the device ("<name> CG solve"),
-  // and builds Jacobi's inverse diagonal when settings ask for it.
+  // Checks that the matrix and work_vectors n-vectors fit on the device ("<name> CG solve");
+  // `preconditioner`: M set up for `a`, null builds the one settings.preconditioner names.
   RecurrenceCgSolver(const cl::Env& env, const DeviceCsrMatrix& a, const Settings& settings,
-                     std::size_t work_vectors, const char* name);
+                     std::shared_ptr<DevicePreconditioner> preconditioner, std::size_t work_vectors, const char* name);
 
   ::cl::Buffer make_work_vector() const;
-  // The dots of a step's reduction, {gamma, delta} or with Jacobi {gamma, delta, r.r}.
-  Dots dots_from(const std::vector<double>& d) const { return {d.at(0), d.at(1), jacobi_ ? d.at(2) : d.at(0)}; }
+  // The dots of a step's reduction, {gamma, delta} or with a preconditioner {gamma, delta, r.r}.
+  Dots dots_from(const std::vector<double>& d) const { return {d.at(0), d.at(1), precond_ ? d.at(2) : d.at(0)}; }
   // p'^T A p' for the next direction p' = u + beta p, computed directly (two scratch vectors):
   // a p^T A p <= 0 seen through the recurrences is checked this way before it is a breakdown.
   // u: M^-1 r where the variant keeps it; null: computed here from r.
@@ -54,10 +56,11 @@ class RecurrenceCgSolver : public CgMethod {
   DeviceCsrMatrix a_;
   Settings settings_;
   std::size_t n_;
-  bool jacobi_;
   Spmv spmv_;
   VectorOps ops_;
   FusedOps fused_;
+  std::shared_ptr<DevicePreconditioner> precond_;  // null: none
+  bool jacobi_ = false;    // M^-1 is a diagonal, fused into the variant's kernels
   ::cl::Buffer inv_diag_;  // Jacobi only
 
  private:

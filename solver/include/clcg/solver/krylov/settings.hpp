@@ -46,6 +46,7 @@ struct Settings {
   double tolerance = 1e-8;           // stop when ||r|| <= tolerance * ||b|| (recursive residual)
   std::int64_t max_iterations = -1;  // < 0: 2 * rows (Eigen's default); 0 checks x0 only
   Preconditioner preconditioner = Preconditioner::none;
+  PreconditionerOptions precond_options = {};  // degree, sweeps, AMG parameters
   CgVariant variant = CgVariant::fused;  // automatic: choose_cg_variant (cg-solve's default)
   // Precision of the device matrix and vectors for the host-matrix APIs; the buffer API takes
   // the DeviceCsrMatrix's type and ignores this.

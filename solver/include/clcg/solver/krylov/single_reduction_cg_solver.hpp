@@ -17,6 +17,7 @@
 // p^T A p <= 0 from the recurrences is recomputed directly before it is called a breakdown.
 #include <array>
 #include <cstddef>
+#include <memory>
 
 #include "clcg/solver/krylov/recurrence_cg_solver.hpp"
 
@@ -24,7 +25,10 @@ namespace clcg::solver {
 
 class SingleReductionCgSolver : public RecurrenceCgSolver {
  public:
-  SingleReductionCgSolver(const cl::Env& env, const DeviceCsrMatrix& a, const Settings& settings);
+  // With a preconditioner that is not a diagonal (Chebyshev, IC(0), AMG) a step is two passes
+  // around its apply (FusedOps::single_update, spmv_dots), still one host sync.
+  SingleReductionCgSolver(const cl::Env& env, const DeviceCsrMatrix& a, const Settings& settings,
+                          std::shared_ptr<DevicePreconditioner> preconditioner = nullptr);
   SolveInfo solve(const ::cl::Buffer& b, ::cl::Buffer& x, bool use_guess, bool true_residual = true) override;
 
  private:
@@ -33,9 +37,14 @@ class SingleReductionCgSolver : public RecurrenceCgSolver {
   // r = b - A x, then a step with alpha = beta = 0 on zeroed s, w and p: r stays, w = A u, s = 0.
   Dots restart(const ::cl::Buffer& b, ::cl::Buffer& x, bool x_is_zero);
 
+  // The general-preconditioner step and restart (r, w, s in [current] only; u = M^-1 r).
+  Dots general_step(double alpha, double beta, ::cl::Buffer& x);
+  Dots general_restart(const ::cl::Buffer& b, ::cl::Buffer& x, bool x_is_zero);
+
   std::array<::cl::Buffer, 2> r_, w_, s_;  // [current] and [next]
   std::size_t current_ = 0;
-  ::cl::Buffer p_;
+  ::cl::Buffer p_, u_;                     // u_: general preconditioner only
+  bool general_ = false;
 };
 
 }  // namespace clcg::solver

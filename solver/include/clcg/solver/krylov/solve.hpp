@@ -10,6 +10,7 @@
 #include "clcg/solver/io/host_matrix.hpp"
 #include "clcg/solver/krylov/settings.hpp"
 #include "clcg/solver/krylov/solve_info.hpp"
+#include "clcg/solver/precond/device_preconditioner.hpp"
 #include "clcg/solver/sparse/csr_matrix.hpp"
 
 namespace clcg::solver {
@@ -24,6 +25,7 @@ SolveInfo solve(const cl::Env& env, const DeviceCsrMatrix& a, const ::cl::Buffer
 struct HostSolution {
   Eigen::VectorXd x;
   SolveInfo info;
+  PreconditionerReport preconditioner;  // name "" for none; set-up time, figures, levels
 };
 HostSolution solve(const cl::Env& env, const HostMatrix& a, const Eigen::VectorXd& b, const Settings& settings = {},
                    const Eigen::VectorXd* x0 = nullptr);

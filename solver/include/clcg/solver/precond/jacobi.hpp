@@ -1,14 +1,27 @@
 #pragma once
-// Jacobi: M = diag(A). Set up once per matrix as 1/diag(A) on the device; applied as
-// z = inv_diag .* r, which the CG kernels fuse into their own passes (kernels/cg_update.cl,
-// kernels/cg_fused.cl) rather than launching it alone.
+// Jacobi: M = diag(A). Set up once per matrix as 1/diag(A) on the device; the CG kernels fuse
+// its apply, z = inv_diag .* r, into their own passes (kernels/cg_update.cl, cg_fused.cl).
 #include "clcg/cl/env.hpp"
+#include "clcg/solver/precond/device_preconditioner.hpp"
 #include "clcg/solver/sparse/csr_matrix.hpp"
+#include "clcg/solver/sparse/vector_ops.hpp"
 
 namespace clcg::solver {
 
 // inv_diag[i] = 1 / a_ii, or 1 where a_ii is 0 or not stored (Eigen's rule); inv_diag holds
 // a.rows() elements of a.type(). Enqueued on env's queue.
 void jacobi_inverse_diagonal(const cl::Env& env, const DeviceCsrMatrix& a, ::cl::Buffer& inv_diag);
+
+class JacobiPreconditioner : public DevicePreconditioner {
+ public:
+  JacobiPreconditioner(const cl::Env& env, const DeviceCsrMatrix& a);
+  void apply(const ::cl::Buffer& r, ::cl::Buffer& z) override;  // z = inv_diag .* r
+  const ::cl::Buffer* inverse_diagonal() const noexcept override { return &inv_diag_; }
+
+ private:
+  VectorOps ops_;
+  std::size_t n_;
+  ::cl::Buffer inv_diag_;
+};
 
 }  // namespace clcg::solver

@@ -1,16 +1,47 @@
 #pragma once
-// Which preconditioner M a CG solve applies (z = M^-1 r). M must be symmetric positive
-// definite for CG to converge; each one is documented where it is built.
+// Which preconditioner M a CG solve applies (z = M^-1 r), and its options. Every one is
+// symmetric positive definite by construction, so CG's theory holds; each is set up once per
+// matrix and applied on the device. docs/USAGE.md says which variant takes which.
+#include <cstddef>
 #include <string_view>
 
 namespace clcg::solver {
 
 enum class Preconditioner {
-  none,    // M = I: plain CG
-  jacobi,  // M = diag(A) (Eigen's DiagonalPreconditioner); precond/jacobi.hpp
+  none,       // M = I: plain CG
+  jacobi,     // M = diag(A) (Eigen's DiagonalPreconditioner); precond/jacobi.hpp
+  chebyshev,  // M^-1 = a Chebyshev polynomial in D^-1 A times D^-1; precond/chebyshev.hpp
+  ic0,        // incomplete Cholesky with zero fill, applied by Jacobi sweeps; precond/ic0.hpp
+  amg,        // smoothed-aggregation algebraic multigrid, one V-cycle; multigrid/amg.hpp
+  automatic,  // the one choose_preconditioner picks for the matrix (krylov/preconditioner_factory.hpp)
 };
 
-std::string_view preconditioner_name(Preconditioner p) noexcept;  // "none", "jacobi"
+std::string_view preconditioner_name(Preconditioner p) noexcept;  // "none", "jacobi", ..., "auto"
 Preconditioner parse_preconditioner(std::string_view name);       // std::invalid_argument listing the names
+
+struct ChebyshevOptions {
+  unsigned degree = 4;           // SpMVs per apply (>= 1); 1 is Jacobi scaled by 1/upper-bound midpoint
+  double lower_ratio = 30;       // the polynomial targets [upper / lower_ratio, upper] of D^-1 A
+  double upper_safety = 1.1;     // upper = this x the Lanczos estimate of lambda_max(D^-1 A)
+  unsigned lanczos_steps = 12;   // steps of the estimate (device SpMVs and reductions)
+};
+
+struct Ic0Options {
+  unsigned sweeps = 3;           // Jacobi sweeps for each triangular factor in an apply
+};
+
+struct AmgOptions {
+  double strength = 0.08;        // |a_ij| >= strength sqrt(a_ii a_jj): a strong connection
+  std::size_t coarse_rows = 600; // coarsen until at most this many rows (then a dense inverse)
+  std::size_t max_levels = 25;
+  unsigned smoother_degree = 2;  // Chebyshev smoother, the same before and after (M stays SPD)
+  double smoother_lower_ratio = 30;
+};
+
+struct PreconditionerOptions {
+  ChebyshevOptions chebyshev;
+  Ic0Options ic0;
+  AmgOptions amg;
+};
 
 }  // namespace clcg::solver

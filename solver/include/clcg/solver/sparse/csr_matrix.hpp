@@ -101,6 +101,10 @@ class DeviceCsrMatrix {
   ElementType type_ = ElementType::f64;
 };
 
+// The device matrix read back to the host (values in double): for host set-ups (IC(0), AMG)
+// when the matrix came as the caller's buffers.
+HostCsr download(const cl::Env& env, const DeviceCsrMatrix& a);
+
 // ---- implementation of the template ------------------------------------------------------
 template <class Derived>
 HostCsr to_host_csr(const Eigen::SparseMatrixBase<Derived>& matrix, Storage storage) {

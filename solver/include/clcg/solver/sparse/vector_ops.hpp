@@ -6,8 +6,11 @@
 //   VectorOps ops(env, ElementType::f64);
 //   ops.xpay(n, beta, z, p);           // p = z + beta p
 #include <cstddef>
+#include <cstdint>
 #include <string>
+#include <vector>
 
+#include "clcg/cl/cached_kernel.hpp"
 #include "clcg/cl/env.hpp"
 #include "clcg/reduction/op.hpp"
 
@@ -31,6 +34,9 @@ class VectorOps {
   void copy(std::size_t n, const ::cl::Buffer& x, ::cl::Buffer& y);             // y = x
   void fill(std::size_t n, double value, ::cl::Buffer& x);                      // x = value
   void diag_mul(std::size_t n, const ::cl::Buffer& d, const ::cl::Buffer& x, ::cl::Buffer& y);  // y = d .* x
+  void square_root(std::size_t n, ::cl::Buffer& x);                             // x = sqrt(x)
+  // x = pseudo-random values in [-1, 1) from the index and the seed (the same on every device)
+  void pseudo_random(std::size_t n, std::uint64_t seed, ::cl::Buffer& x);
   // x += alpha p ; r -= alpha q                      (one pass instead of two)
   void cg_update_xr(std::size_t n, double alpha, const ::cl::Buffer& p, const ::cl::Buffer& q, ::cl::Buffer& x,
                     ::cl::Buffer& r);
@@ -45,13 +51,19 @@ class VectorOps {
 
   cl::Env env_;
   ElementType type_;
-  ::cl::Kernel axpy_, xpay_, axpby_to_, scale_, copy_, fill_, diag_mul_, update_xr_, update_xrz_;
+  ::cl::Kernel axpy_, xpay_, axpby_to_, scale_, copy_, fill_, diag_mul_, square_root_, pseudo_random_, update_xr_,
+      update_xrz_;
 };
 
 // Sets a REAL scalar kernel argument: cl_float or cl_double to match the vectors.
 void set_real_arg(::cl::Kernel& kernel, cl_uint index, ElementType type, double value);
+void set_real_arg(cl::CachedKernel& kernel, cl_uint index, ElementType type, double value);
 // The largest power of two <= v (1 for v = 0).
 std::size_t floor_power_of_two(std::size_t v);
+
+// Host doubles to a device vector of `type` (converted), and back; blocking, on env's queue.
+void upload_vector(const cl::Env& env, const std::vector<double>& values, ElementType type, ::cl::Buffer& buffer);
+std::vector<double> download_vector(const cl::Env& env, const ::cl::Buffer& buffer, ElementType type, std::size_t n);
 
 // A device buffer of n elements of `type` (at least one element: OpenCL has no empty buffers).
 ::cl::Buffer make_vector(const cl::Env& env, ElementType type, std::size_t n, cl_mem_flags flags = CL_MEM_READ_WRITE);

@@ -1,0 +1,39 @@
+// The V-cycle's own passes (the smoother is chebyshev.cl): the residual, the prolongation
+// added to the fine iterate (both in their matrix's layout, spmv_rows.cl), and the coarsest
+// level's dense solve. The restriction is a plain SpMV with R = P^T (spmv_csr.cl, spmv_ell.cl).
+#include "spmv_rows.cl"
+
+// res = b - A x
+#define RESIDUAL_VALUE(c) x[c]
+#define RESIDUAL_FINISH(row, sum) res[row] = b[row] - (sum)
+#define RESIDUAL(name, MATRIX_ARGS, ROWS)                                                                    \
+  __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void name(                                  \
+      MATRIX_ARGS, __global const REAL* b, __global const REAL* x, __global REAL* res) {                     \
+    __local REAL scratch[WG_SIZE];                                                                           \
+    ROWS(RESIDUAL_VALUE, RESIDUAL_FINISH)                                                                    \
+  }
+RESIDUAL(residual_scalar, CSR_SCALAR_ARGS, CSR_SCALAR_ROWS)
+RESIDUAL(residual_vector, CSR_VECTOR_ARGS, CSR_VECTOR_ROWS)
+RESIDUAL(residual_ell, ELL_ARGS, ELL_ROWS)
+
+// x += P x_coarse (P: this level's rows, the coarse level's columns)
+#define PROLONG_VALUE(c) x_coarse[c]
+#define PROLONG_FINISH(row, sum) x[row] += (sum)
+#define PROLONG_ADD(name, MATRIX_ARGS, ROWS)                                                                 \
+  __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void name(                                  \
+      MATRIX_ARGS, __global const REAL* x_coarse, __global REAL* x) {                                        \
+    __local REAL scratch[WG_SIZE];                                                                           \
+    ROWS(PROLONG_VALUE, PROLONG_FINISH)                                                                      \
+  }
+PROLONG_ADD(prolong_add_scalar, CSR_SCALAR_ARGS, CSR_SCALAR_ROWS)
+PROLONG_ADD(prolong_add_vector, CSR_VECTOR_ARGS, CSR_VECTOR_ROWS)
+PROLONG_ADD(prolong_add_ell, ELL_ARGS, ELL_ROWS)
+
+// x = A^-1 b on the coarsest level, from the dense inverse (row-major, n x n).
+__kernel void dense_solve(const uint n, __global const REAL* inverse, __global const REAL* b, __global REAL* x) {
+  CLCG_FOR_EACH(uint, row, n) {
+    REAL sum = 0;
+    for (uint j = 0; j < n; ++j) sum += inverse[(size_t)row * n + j] * b[j];
+    x[row] = sum;
+  }
+}

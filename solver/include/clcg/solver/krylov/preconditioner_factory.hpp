@@ -1,0 +1,28 @@
+#pragma once
+// Builds the preconditioner Settings name for a matrix: where every preconditioner class (in
+// precond/ and multigrid/) comes together. A new preconditioner adds its line here.
+#include <cstddef>
+#include <memory>
+
+#include "clcg/cl/env.hpp"
+#include "clcg/solver/precond/device_preconditioner.hpp"
+#include "clcg/solver/precond/preconditioner.hpp"
+#include "clcg/solver/sparse/csr_matrix.hpp"
+
+namespace clcg::solver {
+
+// `p` set up for `a` (automatic: choose_preconditioner's); null for Preconditioner::none.
+// Host set-ups (IC(0), AMG) use `host` (A in full storage) when given, else read A back from
+// the device. Throws std::invalid_argument for a matrix the preconditioner cannot take (IC(0)
+// or AMG of a matrix that is not SPD).
+std::shared_ptr<DevicePreconditioner> make_preconditioner(const cl::Env& env, const DeviceCsrMatrix& a,
+                                                          const HostCsr* host, Preconditioner p,
+                                                          const PreconditionerOptions& options = {});
+
+// The preconditioner `automatic` stands for, measured fastest to solution (setup included;
+// docs/PERFORMANCE.md, "Preconditioners"): AMG from amg_from_rows rows (mesh-like problems,
+// where its steps stay flat as the grid grows), else IC(0).
+inline constexpr std::size_t amg_from_rows = 100'000;
+Preconditioner choose_preconditioner(const cl::DeviceInfo& device, std::size_t rows, std::size_t nnz);
+
+}  // namespace clcg::solver

@@ -1,0 +1,42 @@
+#pragma once
+// Smoothed-aggregation algebraic multigrid as a CG preconditioner: the hierarchy is built on
+// the host (coarsening.hpp: strength, aggregation, smoothed prolongator, Galerkin A_c = P^T A P)
+// and uploaded once; z = M^-1 r is one V-cycle on the device from z = 0, with the same
+// Chebyshev smoother before and after the coarse correction on every level (so M is
+// symmetric) and a dense inverse on the coarsest level (so it is positive definite). Nothing
+// is read back during an apply.
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include "clcg/cl/cached_kernel.hpp"
+#include "clcg/cl/env.hpp"
+#include "clcg/solver/precond/chebyshev.hpp"
+#include "clcg/solver/precond/device_preconditioner.hpp"
+#include "clcg/solver/precond/preconditioner.hpp"
+#include "clcg/solver/sparse/csr_matrix.hpp"
+#include "clcg/solver/sparse/row_layout.hpp"
+#include "clcg/solver/sparse/spmv.hpp"
+#include "clcg/solver/sparse/vector_ops.hpp"
+
+namespace clcg::solver {
+
+class AmgPreconditioner : public DevicePreconditioner {
+ public:
+  // `host`: A on the host (full storage); `a`: the same matrix on the device (level 0).
+  AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& a, const HostCsr& host, const AmgOptions& options);
+  ~AmgPreconditioner() override;
+  void apply(const ::cl::Buffer& r, ::cl::Buffer& z) override;
+  std::size_t levels() const noexcept;
+
+ private:
+  struct Level;
+  void cycle(std::size_t level, const ::cl::Buffer& b, ::cl::Buffer& x);
+
+  cl::Env env_;
+  std::vector<std::unique_ptr<Level>> levels_;
+  ::cl::Buffer coarse_inverse_;  // row-major dense A^-1 of the coarsest level
+  cl::CachedKernel dense_solve_;
+};
+
+}  // namespace clcg::solver

@@ -1,0 +1,190 @@
+#include "clcg/solver/multigrid/amg.hpp"
+
+#include <Eigen/Cholesky>
+#include <Eigen/Core>
+
+#include <chrono>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "clcg/solver/multigrid/coarsening.hpp"
+#include "clcg/solver/precond/jacobi.hpp"
+#include "clcg/solver/precond/spectrum.hpp"
+
+namespace clcg::solver {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+// Most rows the coarsest level may keep for a dense inverse (n^2 values on the device); a
+// hierarchy that stops coarsening above it ends with a Chebyshev solve of high degree instead.
+constexpr std::size_t dense_coarse_limit = 2000;
+constexpr unsigned coarse_chebyshev_degree = 16;
+
+Eigen::MatrixXd dense_of(const HostCsr& c) {
+  Eigen::MatrixXd dense = Eigen::MatrixXd::Zero(c.rows, c.rows);
+  for (std::int32_t i = 0; i < c.rows; ++i)
+    for (std::int32_t k = c.row_ptr[i]; k < c.row_ptr[i + 1]; ++k) dense(i, c.col_idx[std::size_t(k)]) += c.values[std::size_t(k)];
+  return dense;
+}
+
+// Whether a small operator has a Cholesky factor (only asked of one that may get a dense inverse).
+bool positive_definite(const HostCsr& c) {
+  return c.rows > std::int32_t(dense_coarse_limit) || Eigen::LLT<Eigen::MatrixXd>(dense_of(c)).info() == Eigen::Success;
+}
+
+}  // namespace
+
+struct AmgPreconditioner::Level {
+  DeviceCsrMatrix a;                // this level's operator
+  std::optional<Spmv> spmv;         // its SpMV (and ELL copy)
+  std::optional<RowLayout> layout;  // for the residual kernel
+  ::cl::Buffer inv_diag, x, b, residual;
+  std::optional<ChebyshevSmoother> smoother;
+  cl::CachedKernel residual_kernel;
+  // To the next (coarser) level: P (this level's rows) and R = P^T; empty on the coarsest.
+  DeviceCsrMatrix p, r;
+  std::optional<Spmv> spmv_p, spmv_r;
+  std::optional<RowLayout> layout_p;
+  cl::CachedKernel prolong_kernel;
+  std::size_t n = 0;
+};
+
+AmgPreconditioner::~AmgPreconditioner() = default;
+std::size_t AmgPreconditioner::levels() const noexcept { return levels_.size(); }
+
+AmgPreconditioner::AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& a, const HostCsr& host,
+                                     const AmgOptions& options)
+    : env_(env) {
+  const ElementType type = a.type();
+  double strength_s = 0, prolongator_s = 0, galerkin_s = 0, upload_s = 0, smoother_s = 0, coarse_s = 0;
+  // Host: the hierarchy of operators and prolongators.
+  std::vector<HostCsr> operators{host}, prolongators;
+  double theta = options.strength;
+  while (operators.back().rows > std::int32_t(options.coarse_rows) && operators.size() < options.max_levels) {
+    const HostCsr& fine = operators.back();
+    auto phase = Clock::now();
+    const std::vector<char> strong = strong_connections(fine, theta);
+    const Aggregates aggregates = aggregate(fine, strong);
+    strength_s += seconds_since(phase);
+    // Stop where aggregation no longer coarsens (fewer than 20% fewer rows).
+    if (aggregates.count == 0 || double(aggregates.count) > 0.8 * double(fine.rows)) break;
+    phase = Clock::now();
+    HostCsr p = smoothed_prolongator(fine, strong, aggregates);
+    prolongator_s += seconds_since(phase);
+    phase = Clock::now();
+    HostCsr coarse = multiply(transpose(p), multiply(fine, p));
+    galerkin_s += seconds_since(phase);
+    prolongators.push_back(std::move(p));
+    operators.push_back(std::move(coarse));
+    theta *= 0.5;  // coarser levels are denser: a lower bar for strong (as AMGCL)
+  }
+  // Device: each level's matrix, SpMV, smoother and work vectors.
+  for (std::size_t l = 0; l < operators.size(); ++l) {
+    auto phase = Clock::now();
+    auto level = std::make_unique<Level>();
+    level->n = std::size_t(operators[l].rows);
+    level->a = l == 0 ? a : DeviceCsrMatrix(env, operators[l], type);
+    level->spmv.emplace(env, level->a);
+    level->layout.emplace(env, *level->spmv);
+    level->inv_diag = make_vector(env, type, level->n);
+    jacobi_inverse_diagonal(env, level->a, level->inv_diag);
+    level->residual = make_vector(env, type, level->n);
+    if (l > 0) level->x = make_vector(env, type, level->n), level->b = make_vector(env, type, level->n);
+    level->residual_kernel = cl::CachedKernel(
+        env.kernel("multigrid.cl", level->layout->kernel_name("residual").c_str(), level->layout->build_options()));
+    if (l < prolongators.size()) {
+      level->p = DeviceCsrMatrix(env, prolongators[l], type);
+      level->r = DeviceCsrMatrix(env, transpose(prolongators[l]), type);
+      level->spmv_p.emplace(env, level->p);
+      level->spmv_r.emplace(env, level->r);
+      level->layout_p.emplace(env, *level->spmv_p);
+      level->prolong_kernel = cl::CachedKernel(env.kernel(
+          "multigrid.cl", level->layout_p->kernel_name("prolong_add").c_str(), level->layout_p->build_options()));
+    }
+    upload_s += seconds_since(phase);
+    phase = Clock::now();
+    const bool coarsest = l + 1 == operators.size();
+    if (!coarsest || level->n > dense_coarse_limit || !positive_definite(operators[l])) {
+      const double estimate = estimate_lambda_max(env, *level->spmv, level->inv_diag, 10);
+      const double upper = 1.1 * (estimate > 0 ? estimate : 1.0);
+      const double ratio = coarsest ? 1000.0 : options.smoother_lower_ratio;
+      level->smoother.emplace(env, *level->spmv, level->inv_diag, upper / ratio, upper,
+                              coarsest ? coarse_chebyshev_degree : options.smoother_degree);
+    }
+    smoother_s += seconds_since(phase);
+    report_.level_rows.push_back(level->n);
+    report_.level_nnz.push_back(std::size_t(operators[l].nnz()));
+    levels_.push_back(std::move(level));
+  }
+  // The coarsest level: a dense inverse (Cholesky on the host) where it is small enough and
+  // positive definite (else the Chebyshev solve above; CG then reports A's breakdown itself).
+  const Level& last = *levels_.back();
+  if (!last.smoother && last.n > 0) {
+    const auto phase = Clock::now();
+    const HostCsr& c = operators.back();
+    const Eigen::LLT<Eigen::MatrixXd> cholesky(dense_of(c));
+    const Eigen::MatrixXd inverse = cholesky.solve(Eigen::MatrixXd::Identity(c.rows, c.rows));
+    std::vector<double> row_major(std::size_t(c.rows) * std::size_t(c.rows));
+    for (std::int32_t i = 0; i < c.rows; ++i)
+      for (std::int32_t j = 0; j < c.rows; ++j) row_major[std::size_t(i) * std::size_t(c.rows) + std::size_t(j)] = inverse(i, j);
+    coarse_inverse_ = make_vector(env, type, row_major.size());
+    upload_vector(env, row_major, type, coarse_inverse_);
+    dense_solve_ = cl::CachedKernel(env.kernel("multigrid.cl", "dense_solve", real_build_options(type)));
+    coarse_s = seconds_since(phase);
+  }
+  env.queue().finish();
+  report_.name = "amg";
+  double nnz_total = 0;
+  for (std::size_t nnz : report_.level_nnz) nnz_total += double(nnz);
+  report_.figures = {{"levels", double(levels_.size())},
+                     {"operator_complexity", host.nnz() ? nnz_total / double(host.nnz()) : 1.0},
+                     {"smoother_degree", double(options.smoother_degree)},
+                     {"coarse_rows", double(last.n)}};
+  report_.phases = {{"strength and aggregation (host)", strength_s},
+                    {"smoothed prolongators (host)", prolongator_s},
+                    {"Galerkin products (host)", galerkin_s},
+                    {"upload and kernels", upload_s},
+                    {"smoother bounds (device Lanczos)", smoother_s},
+                    {"coarse inverse (host)", coarse_s}};
+}
+
+void AmgPreconditioner::cycle(std::size_t l, const ::cl::Buffer& b, ::cl::Buffer& x) {
+  Level& level = *levels_[l];
+  if (level.n == 0) return;
+  if (l + 1 == levels_.size()) {  // the coarsest level
+    if (level.smoother) {
+      level.smoother->apply(b, x, true);
+      return;
+    }
+    cl_uint arg = 0;
+    dense_solve_.set(arg++, static_cast<cl_uint>(level.n));
+    dense_solve_.set(arg++, coarse_inverse_);
+    dense_solve_.set(arg++, b);
+    dense_solve_.set(arg++, x);
+    level.layout->launch(dense_solve_, "dense_solve", level.layout->row_groups());
+    return;
+  }
+  Level& next = *levels_[l + 1];
+  level.smoother->apply(b, x, true);  // pre-smoothing from x = 0
+  cl_uint arg = 0;
+  std::size_t groups = level.layout->set_args(level.residual_kernel, arg, 64 * env_.info().compute_units);
+  level.residual_kernel.set(arg++, b);
+  level.residual_kernel.set(arg++, x);
+  level.residual_kernel.set(arg++, level.residual);
+  level.layout->launch(level.residual_kernel, "residual", groups);     // r = b - A x
+  level.spmv_r->enqueue(level.residual, next.b);                      // b_c = R r
+  cycle(l + 1, next.b, next.x);                                        // x_c ~ A_c^-1 b_c
+  arg = 0;
+  groups = level.layout_p->set_args(level.prolong_kernel, arg, 64 * env_.info().compute_units);
+  level.prolong_kernel.set(arg++, next.x);
+  level.prolong_kernel.set(arg++, x);
+  level.layout_p->launch(level.prolong_kernel, "prolong_add", groups);  // x += P x_c
+  level.smoother->apply(b, x, false);                                   // post-smoothing
+}
+
+void AmgPreconditioner::apply(const ::cl::Buffer& r, ::cl::Buffer& z) { cycle(0, r, z); }
+
+}  // namespace clcg::solver

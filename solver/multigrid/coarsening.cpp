@@ -1,0 +1,233 @@
+#include "clcg/solver/multigrid/coarsening.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <thread>
+
+namespace clcg::solver {
+
+void parallel_rows(std::size_t n, const std::function<void(std::size_t, std::size_t)>& f) {
+  const std::size_t threads = std::max<std::size_t>(1, std::min<std::size_t>(std::thread::hardware_concurrency(), n / 4096));
+  if (threads <= 1) {
+    f(0, n);
+    return;
+  }
+  std::vector<std::thread> pool;
+  const std::size_t chunk = (n + threads - 1) / threads;
+  for (std::size_t t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] { f(std::min(n, t * chunk), std::min(n, (t + 1) * chunk)); });
+  for (std::thread& thread : pool) thread.join();
+}
+
+namespace {
+
+std::vector<double> diagonal(const HostCsr& a) {
+  std::vector<double> d(std::size_t(a.rows), 0.0);
+  parallel_rows(d.size(), [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i)
+      for (std::int32_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
+        if (std::size_t(a.col_idx[std::size_t(k)]) == i) d[i] += a.values[std::size_t(k)];
+  });
+  return d;
+}
+
+}  // namespace
+
+std::vector<char> strong_connections(const HostCsr& a, double theta) {
+  const std::vector<double> d = diagonal(a);
+  std::vector<char> strong(a.col_idx.size(), 0);
+  parallel_rows(std::size_t(a.rows), [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i)
+      for (std::int32_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+        const std::size_t j = std::size_t(a.col_idx[std::size_t(k)]);
+        const double v = a.values[std::size_t(k)];
+        strong[std::size_t(k)] = j != i && v * v >= theta * theta * std::abs(d[i] * d[j]) && v != 0;
+      }
+  });
+  return strong;
+}
+
+Aggregates aggregate(const HostCsr& a, const std::vector<char>& strong) {
+  const std::size_t n = std::size_t(a.rows);
+  Aggregates result;
+  result.of_row.assign(n, -1);
+  std::vector<char> isolated(n, 1);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::int32_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
+      if (strong[std::size_t(k)]) isolated[i] = 0;
+  const auto neighbours = [&](std::size_t i, auto&& f) {
+    for (std::int32_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
+      if (strong[std::size_t(k)]) f(std::size_t(a.col_idx[std::size_t(k)]));
+  };
+  // 1: seeds whose strong neighbourhood is entirely free.
+  for (std::size_t i = 0; i < n; ++i) {
+    if (isolated[i] || result.of_row[i] >= 0) continue;
+    bool free = true;
+    neighbours(i, [&](std::size_t j) { free = free && result.of_row[j] < 0; });
+    if (!free) continue;
+    const std::int32_t id = result.count++;
+    result.of_row[i] = id;
+    neighbours(i, [&](std::size_t j) { result.of_row[j] = id; });
+  }
+  // 2: free rows join an aggregated neighbour's aggregate (the first in column order, as found
+  // after pass 1, so a join does not chain).
+  std::vector<std::int32_t> after_first = result.of_row;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (isolated[i] || result.of_row[i] >= 0) continue;
+    neighbours(i, [&](std::size_t j) {
+      if (result.of_row[i] < 0 && after_first[j] >= 0) result.of_row[i] = after_first[j];
+    });
+  }
+  // 3: what is left seeds aggregates with its free neighbours.
+  for (std::size_t i = 0; i < n; ++i) {
+    if (isolated[i] || result.of_row[i] >= 0) continue;
+    const std::int32_t id = result.count++;
+    result.of_row[i] = id;
+    neighbours(i, [&](std::size_t j) {
+      if (result.of_row[j] < 0) result.of_row[j] = id;
+    });
+  }
+  return result;
+}
+
+HostCsr transpose(const HostCsr& m) {
+  HostCsr t;
+  t.rows = m.cols;
+  t.cols = m.rows;
+  t.row_ptr.assign(std::size_t(m.cols) + 1, 0);
+  for (std::int32_t c : m.col_idx) ++t.row_ptr[std::size_t(c) + 1];
+  for (std::size_t i = 1; i < t.row_ptr.size(); ++i) t.row_ptr[i] += t.row_ptr[i - 1];
+  t.col_idx.resize(m.col_idx.size());
+  t.values.resize(m.values.size());
+  std::vector<std::int32_t> next(t.row_ptr.begin(), t.row_ptr.end() - 1);
+  for (std::int32_t i = 0; i < m.rows; ++i)  // rows in order: every transposed row comes out sorted
+    for (std::int32_t k = m.row_ptr[i]; k < m.row_ptr[i + 1]; ++k) {
+      const std::int32_t at = next[std::size_t(m.col_idx[std::size_t(k)])]++;
+      t.col_idx[std::size_t(at)] = i;
+      t.values[std::size_t(at)] = m.values[std::size_t(k)];
+    }
+  return t;
+}
+
+HostCsr multiply(const HostCsr& a, const HostCsr& b) {
+  if (a.cols != b.rows) throw std::invalid_argument("multiply: inner sizes differ");
+  const std::size_t n = std::size_t(a.rows);
+  HostCsr c;
+  c.rows = a.rows;
+  c.cols = b.cols;
+  c.row_ptr.assign(n + 1, 0);
+  // Pass 1: nonzeros per row (a marker per column, one array per thread's range).
+  parallel_rows(n, [&](std::size_t begin, std::size_t end) {
+    std::vector<std::int32_t> marker(std::size_t(b.cols), -1);
+    for (std::size_t i = begin; i < end; ++i) {
+      std::int32_t count = 0;
+      for (std::int32_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+        const std::size_t r = std::size_t(a.col_idx[std::size_t(k)]);
+        for (std::int32_t l = b.row_ptr[r]; l < b.row_ptr[r + 1]; ++l) {
+          std::int32_t& seen = marker[std::size_t(b.col_idx[std::size_t(l)])];
+          if (seen != std::int32_t(i)) seen = std::int32_t(i), ++count;
+        }
+      }
+      c.row_ptr[i + 1] = count;
+    }
+  });
+  for (std::size_t i = 0; i < n; ++i) {
+    if (std::uint64_t(c.row_ptr[i]) + std::uint64_t(c.row_ptr[i + 1]) > max_csr_index)
+      throw std::length_error("a Galerkin product has more nonzeros than 32-bit CSR indices address");
+    c.row_ptr[i + 1] += c.row_ptr[i];
+  }
+  c.col_idx.resize(std::size_t(c.row_ptr[n]));
+  c.values.resize(c.col_idx.size());
+  // Pass 2: the values, accumulated in the order of A's row, then each row sorted by column.
+  parallel_rows(n, [&](std::size_t begin, std::size_t end) {
+    std::vector<std::int32_t> slot(std::size_t(b.cols), -1);
+    std::vector<std::pair<std::int32_t, double>> row;
+    for (std::size_t i = begin; i < end; ++i) {
+      row.clear();
+      for (std::int32_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+        const std::size_t r = std::size_t(a.col_idx[std::size_t(k)]);
+        const double v = a.values[std::size_t(k)];
+        for (std::int32_t l = b.row_ptr[r]; l < b.row_ptr[r + 1]; ++l) {
+          const std::int32_t col = b.col_idx[std::size_t(l)];
+          std::int32_t& at = slot[std::size_t(col)];
+          if (at < 0) at = std::int32_t(row.size()), row.emplace_back(col, 0.0);
+          row[std::size_t(at)].second += v * b.values[std::size_t(l)];
+        }
+      }
+      for (const auto& [col, v] : row) slot[std::size_t(col)] = -1;
+      std::sort(row.begin(), row.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+      std::size_t at = std::size_t(c.row_ptr[i]);
+      for (const auto& [col, v] : row) c.col_idx[at] = col, c.values[at++] = v;
+    }
+  });
+  return c;
+}
+
+HostCsr smoothed_prolongator(const HostCsr& a, const std::vector<char>& strong, const Aggregates& aggregates) {
+  const std::size_t n = std::size_t(a.rows);
+  // Aggregate sizes for the tentative prolongator's 1 / sqrt(|agg|).
+  std::vector<double> size(std::size_t(aggregates.count), 0.0);
+  for (std::int32_t g : aggregates.of_row)
+    if (g >= 0) size[std::size_t(g)] += 1;
+  // The filtered matrix: strong off-diagonals, and the diagonal plus the weak ones (row sums kept).
+  HostCsr filtered;
+  filtered.rows = filtered.cols = a.rows;
+  filtered.row_ptr.assign(n + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    std::int32_t count = 1;
+    for (std::int32_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) count += strong[std::size_t(k)];
+    filtered.row_ptr[i + 1] = filtered.row_ptr[i] + count;
+  }
+  filtered.col_idx.resize(std::size_t(filtered.row_ptr[n]));
+  filtered.values.resize(filtered.col_idx.size());
+  std::vector<double> inv_diag(n, 0.0);
+  std::vector<double> gershgorin(n, 0.0);  // row i's bound on rho(D_f^-1 A_f)
+  parallel_rows(n, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      double dia = 0, off = 0;
+      std::size_t at = std::size_t(filtered.row_ptr[i]) + 1;  // the diagonal goes first
+      for (std::int32_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+        const std::int32_t j = a.col_idx[std::size_t(k)];
+        const double v = a.values[std::size_t(k)];
+        if (std::size_t(j) == i || !strong[std::size_t(k)]) {
+          dia += v;
+        } else {
+          filtered.col_idx[at] = j, filtered.values[at++] = v;
+          off += std::abs(v);
+        }
+      }
+      filtered.col_idx[std::size_t(filtered.row_ptr[i])] = std::int32_t(i);
+      filtered.values[std::size_t(filtered.row_ptr[i])] = dia;
+      inv_diag[i] = dia != 0 ? 1 / dia : 0.0;
+      gershgorin[i] = dia != 0 ? (std::abs(dia) + off) / std::abs(dia) : 0.0;
+    }
+  });
+  const double rho = gershgorin.empty() ? 0.0 : *std::max_element(gershgorin.begin(), gershgorin.end());
+  const double omega = rho > 0 ? (4.0 / 3.0) / rho : 0.0;
+  // P_tent, then P = P_tent - omega D_f^-1 A_f P_tent, row by row: row i of A_f P_tent has an
+  // entry in the aggregate of each (filtered) neighbour.
+  HostCsr tentative;
+  tentative.rows = a.rows;
+  tentative.cols = aggregates.count;
+  tentative.row_ptr.assign(n + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::int32_t g = aggregates.of_row[i];
+    tentative.row_ptr[i + 1] = tentative.row_ptr[i] + (g >= 0 ? 1 : 0);
+    if (g >= 0) tentative.col_idx.push_back(g), tentative.values.push_back(1 / std::sqrt(size[std::size_t(g)]));
+  }
+  HostCsr ap = multiply(filtered, tentative);
+  parallel_rows(n, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      const std::int32_t g = aggregates.of_row[i];
+      for (std::int32_t k = ap.row_ptr[i]; k < ap.row_ptr[i + 1]; ++k) {
+        double v = -omega * inv_diag[i] * ap.values[std::size_t(k)];
+        if (ap.col_idx[std::size_t(k)] == g) v += 1 / std::sqrt(size[std::size_t(g)]);
+        ap.values[std::size_t(k)] = v;
+      }
+    }
+  });
+  return ap;  // every tentative entry lies in A_f P_tent's pattern (the diagonal is stored)
+}
+
+}  // namespace clcg::solver

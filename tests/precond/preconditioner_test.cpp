@@ -1,0 +1,294 @@
+// Every preconditioner on the test device: symmetric positive definite on random vectors, the
+// device apply against a host reference, n = 0 and n = 1, float and double, and CG with it
+// converging on the shared SPD matrices and still breaking down on the indefinite one.
+#include <gtest/gtest.h>
+
+#include <Eigen/Core>
+#include <Eigen/Eigenvalues>
+
+#include <cmath>
+#include <filesystem>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "clcg/solver/krylov/preconditioner_factory.hpp"
+#include "clcg/solver/krylov/solve.hpp"
+#include "clcg/solver/precond/chebyshev.hpp"
+#include "clcg/solver/precond/ic0.hpp"
+#include "clcg/solver/sparse/vector_ops.hpp"
+#include "support/cg_problems.hpp"
+#include "support/device_fixture.hpp"
+
+namespace {
+
+using clcg::solver::DeviceCsrMatrix;
+using clcg::solver::ElementType;
+using clcg::solver::HostMatrix;
+using clcg::solver::Preconditioner;
+using clcg::test::test_env;
+using Eigen::VectorXd;
+
+constexpr Preconditioner every[] = {Preconditioner::jacobi, Preconditioner::chebyshev, Preconditioner::ic0,
+                                    Preconditioner::amg};
+
+std::vector<ElementType> types() {
+  std::vector<ElementType> t{ElementType::f32};
+  if (clcg::test::device_has_fp64()) t.push_back(ElementType::f64);
+  return t;
+}
+
+VectorXd random_vector(Eigen::Index n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-1, 1);
+  VectorXd v(n);
+  for (Eigen::Index i = 0; i < n; ++i) v[i] = u(rng);
+  return v;
+}
+
+// M^-1 v on the device, in `type`, read back as doubles.
+struct Applied {
+  std::shared_ptr<clcg::solver::DevicePreconditioner> m;
+  ElementType type;
+  std::size_t n;
+  VectorXd operator()(const VectorXd& v) const {
+    const auto& env = test_env();
+    ::cl::Buffer in = clcg::solver::make_vector(env, type, n), out = clcg::solver::make_vector(env, type, n);
+    clcg::solver::upload_vector(env, std::vector<double>(v.data(), v.data() + v.size()), type, in);
+    m->apply(in, out);
+    const std::vector<double> z = clcg::solver::download_vector(env, out, type, n);
+    return Eigen::Map<const VectorXd>(z.data(), Eigen::Index(z.size()));
+  }
+};
+
+Applied set_up(const HostMatrix& a, Preconditioner p, ElementType type, const DeviceCsrMatrix** keep = nullptr) {
+  static std::vector<std::unique_ptr<DeviceCsrMatrix>> matrices;  // outlive the preconditioners
+  const auto host = clcg::solver::to_host_csr(a);
+  matrices.push_back(std::make_unique<DeviceCsrMatrix>(test_env(), host, type));
+  if (keep) *keep = matrices.back().get();
+  return {clcg::solver::make_preconditioner(test_env(), *matrices.back(), &host, p), type, std::size_t(a.rows())};
+}
+
+// Symmetric to rounding (x.My = y.Mx), positive (x.Mx > 0), on several random vectors.
+void expect_spd(const Applied& m, const std::string& what) {
+  const double eps = m.type == ElementType::f64 ? 1e-10 : 2e-4;
+  for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+    const VectorXd x = random_vector(Eigen::Index(m.n), seed), y = random_vector(Eigen::Index(m.n), seed + 100);
+    const VectorXd mx = m(x), my = m(y);
+    const double xmy = x.dot(my), ymx = y.dot(mx);
+    const double scale = x.norm() * my.norm() + y.norm() * mx.norm();
+    EXPECT_LE(std::abs(xmy - ymx), eps * scale) << what << " is not symmetric: " << xmy << " vs " << ymx;
+    EXPECT_GT(x.dot(mx), 0) << what << " is not positive";
+  }
+}
+
+TEST(Preconditioner, EachIsSymmetricPositiveDefiniteOnRandomVectors) {
+  const std::vector<std::pair<std::string, HostMatrix>> matrices{
+      {"2D Poisson 23 x 17", clcg::test::poisson(23, 17)},
+      {"3D Poisson 9 x 8 x 7", clcg::test::poisson(9, 8, 7)},
+      {"random SPD 1001", clcg::test::random_dd_spd(1001, 9, 5)}};
+  for (const auto& [name, a] : matrices)
+    for (ElementType type : types())
+      for (Preconditioner p : every) {
+        const std::string what = std::string(clcg::solver::preconditioner_name(p)) + " on " + name + " (" +
+                                 std::string(clcg::reduction::type_name(type)) + ")";
+        SCOPED_TRACE(what);
+        expect_spd(set_up(a, p, type), what);
+      }
+}
+
+TEST(Preconditioner, EmptyAndOneByOneSystems) {
+  HostMatrix one(1, 1);
+  one.insert(0, 0) = 4;
+  for (ElementType type : types())
+    for (Preconditioner p : every) {
+      SCOPED_TRACE(std::string(clcg::solver::preconditioner_name(p)));
+      const Applied m = set_up(one, p, type);
+      const double z = m(VectorXd::Constant(1, 2.0))[0];
+      EXPECT_GT(z, 0);
+      if (p == Preconditioner::jacobi || p == Preconditioner::ic0 || p == Preconditioner::amg) {
+        EXPECT_NEAR(z, 0.5, 1e-6);  // exact for n = 1: diag, the Cholesky factor, the dense inverse
+      }
+      const Applied empty = set_up(HostMatrix(0, 0), p, type);
+      EXPECT_EQ(empty(VectorXd()).size(), 0);
+    }
+}
+
+// The Chebyshev polynomial on the host, from the bounds the device set-up reports.
+VectorXd host_chebyshev(const HostMatrix& a, const VectorXd& r, double lower, double upper, unsigned degree) {
+  const VectorXd inv_diag = a.diagonal().cwiseInverse();
+  const double theta = 0.5 * (upper + lower), delta = 0.5 * (upper - lower), sigma = theta / delta;
+  double rho = 1 / sigma;
+  VectorXd d = inv_diag.cwiseProduct(r) / theta, x = d;
+  for (unsigned k = 1; k < degree; ++k) {
+    const double rho_next = 1 / (2 * sigma - rho);
+    d = rho_next * rho * d + (2 * rho_next / delta) * inv_diag.cwiseProduct(r - a * x);
+    x += d;
+    rho = rho_next;
+  }
+  return x;
+}
+
+double figure(const clcg::solver::PreconditionerReport& report, const std::string& name) {
+  for (const auto& [key, value] : report.figures)
+    if (key == name) return value;
+  ADD_FAILURE() << "no figure " << name;
+  return 0;
+}
+
+TEST(Chebyshev, DeviceApplyIsTheHostPolynomialAndTheBoundsHoldTheSpectrum) {
+  if (!clcg::test::device_has_fp64()) GTEST_FAIL() << "needs fp64";
+  const HostMatrix a = clcg::test::random_dd_spd(777, 7, 3);
+  for (unsigned degree : {1u, 2u, 3u, 4u, 7u}) {
+    SCOPED_TRACE("degree " + std::to_string(degree));
+    const auto host = clcg::solver::to_host_csr(a);
+    const DeviceCsrMatrix device(test_env(), host, ElementType::f64);
+    clcg::solver::PreconditionerOptions options;
+    options.chebyshev.degree = degree;
+    const Applied m{clcg::solver::make_preconditioner(test_env(), device, &host, Preconditioner::chebyshev, options),
+                    ElementType::f64, 777};
+    const double lower = figure(m.m->report(), "lower"), upper = figure(m.m->report(), "upper");
+    // The Lanczos estimate is a Ritz value: below lambda_max, and close to it.
+    const Eigen::MatrixXd scaled = a.diagonal().cwiseInverse().asDiagonal() * Eigen::MatrixXd(a);
+    const double lambda_max = scaled.eigenvalues().real().maxCoeff();
+    const double estimate = figure(m.m->report(), "lambda_max_estimate");
+    EXPECT_LE(estimate, lambda_max * (1 + 1e-12));
+    EXPECT_GE(estimate, 0.95 * lambda_max);
+    EXPECT_GE(upper, lambda_max);  // the safety factor covers the gap: p > 0 on the spectrum
+    const VectorXd r = random_vector(777, degree);
+    const VectorXd expected = host_chebyshev(a, r, lower, upper, degree);
+    EXPECT_LE((m(r) - expected).norm(), 1e-12 * expected.norm());
+  }
+}
+
+// IC(0) of a tridiagonal matrix is its exact Cholesky factor (no fill is dropped).
+TEST(Ic0, FactorOfATridiagonalMatrixIsExactAndShiftsOnlyWhenNeeded) {
+  const HostMatrix a = clcg::test::poisson(40, 1);
+  const auto ic = clcg::solver::incomplete_cholesky(clcg::solver::to_host_csr(a));
+  EXPECT_EQ(ic.shift, 0.0);
+  Eigen::MatrixXd l = Eigen::MatrixXd::Zero(40, 40);
+  for (int i = 0; i < 40; ++i)
+    for (int k = ic.lower.row_ptr[std::size_t(i)]; k < ic.lower.row_ptr[std::size_t(i) + 1]; ++k)
+      l(i, ic.lower.col_idx[std::size_t(k)]) = ic.lower.values[std::size_t(k)];
+  EXPECT_LE((l * l.transpose() - Eigen::MatrixXd(a)).norm(), 1e-12 * Eigen::MatrixXd(a).norm());
+  // Not SPD (a negative diagonal entry): no shift helps, a breakdown.
+  HostMatrix bad = a;
+  bad.coeffRef(5, 5) = -1;
+  EXPECT_THROW(clcg::solver::incomplete_cholesky(clcg::solver::to_host_csr(bad)), clcg::solver::PreconditionerBreakdown);
+}
+
+// PCG on the host with exact IC(0) triangular solves: the reference the device's sweeps approach.
+std::size_t host_ic0_pcg_steps(const HostMatrix& a, double tol) {
+  const auto ic = clcg::solver::incomplete_cholesky(clcg::solver::to_host_csr(a));
+  Eigen::SparseMatrix<double, Eigen::RowMajor, int> l(a.rows(), a.cols());
+  std::vector<Eigen::Triplet<double, int>> t;
+  for (int i = 0; i < ic.lower.rows; ++i)
+    for (int k = ic.lower.row_ptr[std::size_t(i)]; k < ic.lower.row_ptr[std::size_t(i) + 1]; ++k)
+      t.emplace_back(i, ic.lower.col_idx[std::size_t(k)], ic.lower.values[std::size_t(k)]);
+  l.setFromTriplets(t.begin(), t.end());
+  const auto apply = [&](const VectorXd& r) {
+    const VectorXd y = l.triangularView<Eigen::Lower>().solve(r);
+    return VectorXd(l.transpose().triangularView<Eigen::Upper>().solve(y));
+  };
+  const VectorXd b = a * VectorXd::Ones(a.cols());
+  VectorXd x = VectorXd::Zero(a.cols()), r = b, z = apply(r), p = z;
+  double rz = r.dot(z);
+  for (std::size_t k = 1; k <= 20000; ++k) {
+    const VectorXd q = a * p;
+    const double alpha = rz / p.dot(q);
+    x += alpha * p;
+    r -= alpha * q;
+    if (r.norm() <= tol * b.norm()) return k;
+    z = apply(r);
+    const double rz_next = r.dot(z);
+    p = z + (rz_next / rz) * p;
+    rz = rz_next;
+  }
+  return 20000;
+}
+
+std::size_t device_steps(const HostMatrix& a, Preconditioner p, const clcg::solver::PreconditionerOptions& options,
+                         ElementType type = ElementType::f64, double tol = 1e-8) {
+  clcg::solver::Settings settings;
+  settings.preconditioner = p;
+  settings.precond_options = options;
+  settings.precision = type;
+  settings.tolerance = tol;
+  settings.max_iterations = 20000;
+  settings.variant = clcg::solver::CgVariant::automatic;
+  const auto solved = clcg::solver::solve(test_env(), a, a * VectorXd::Ones(a.cols()), settings);
+  EXPECT_TRUE(solved.info.converged()) << solved.info.message;
+  EXPECT_LE(solved.info.true_residual, 1.5 * tol);
+  return solved.info.iterations;
+}
+
+TEST(Ic0, DeviceSweepsApproachTheExactFactorsSteps) {
+  if (!clcg::test::device_has_fp64()) GTEST_FAIL() << "needs fp64";
+  for (const auto& a : {clcg::test::poisson(31, 29), clcg::test::random_dd_spd(2000, 11, 7)}) {
+    const std::size_t exact = host_ic0_pcg_steps(a, 1e-8);
+    clcg::solver::PreconditionerOptions many;
+    many.ic0.sweeps = 40;
+    const std::size_t swept = device_steps(a, Preconditioner::ic0, many);
+    EXPECT_LE(double(swept), 1.1 * double(exact) + 2) << "exact IC(0) " << exact << " steps";
+    EXPECT_GE(double(swept), 0.9 * double(exact) - 2) << "exact IC(0) " << exact << " steps";
+    // And the default (few sweeps) still beats Jacobi.
+    EXPECT_LT(device_steps(a, Preconditioner::ic0, {}), device_steps(a, Preconditioner::jacobi, {}));
+  }
+}
+
+// Mesh independence: AMG's steps grow by at most 30% when the grid has 4x and 16x the unknowns.
+TEST(Amg, StepsStayFlatAsThePoissonGridIsRefined) {
+  if (!clcg::test::device_has_fp64()) GTEST_FAIL() << "needs fp64";
+  for (const auto& grids : {std::vector<HostMatrix>{clcg::test::poisson(32, 32), clcg::test::poisson(64, 64),
+                                                    clcg::test::poisson(128, 128)},
+                            std::vector<HostMatrix>{clcg::test::poisson(12, 12, 12), clcg::test::poisson(19, 19, 19),
+                                                    clcg::test::poisson(30, 30, 30)}}) {
+    std::vector<std::size_t> steps;
+    for (const HostMatrix& a : grids) steps.push_back(device_steps(a, Preconditioner::amg, {}));
+    SCOPED_TRACE("steps " + std::to_string(steps[0]) + " -> " + std::to_string(steps[1]) + " -> " +
+                 std::to_string(steps[2]));
+    EXPECT_LE(double(steps[1]), 1.3 * double(steps[0]));
+    EXPECT_LE(double(steps[2]), 1.3 * double(steps[0]));
+    EXPECT_LE(steps[2], 25u);
+  }
+}
+
+TEST(Preconditioner, EachConvergesOnEverySharedSpdMatrixAndBreaksDownOnTheIndefiniteOne) {
+  const std::string dir = CLCG_SHARED_MATRICES;
+  if (!std::filesystem::is_directory(dir)) GTEST_SKIP() << "shared matrices absent: " << dir;
+  if (!clcg::test::device_has_fp64()) GTEST_FAIL() << "needs fp64";
+  for (const char* name : {"bcsstk01", "pts5ldd03", "494_bus", "gr_30_30", "1138_bus", "bcsstk13", "bcsstk16",
+                           "lap2D_5pt_n100"}) {
+    const HostMatrix a = clcg::test::read_mtx(dir + "/" + name + ".mtx");
+    for (Preconditioner p : every) {
+      SCOPED_TRACE(std::string(name) + " " + std::string(clcg::solver::preconditioner_name(p)));
+      device_steps(a, p, {});
+    }
+  }
+  const HostMatrix indefinite = clcg::test::read_mtx(dir + "/negative/jagmesh7.mtx");
+  for (Preconditioner p : every) {
+    clcg::solver::Settings settings;
+    settings.preconditioner = p;
+    const auto solved = clcg::solver::solve(test_env(), indefinite, indefinite * VectorXd::Ones(indefinite.cols()), settings);
+    EXPECT_EQ(solved.info.status, clcg::solver::Status::breakdown) << clcg::solver::preconditioner_name(p) << ": "
+                                                                   << solved.info.message;
+  }
+}
+
+TEST(Preconditioner, EachConvergesInFloat) {
+  const HostMatrix a = clcg::test::poisson(40, 37);
+  for (Preconditioner p : every) {
+    SCOPED_TRACE(std::string(clcg::solver::preconditioner_name(p)));
+    device_steps(a, p, {}, ElementType::f32, 1e-5);
+  }
+}
+
+TEST(Preconditioner, ParseAndNameRoundTrip) {
+  for (Preconditioner p : {Preconditioner::none, Preconditioner::jacobi, Preconditioner::chebyshev, Preconditioner::ic0,
+                           Preconditioner::amg, Preconditioner::automatic})
+    EXPECT_EQ(clcg::solver::parse_preconditioner(clcg::solver::preconditioner_name(p)), p);
+  EXPECT_THROW(clcg::solver::parse_preconditioner("ilu"), std::invalid_argument);
+}
+
+}  // namespace
