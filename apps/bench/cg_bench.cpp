@@ -43,6 +43,7 @@
 #include "clcg/solver/sparse/spmv.hpp"
 #include "clcg/solver/sparse/vector_ops.hpp"
 #include "cg_breakdown.hpp"
+#include "cg_time_to_solution.hpp"
 #ifdef CLCG_HAVE_VIENNACL
 #include "viennacl_peer.hpp"
 #endif
@@ -62,6 +63,7 @@ struct Args {
   int iterations = 200, repeats = 5, eigen_iterations = 50;
   std::string device = "auto", platform, csv, json, check;
   bool breakdown = false;
+  std::vector<solver::Preconditioner> preconds;  // non-empty: the time-to-solution table
   std::vector<solver::CgVariant> variants{solver::all_cg_variants().begin(), solver::all_cg_variants().end()};
 };
 
@@ -85,6 +87,8 @@ clcg::apps::CommandLine command_line() {
       ("json", po::value<std::string>(), "write the rows as JSON here")
       ("check", po::value<std::string>(), "compare with a baseline JSON; exit 1 on a >10% regression")
       ("breakdown", "time each building block of a step instead")
+      ("preconds", po::value<clcg::apps::NameList>(),
+       "time to solution (set-up + solve to 1e-8, --variant auto) with each of these preconditioners instead")
       ("quick", "smoke run: 3D 12^3, 2D 40^2, 20 iterations, 3 repeats");
   cli.epilog("exit status: 0 ok, 1 --check found a regression, 2 bad usage or baseline, 3 OpenCL or device error.\n");
   cli.add_device_options();
@@ -113,6 +117,14 @@ Args args_from(const po::variables_map& vm) {
   if (vm.count("json")) args.json = vm["json"].as<std::string>();
   if (vm.count("check")) args.check = vm["check"].as<std::string>();
   args.breakdown = vm.count("breakdown") > 0;
+  if (vm.count("preconds"))
+    for (const std::string& name : vm["preconds"].as<clcg::apps::NameList>().values) {
+      try {
+        args.preconds.push_back(solver::parse_preconditioner(name));
+      } catch (const std::invalid_argument& e) {
+        throw UsageError(std::string("--preconds: ") + e.what());
+      }
+    }
   if (vm.count("variants")) {
     args.variants.clear();
     for (const std::string& name : vm["variants"].as<clcg::apps::NameList>().values) {
@@ -306,6 +318,42 @@ int check_against(const std::string& path, const nlohmann::json& now) {
   return regressions ? 1 : 0;
 }
 
+// The --preconds table: time to solution per matrix and preconditioner (cg_time_to_solution.hpp).
+int run_time_to_solution(const clcg::cl::Env& env, const Args& args) {
+  std::vector<TimeToSolutionRow> rows;
+  const auto add = [&](const std::string& name, const solver::HostMatrix& a) {
+    for (TimeToSolutionRow& r : time_to_solution(env, name, a, args.preconds, {}, args.repeats)) {
+      std::printf("%-24s %-10s %-9s %9lld %6zu %10.3f %10.3f %10.3f %s", r.matrix.c_str(), r.precond.c_str(),
+                  r.variant.c_str(), r.rows, r.iterations, r.setup_ms, r.solve_ms, r.total_ms,
+                  r.converged ? "" : "NOT CONVERGED");
+      if (!r.level_rows.empty()) std::printf(" levels %zu", r.level_rows.size());
+      for (const auto& [phase, ms] : r.phases) std::printf(" | %s %.2f", phase.c_str(), ms);
+      std::printf("\n");
+      std::fflush(stdout);
+      rows.push_back(std::move(r));
+    }
+  };
+  std::printf("%-24s %-10s %-9s %9s %6s %10s %10s %10s\n", "matrix", "precond", "variant", "rows", "iters", "setup_ms",
+              "solve_ms", "total_ms");
+  for (int n : args.poisson3d) add("poisson3d_" + std::to_string(n), solver::poisson_3d(n, n, n));
+  for (int n : args.poisson2d) add("poisson2d_" + std::to_string(n), solver::poisson_2d(n, n));
+  for (const auto& path : args.mtx) add(path.substr(path.find_last_of('/') + 1), solver::read_matrix_market(path));
+  if (!args.json.empty()) {
+    nlohmann::json out = {{"device", env.info().name}, {"time_to_solution", nlohmann::json::array()}};
+    for (const TimeToSolutionRow& r : rows) {
+      nlohmann::json row = {{"matrix", r.matrix},         {"precond", r.precond},   {"variant", r.variant},
+                            {"rows", r.rows},             {"nnz", r.nnz},           {"iterations", r.iterations},
+                            {"setup_ms", r.setup_ms},     {"solve_ms", r.solve_ms}, {"total_ms", r.total_ms},
+                            {"converged", r.converged},   {"true_residual", r.true_residual},
+                            {"level_rows", r.level_rows}};
+      for (const auto& [phase, ms] : r.phases) row["phases_ms"][phase] = ms;
+      out["time_to_solution"].push_back(row);
+    }
+    std::ofstream(args.json) << out.dump(2) << '\n';
+  }
+  return 0;
+}
+
 int run(const Args& args) {
   {
     const clcg::cl::Env env =
@@ -325,6 +373,7 @@ int run(const Args& args) {
       for (const auto& path : args.mtx) show(path, solver::read_matrix_market(path));
       return 0;
     }
+    if (!args.preconds.empty()) return run_time_to_solution(env, args);
     std::vector<Row> rows;
     const auto add = [&](std::vector<Row> more) { rows.insert(rows.end(), more.begin(), more.end()); };
     for (int n : args.poisson3d) add(bench(env, "poisson3d_" + std::to_string(n), solver::poisson_3d(n, n, n), args, copy));

@@ -1,0 +1,78 @@
+#include "cg_time_to_solution.hpp"
+
+#include <Eigen/Core>
+
+#include <chrono>
+
+#include "clcg/solver/krylov/cg_method.hpp"
+#include "clcg/solver/krylov/preconditioner_factory.hpp"
+#include "clcg/solver/sparse/vector_ops.hpp"
+#include "common/bench_timing.hpp"
+
+namespace {
+
+namespace solver = clcg::solver;
+using clcg::reduction::ElementType;
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point start) { return std::chrono::duration<double, std::milli>(Clock::now() - start).count(); }
+
+}  // namespace
+
+std::vector<TimeToSolutionRow> time_to_solution(const clcg::cl::Env& env, const std::string& name,
+                                                const solver::HostMatrix& a,
+                                                const std::vector<solver::Preconditioner>& preconds,
+                                                const solver::PreconditionerOptions& options, int repeats) {
+  const solver::HostCsr host = solver::to_host_csr(a);
+  const std::size_t n = std::size_t(a.rows());
+  const Eigen::VectorXd b = a * Eigen::VectorXd::Ones(a.cols());
+  const solver::DeviceCsrMatrix device_a(env, host, ElementType::f64);
+  ::cl::Buffer b_device = solver::make_vector(env, ElementType::f64, n), x = solver::make_vector(env, ElementType::f64, n);
+  solver::upload_vector(env, std::vector<double>(b.data(), b.data() + b.size()), ElementType::f64, b_device);
+  std::vector<TimeToSolutionRow> rows;
+  for (solver::Preconditioner p : preconds) {
+    TimeToSolutionRow row;
+    row.matrix = name;
+    row.precond = std::string(solver::preconditioner_name(p));
+    row.rows = a.rows();
+    row.nnz = a.nonZeros();
+    std::vector<double> setup, solve;
+    for (int r = 0; r <= repeats; ++r) {  // repeat 0 warms up (program builds, caches)
+      env.queue().finish();
+      auto start = Clock::now();
+      const auto m = solver::make_preconditioner(env, device_a, &host, p, options);
+      env.queue().finish();
+      const double setup_ms = ms_since(start);
+      solver::Settings settings;
+      settings.variant = solver::CgVariant::automatic;
+      settings.preconditioner = p;
+      settings.precond_options = options;
+      settings.max_iterations = 100000;
+      const auto cg = solver::make_cg_solver(env, device_a, settings, m);
+      env.queue().finish();
+      start = Clock::now();
+      const solver::SolveInfo info = cg->solve(b_device, x, false, true);
+      const double solve_ms = ms_since(start);
+      if (r == 0) {
+        row.variant = std::string(solver::cg_variant_name(solver::choose_cg_variant(
+            env.info(), n, std::size_t(a.nonZeros()), ElementType::f64, p)));
+        continue;
+      }
+      if (m) {  // the set-up phases of the last repeat (the warm-up's include program builds)
+        row.level_rows = m->report().level_rows;
+        row.phases.clear();
+        for (const auto& [phase, seconds] : m->report().phases) row.phases.emplace_back(phase, 1e3 * seconds);
+      }
+      setup.push_back(setup_ms);
+      solve.push_back(solve_ms);
+      row.iterations = info.iterations;
+      row.true_residual = info.true_residual;
+      row.converged = info.converged();
+    }
+    row.setup_ms = clcg::apps::median(setup);
+    row.solve_ms = clcg::apps::median(solve);
+    row.total_ms = row.setup_ms + row.solve_ms;
+    rows.push_back(row);
+  }
+  return rows;
+}

@@ -1,0 +1,27 @@
+#pragma once
+// cg-bench --preconds: time to solution per preconditioner, the set-up included. Each repeat
+// uploads A (not timed), sets up the preconditioner (timed, the queue finished), builds the
+// solver with --variant auto and solves b = A 1 to 1e-8 (timed); medians of the repeats after a
+// warm-up repeat that also builds every program.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "clcg/cl/env.hpp"
+#include "clcg/solver/io/host_matrix.hpp"
+#include "clcg/solver/precond/preconditioner.hpp"
+
+struct TimeToSolutionRow {
+  std::string matrix, precond, variant;
+  long long rows = 0, nnz = 0;
+  std::size_t iterations = 0;
+  double setup_ms = 0, solve_ms = 0, total_ms = 0, true_residual = 0;
+  bool converged = false;
+  std::vector<std::size_t> level_rows;                 // AMG
+  std::vector<std::pair<std::string, double>> phases;  // set-up phases, ms (AMG, IC(0))
+};
+
+std::vector<TimeToSolutionRow> time_to_solution(const clcg::cl::Env& env, const std::string& name,
+                                                const clcg::solver::HostMatrix& a,
+                                                const std::vector<clcg::solver::Preconditioner>& preconds,
+                                                const clcg::solver::PreconditionerOptions& options, int repeats);
