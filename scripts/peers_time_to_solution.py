@@ -81,7 +81,7 @@ def main():
     have_cupy = importlib.util.find_spec("cupy") is not None
     if not have_cupy:
         print("peers: CuPy not installed: SuperLU only", file=sys.stderr)
-    problems = [(m.rsplit("/", 1)[-1], scipy.io.mmread(m).tocsr(), True) for m in options.matrices]
+    problems = [(m.rsplit("/", 1)[-1], sp.csr_matrix(scipy.io.mmread(m), dtype=np.float64), True) for m in options.matrices]
     problems += [("poisson3d_%s" % n, poisson(int(n), 3), False) for n in options.poisson3d.split(",") if n]
     problems += [("poisson2d_%s" % n, poisson(int(n), 2), False) for n in options.poisson2d.split(",") if n]
     rows = []

@@ -18,7 +18,7 @@ struct CliOptions {
   std::string matrix, rhs, x0, output, history;
   double tolerance = 1e-8;
   std::optional<std::size_t> max_iterations;  // empty: default_max_iterations(rows)
-  clcg::solver::Preconditioner preconditioner = clcg::solver::Preconditioner::jacobi;
+  clcg::solver::Preconditioner preconditioner = clcg::solver::Preconditioner::automatic;
   clcg::solver::PreconditionerOptions precond_options;
   clcg::reduction::ElementType precision = clcg::reduction::ElementType::f64;
   std::string device = "auto", platform;

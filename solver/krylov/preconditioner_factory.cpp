@@ -10,8 +10,8 @@
 
 namespace clcg::solver {
 
-Preconditioner choose_preconditioner(const cl::DeviceInfo&, std::size_t rows, std::size_t) {
-  return rows >= amg_from_rows ? Preconditioner::amg : Preconditioner::ic0;
+Preconditioner choose_preconditioner(const cl::DeviceInfo& device, std::size_t rows, std::size_t) {
+  return !device.is_cpu() && rows >= chebyshev_from_rows ? Preconditioner::chebyshev : Preconditioner::jacobi;
 }
 
 std::shared_ptr<DevicePreconditioner> make_preconditioner(const cl::Env& env, const DeviceCsrMatrix& a,

@@ -2,6 +2,7 @@
 // decided from device facts alone: no device needed.
 #include <gtest/gtest.h>
 
+#include "clcg/solver/krylov/preconditioner_factory.hpp"
 #include "clcg/solver/krylov/settings.hpp"
 
 namespace {
@@ -74,6 +75,17 @@ TEST(VariantChoice, AutoIsANameButNotOneOfTheVariantsThatRun) {
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("auto, textbook, fused, pipelined, single"), std::string::npos) << e.what();
   }
+}
+
+TEST(PreconditionerChoice, ChebyshevOnLargeProblemsOnAGpuJacobiOtherwise) {
+  const auto gpu = device_of_type(CL_DEVICE_TYPE_GPU), cpu = device_of_type(CL_DEVICE_TYPE_CPU);
+  const std::size_t m = clcg::solver::chebyshev_from_rows;
+  EXPECT_EQ(clcg::solver::choose_preconditioner(gpu, m, 7 * m), Preconditioner::chebyshev);
+  EXPECT_EQ(clcg::solver::choose_preconditioner(gpu, 16'777'216, 117'047'296), Preconditioner::chebyshev);
+  EXPECT_EQ(clcg::solver::choose_preconditioner(gpu, m - 1, 7 * m), Preconditioner::jacobi);
+  EXPECT_EQ(clcg::solver::choose_preconditioner(gpu, 1138, 4054), Preconditioner::jacobi);
+  EXPECT_EQ(clcg::solver::choose_preconditioner(cpu, 16'777'216, 117'047'296), Preconditioner::jacobi);
+  EXPECT_EQ(clcg::solver::choose_preconditioner(cpu, 10, 28), Preconditioner::jacobi);
 }
 
 }  // namespace
