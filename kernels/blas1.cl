@@ -45,3 +45,11 @@ __kernel void pseudo_random(const uint n, const ulong seed, __global REAL* x) {
     x[i] = (REAL)((double)(z >> 11) * 0x1.0p-52 - 1.0);
   }
 }
+
+// y = x in the other precision (-D OTHER_REAL=float|double, set by sparse/conversion.cpp):
+// the way into and out of a preconditioner applied in float for a solve in double.
+#ifdef OTHER_REAL
+__kernel void convert(const uint n, __global const REAL* x, __global OTHER_REAL* y) {
+  CLCG_FOR_EACH(uint, i, n) y[i] = (OTHER_REAL)x[i];
+}
+#endif

@@ -42,6 +42,8 @@ clcg::apps::CommandLine command_line() {
        "AMG: coarsen until at most this many rows, then a dense inverse (1 .. 2000)")
       ("amg-strength", po::value<Real>()->default_value(Real{0.08}, "0.08"),
        "AMG: strong connection when |a_ij| >= this x sqrt(a_ii a_jj) (0 .. 1)")
+      ("precond-precision", po::value<std::string>()->default_value("auto"),
+       "auto | float | double: what Chebyshev, IC(0) and AMG are applied in (auto: float on a GPU in a double solve)")
       ("precision", po::value<std::string>()->default_value("double"), "double | float");
   cli.add_device_options();
   cli.add()
@@ -98,14 +100,25 @@ CliOptions parse_command_line(int argc, char** argv) {
   cli.precond_options.amg.smoother_degree = unsigned(clcg::apps::count_in_range(args, "amg-smoother-degree", 1, 16));
   cli.precond_options.amg.coarse_rows = clcg::apps::count_in_range(args, "amg-coarse-rows", 1, 2000);
   cli.precond_options.amg.strength = clcg::apps::real_in_range(args, "amg-strength", 0, 1);
-  const std::string precision = text("precision");
-  if (precision == "double") {
-    cli.precision = clcg::reduction::ElementType::f64;
-  } else if (precision == "float") {
-    cli.precision = clcg::reduction::ElementType::f32;
-  } else {
-    throw UsageError("--precision must be double or float, got '" + precision + "'");
+  const auto element_type = [&](const char* option, const char* names) {
+    const std::string name = text(option);
+    if (name == "double") return clcg::reduction::ElementType::f64;
+    if (name == "float") return clcg::reduction::ElementType::f32;
+    throw UsageError(std::string("--") + option + " must be " + names + ", got '" + name + "'");
+  };
+  cli.precision = element_type("precision", "double or float");
+  if (text("precond-precision") != "auto") {
+    cli.precond_options.precision = element_type("precond-precision", "auto, float or double");
+    if (cli.precond_options.precision == clcg::reduction::ElementType::f64 && cli.precision == clcg::reduction::ElementType::f32)
+      throw UsageError("--precond-precision double needs --precision double (a float solve applies M in float)");
   }
+  const bool diagonal = cli.preconditioner == clcg::solver::Preconditioner::none ||
+                        cli.preconditioner == clcg::solver::Preconditioner::jacobi ||
+                        cli.preconditioner == clcg::solver::Preconditioner::automatic;
+  if (cli.variant == "pipelined" && !diagonal)
+    throw UsageError("--variant pipelined takes --precond none or jacobi, not " +
+                     std::string(clcg::solver::preconditioner_name(cli.preconditioner)) +
+                     " (use fused, single or textbook)");
   if (cli.version || cli.list_devices) return cli;
   if (cli.matrix.empty()) throw UsageError("--matrix is required");
   if (cli.output_unconverged && cli.output.empty()) throw UsageError("--output-unconverged needs --output");

@@ -19,7 +19,6 @@
 #include "clcg/cl/error.hpp"
 #include "clcg/solver/io/atomic_file.hpp"
 #include "clcg/solver/krylov/cg_method.hpp"
-#include "clcg/solver/krylov/preconditioner_factory.hpp"
 #include "clcg/solver/krylov/solve.hpp"
 #include "clcg/solver/sparse/csr_matrix.hpp"
 #include "clcg/solver/eigen/reference_solve.hpp"
@@ -174,8 +173,6 @@ int run(const CliOptions& cli) {
       cli.max_iterations.value_or(default_max_iterations(static_cast<std::size_t>(a.rows()))));
   settings.preconditioner = cli.preconditioner;
   settings.precond_options = cli.precond_options;
-  if (settings.preconditioner == solver::Preconditioner::automatic)  // resolved here, so the report can name it
-    settings.preconditioner = solver::choose_preconditioner(env.info(), std::size_t(a.rows()), std::size_t(a.nonZeros()));
   settings.precision = cli.precision;
   settings.record_history = !cli.history.empty();
   settings.should_stop = [] { return interrupted != 0; };  // SIGINT / SIGTERM: checked once per step
@@ -189,9 +186,8 @@ int run(const CliOptions& cli) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("--variant: ") + e.what());
   }
-  if (settings.variant == solver::CgVariant::automatic)  // resolved here, so the report can name it
-    settings.variant = solver::choose_cg_variant(env.info(), std::size_t(a.rows()), std::size_t(a.nonZeros()),
-                                                 cli.precision, settings.preconditioner);
+  // `auto` resolved here, so the report can name what ran.
+  settings = solver::resolve_automatic(env.info(), settings, std::size_t(a.rows()), std::size_t(a.nonZeros()));
 
   RunReport report;
   report.options = &cli;

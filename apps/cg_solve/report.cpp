@@ -29,6 +29,7 @@ nlohmann::json preconditioner_json(const RunReport& report) {
   const clcg::solver::PreconditionerReport& p = report.preconditioner_report;
   nlohmann::json json = {{"name", std::string(clcg::solver::preconditioner_name(report.preconditioner))},
                          {"setup_seconds", p.setup_seconds}};
+  if (!p.precision.empty()) json["precision"] = p.precision;
   for (const auto& [name, value] : p.figures) json[name] = value;
   if (!p.phases.empty()) {
     json["phases"] = nlohmann::json::object();
@@ -47,6 +48,8 @@ std::string preconditioner_text(const RunReport& report) {
   std::ostringstream out;
   out << clcg::solver::preconditioner_name(report.preconditioner);
   if (report.options->preconditioner == clcg::solver::Preconditioner::automatic) out << " (auto)";
+  if (!p.precision.empty() && p.precision != clcg::reduction::type_name(report.options->precision))
+    out << ", applied in " << p.precision;
   if (!p.level_rows.empty()) {
     out << ", " << p.level_rows.size() << " levels (rows";
     for (std::size_t rows : p.level_rows) out << " " << rows;

@@ -7,14 +7,22 @@
 
 namespace clcg::solver {
 
+Settings resolve_automatic(const cl::DeviceInfo& device, Settings settings, std::size_t rows, std::size_t nnz) {
+  if (settings.preconditioner == Preconditioner::automatic) {
+    settings.preconditioner = choose_preconditioner(device, rows, nnz);
+    const bool diagonal = settings.preconditioner == Preconditioner::jacobi;
+    if (settings.variant == CgVariant::pipelined && !diagonal) settings.preconditioner = Preconditioner::jacobi;
+  }
+  if (settings.variant == CgVariant::automatic)
+    settings.variant = choose_cg_variant(device, rows, nnz, settings.precision, settings.preconditioner);
+  return settings;
+}
+
 std::unique_ptr<CgMethod> make_cg_solver(const cl::Env& env, const DeviceCsrMatrix& a, const Settings& settings,
                                          std::shared_ptr<DevicePreconditioner> preconditioner) {
   Settings chosen = settings;
-  if (chosen.preconditioner == Preconditioner::automatic)
-    chosen.preconditioner = choose_preconditioner(env.info(), std::size_t(a.rows()), std::size_t(a.nnz()));
-  if (chosen.variant == CgVariant::automatic)
-    chosen.variant =
-        choose_cg_variant(env.info(), std::size_t(a.rows()), std::size_t(a.nnz()), a.type(), chosen.preconditioner);
+  chosen.precision = a.type();
+  chosen = resolve_automatic(env.info(), chosen, std::size_t(a.rows()), std::size_t(a.nnz()));
   if (!preconditioner && chosen.preconditioner != Preconditioner::none)
     preconditioner = make_preconditioner(env, a, nullptr, chosen.preconditioner, chosen.precond_options);
   if (chosen.variant == CgVariant::pipelined) return std::make_unique<PipelinedCgSolver>(env, a, chosen, preconditioner);

@@ -1,12 +1,17 @@
 #include "clcg/solver/krylov/preconditioner_factory.hpp"
 
 #include <chrono>
+#include <functional>
 #include <optional>
+#include <stdexcept>
+#include <string>
 
 #include "clcg/solver/multigrid/amg.hpp"
 #include "clcg/solver/precond/chebyshev.hpp"
 #include "clcg/solver/precond/ic0.hpp"
 #include "clcg/solver/precond/jacobi.hpp"
+#include "clcg/solver/precond/mixed_precision.hpp"
+#include "clcg/solver/sparse/conversion.hpp"
 
 namespace clcg::solver {
 
@@ -14,10 +19,43 @@ Preconditioner choose_preconditioner(const cl::DeviceInfo& device, std::size_t r
   return !device.is_cpu() && rows >= chebyshev_from_rows ? Preconditioner::chebyshev : Preconditioner::jacobi;
 }
 
+ElementType choose_preconditioner_precision(const cl::DeviceInfo& device, Preconditioner p, ElementType solve,
+                                            std::size_t rows) {
+  const bool has_own_passes = p == Preconditioner::chebyshev || p == Preconditioner::ic0 || p == Preconditioner::amg;
+  const bool bandwidth_bound = !device.is_cpu() && rows >= float_apply_from_rows;
+  return solve == ElementType::f64 && has_own_passes && bandwidth_bound ? ElementType::f32 : solve;
+}
+
+namespace {
+
+std::shared_ptr<DevicePreconditioner> construct(const cl::Env& env, const DeviceCsrMatrix& a,
+                                                const std::function<const HostCsr&()>& host, Preconditioner p,
+                                                const PreconditionerOptions& options) {
+  switch (p) {
+    case Preconditioner::jacobi: return std::make_shared<JacobiPreconditioner>(env, a);
+    case Preconditioner::chebyshev: return std::make_shared<ChebyshevPreconditioner>(env, a, options.chebyshev);
+    case Preconditioner::ic0: return std::make_shared<Ic0Preconditioner>(env, a, host(), options.ic0);
+    case Preconditioner::amg: return std::make_shared<AmgPreconditioner>(env, a, host(), options.amg);
+    case Preconditioner::none:
+    case Preconditioner::automatic: break;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 std::shared_ptr<DevicePreconditioner> make_preconditioner(const cl::Env& env, const DeviceCsrMatrix& a,
                                                           const HostCsr* host, Preconditioner p,
                                                           const PreconditionerOptions& options) {
   if (p == Preconditioner::automatic) p = choose_preconditioner(env.info(), std::size_t(a.rows()), std::size_t(a.nnz()));
+  if (p == Preconditioner::none) return nullptr;
+  const ElementType precision = p == Preconditioner::jacobi
+                                    ? a.type()
+                                    : options.precision.value_or(
+                                          choose_preconditioner_precision(env.info(), p, a.type(), std::size_t(a.rows())));
+  if (precision == ElementType::f64 && a.type() == ElementType::f32)
+    throw std::invalid_argument("a preconditioner in double for a solve in float: solve in double, or apply " +
+                                std::string(preconditioner_name(p)) + " in float");
   std::optional<HostCsr> read_back;
   const auto host_matrix = [&]() -> const HostCsr& {
     if (host) return *host;
@@ -27,17 +65,16 @@ std::shared_ptr<DevicePreconditioner> make_preconditioner(const cl::Env& env, co
   const double built_before = env.programs().build_seconds();
   const auto start = std::chrono::steady_clock::now();
   std::shared_ptr<DevicePreconditioner> m;
-  switch (p) {
-    case Preconditioner::none: return nullptr;
-    case Preconditioner::jacobi: m = std::make_shared<JacobiPreconditioner>(env, a); break;
-    case Preconditioner::chebyshev: m = std::make_shared<ChebyshevPreconditioner>(env, a, options.chebyshev); break;
-    case Preconditioner::ic0: m = std::make_shared<Ic0Preconditioner>(env, a, host_matrix(), options.ic0); break;
-    case Preconditioner::amg: m = std::make_shared<AmgPreconditioner>(env, a, host_matrix(), options.amg); break;
-    case Preconditioner::automatic: return nullptr;
+  if (precision == a.type()) {
+    m = construct(env, a, host_matrix, p, options);
+  } else {
+    DeviceCsrMatrix narrow = with_value_type(env, a, precision);
+    auto inner = construct(env, narrow, host_matrix, p, options);
+    m = std::make_shared<MixedPrecisionPreconditioner>(env, a.type(), std::move(narrow), std::move(inner));
   }
   env.queue().finish();
   m->record_setup(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
-                  env.programs().build_seconds() - built_before);
+                  env.programs().build_seconds() - built_before, reduction::type_name(precision));
   return m;
 }
 

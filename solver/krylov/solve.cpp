@@ -86,9 +86,7 @@ HostSolution solve(const cl::Env& env, const HostMatrix& a, const Eigen::VectorX
                       std::uint64_t(std::max<std::int32_t>(csr.nnz(), 1)) * reduction::element_size(type),
                       "CG solve");
   const DeviceCsrMatrix device_a(env, csr, type);
-  Settings chosen = settings;
-  if (chosen.preconditioner == Preconditioner::automatic)
-    chosen.preconditioner = choose_preconditioner(env.info(), n, std::size_t(csr.nnz()));
+  const Settings chosen = resolve_automatic(env.info(), settings, n, std::size_t(csr.nnz()));
   // Set up here, where the host matrix is at hand (IC(0) and AMG need it: no read-back).
   std::shared_ptr<DevicePreconditioner> preconditioner;
   try {

@@ -85,6 +85,12 @@ DeviceCsrMatrix::DeviceCsrMatrix(::cl::Buffer row_ptr, ::cl::Buffer col_idx, ::c
   check(values_, std::uint64_t(nnz) * reduction::element_size(type), "values");
 }
 
+DeviceCsrMatrix DeviceCsrMatrix::with_values(::cl::Buffer values, ElementType type) const {
+  DeviceCsrMatrix m(row_ptr_, col_idx_, std::move(values), rows_, cols_, nnz_, type);
+  m.max_row_length_ = max_row_length_;
+  return m;
+}
+
 HostCsr download(const cl::Env& env, const DeviceCsrMatrix& a) {
   HostCsr host;
   host.rows = a.rows();

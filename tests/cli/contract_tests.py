@@ -103,6 +103,31 @@ class ContractTest(unittest.TestCase):
         # The matrix's diagonal varies, so Jacobi must change (here: shorten) the run.
         self.assertLess(iterations["jacobi"], iterations["none"], iterations)
 
+    def test_each_preconditioner_reports_its_setup(self):
+        matrix = os.path.join(support.DATA, POISSON)
+        jacobi = self.solve_json(["--matrix", matrix, "--precond", "jacobi"])["result"]["iterations"]
+        for precond in ("chebyshev", "ic0", "amg"):
+            for precision in ("auto", "float", "double"):
+                with self.subTest(precond=precond, precision=precision):
+                    out = self.solve_json(["--matrix", matrix, "--precond", precond, "--precond-precision", precision])
+                    p, result = out["preconditioner"], out["result"]
+                    self.assertEqual(p["name"], precond)
+                    # auto keeps the solve's double on a CPU and below 100K rows
+                    self.assertEqual(p["precision"], "float" if precision == "float" else "double")
+                    self.assertGreaterEqual(p["setup_seconds"], 0)
+                    self.assertAlmostEqual(result["time_to_solution_seconds"],
+                                           result["setup_seconds"] + result["solve_seconds"], places=9)
+                    self.assertLessEqual(result["relative_residual"], 1.5e-8)
+                    self.assertLess(result["iterations"], jacobi, "%s must take fewer steps than Jacobi" % precond)
+                    if precond == "amg":
+                        rows = [level["rows"] for level in p["levels"]]
+                        self.assertEqual(rows[0], out["matrix"]["rows"])
+                        self.assertEqual(rows, sorted(rows, reverse=True))
+                        self.assertGreaterEqual(p["operator_complexity"], 1)
+        # auto: Jacobi on a CPU and below 100K rows (docs/USAGE.md, "Preconditioners")
+        out = self.solve_json(["--matrix", matrix])
+        self.assertEqual((out["solver"]["precond"], out["solver"]["precond_requested"]), ("jacobi", "auto"))
+
     def test_rhs_and_x0_files(self):
         matrix = os.path.join(support.DATA, SMALL)
         rows, _, values = read_coordinate(matrix)

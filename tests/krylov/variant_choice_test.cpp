@@ -2,6 +2,7 @@
 // decided from device facts alone: no device needed.
 #include <gtest/gtest.h>
 
+#include "clcg/solver/krylov/cg_method.hpp"
 #include "clcg/solver/krylov/preconditioner_factory.hpp"
 #include "clcg/solver/krylov/settings.hpp"
 
@@ -86,6 +87,37 @@ TEST(PreconditionerChoice, ChebyshevOnLargeProblemsOnAGpuJacobiOtherwise) {
   EXPECT_EQ(clcg::solver::choose_preconditioner(gpu, 1138, 4054), Preconditioner::jacobi);
   EXPECT_EQ(clcg::solver::choose_preconditioner(cpu, 16'777'216, 117'047'296), Preconditioner::jacobi);
   EXPECT_EQ(clcg::solver::choose_preconditioner(cpu, 10, 28), Preconditioner::jacobi);
+}
+
+TEST(PreconditionerChoice, FloatAppliesForLargeDoubleSolvesOnAGpuOnly) {
+  using clcg::solver::choose_preconditioner_precision;
+  using clcg::reduction::ElementType;
+  const auto gpu = device_of_type(CL_DEVICE_TYPE_GPU), cpu = device_of_type(CL_DEVICE_TYPE_CPU);
+  const std::size_t large = clcg::solver::float_apply_from_rows;
+  for (Preconditioner p : {Preconditioner::chebyshev, Preconditioner::ic0, Preconditioner::amg}) {
+    EXPECT_EQ(choose_preconditioner_precision(gpu, p, ElementType::f64, large), ElementType::f32);
+    EXPECT_EQ(choose_preconditioner_precision(gpu, p, ElementType::f64, large - 1), ElementType::f64);
+    EXPECT_EQ(choose_preconditioner_precision(cpu, p, ElementType::f64, 100 * large), ElementType::f64);
+    EXPECT_EQ(choose_preconditioner_precision(gpu, p, ElementType::f32, large), ElementType::f32);
+  }
+  EXPECT_EQ(choose_preconditioner_precision(gpu, Preconditioner::jacobi, ElementType::f64, 100 * large), ElementType::f64);
+}
+
+TEST(PreconditionerChoice, AutoResolvesThePreconditionerFirstAndKeepsPipelinedDiagonal) {
+  const auto gpu = device_of_type(CL_DEVICE_TYPE_GPU);
+  clcg::solver::Settings settings;
+  settings.preconditioner = Preconditioner::automatic;
+  settings.variant = CgVariant::automatic;
+  const std::size_t large = 2'000'000;
+  auto resolved = clcg::solver::resolve_automatic(gpu, settings, large, 7 * large);
+  EXPECT_EQ(resolved.preconditioner, Preconditioner::chebyshev);
+  EXPECT_EQ(resolved.variant, clcg::solver::choose_cg_variant(gpu, large, 7 * large, settings.precision, Preconditioner::chebyshev));
+  settings.variant = CgVariant::pipelined;
+  resolved = clcg::solver::resolve_automatic(gpu, settings, large, 7 * large);
+  EXPECT_EQ(resolved.preconditioner, Preconditioner::jacobi);
+  EXPECT_EQ(resolved.variant, CgVariant::pipelined);
+  settings.preconditioner = Preconditioner::ic0;  // asked for by name: left to the solver to refuse
+  EXPECT_EQ(clcg::solver::resolve_automatic(gpu, settings, 10, 28).preconditioner, Preconditioner::ic0);
 }
 
 }  // namespace

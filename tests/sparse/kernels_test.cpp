@@ -13,6 +13,7 @@
 #include "support/cg_problems.hpp"
 #include "clcg/solver/sparse/csr_matrix.hpp"
 #include "clcg/solver/precond/jacobi.hpp"
+#include "clcg/solver/sparse/conversion.hpp"
 #include "clcg/solver/sparse/spmv.hpp"
 #include "support/device_fixture.hpp"
 
@@ -305,3 +306,33 @@ TEST(VectorOps, EveryKernelMatchesEigenForSizesAroundTheWorkGroup) {
 }
 
 }  // namespace
+
+// float <-> double on the device is the host's cast, element by element; a matrix's values in
+// the other type share its index buffers and keep what the SpMV choice needs (longest row).
+TEST(Conversion, MatchesTheHostCastAndSharesTheMatrixIndices) {
+  if (!clcg::test::device_has_fp64()) GTEST_FAIL() << "needs fp64";
+  const auto& env = test_env();
+  for (Eigen::Index n : {0, 1, 255, 1000, 4097}) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    const VectorXd x = random_vector(n, 7) * 1e3;
+    ::cl::Buffer narrow = clcg::solver::make_vector(env, ElementType::f32, std::size_t(n));
+    ::cl::Buffer wide = clcg::solver::make_vector(env, ElementType::f64, std::size_t(n));
+    clcg::solver::Conversion(env, ElementType::f64, ElementType::f32).enqueue(std::size_t(n), upload(x, ElementType::f64), narrow);
+    clcg::solver::Conversion(env, ElementType::f32, ElementType::f64).enqueue(std::size_t(n), narrow, wide);
+    const VectorXd expected = x.cast<float>().cast<double>();
+    EXPECT_EQ(download(narrow, n, ElementType::f32), expected);
+    EXPECT_EQ(download(wide, n, ElementType::f64), expected);
+  }
+  const clcg::solver::HostMatrix a = clcg::test::random_dd_spd(333, 6, 2);
+  const DeviceCsrMatrix wide(env, clcg::solver::to_host_csr(a), ElementType::f64);
+  const DeviceCsrMatrix narrow = clcg::solver::with_value_type(env, wide, ElementType::f32);
+  EXPECT_EQ(narrow.type(), ElementType::f32);
+  EXPECT_EQ(narrow.row_ptr().get(), wide.row_ptr().get());
+  EXPECT_EQ(narrow.col_idx().get(), wide.col_idx().get());
+  EXPECT_EQ(narrow.max_row_length(), wide.max_row_length());
+  const auto back = clcg::solver::download(env, narrow);
+  const auto host = clcg::solver::to_host_csr(a);
+  ASSERT_EQ(back.values.size(), host.values.size());
+  for (std::size_t k = 0; k < host.values.size(); ++k) EXPECT_EQ(back.values[k], double(float(host.values[k])));
+  EXPECT_EQ(clcg::solver::with_value_type(env, wide, ElementType::f64).values().get(), wide.values().get());
+}

@@ -27,4 +27,14 @@ std::shared_ptr<DevicePreconditioner> make_preconditioner(const cl::Env& env, co
 inline constexpr std::size_t chebyshev_from_rows = 100'000;
 Preconditioner choose_preconditioner(const cl::DeviceInfo& device, std::size_t rows, std::size_t nnz);
 
+// The precision an unset PreconditionerOptions::precision stands for (docs/PERFORMANCE.md,
+// "Preconditioners"): float for Chebyshev, IC(0) and AMG in a double solve on a GPU from
+// float_apply_from_rows rows, where their applies are bandwidth bound and float halves them
+// (CG's steps the same on every mesh problem measured); else the solve's own. Below it an apply
+// is latency bound, float saves nothing, and on ill-conditioned matrices it costs steps
+// (IC(0) on 1138_bus: 232 instead of 149).
+inline constexpr std::size_t float_apply_from_rows = 100'000;
+ElementType choose_preconditioner_precision(const cl::DeviceInfo& device, Preconditioner p, ElementType solve,
+                                            std::size_t rows);
+
 }  // namespace clcg::solver

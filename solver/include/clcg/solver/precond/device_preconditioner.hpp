@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -15,6 +16,7 @@ namespace clcg::solver {
 // What a set-up produced, for reports (cg-solve's JSON "preconditioner" object).
 struct PreconditionerReport {
   std::string name;
+  std::string precision;     // what M is applied in: "double" or "float" (mixed_precision.hpp)
   double setup_seconds = 0;  // the set-up, OpenCL program builds left out (they are build_seconds)
   double build_seconds = 0;  // programs compiled during the set-up (PoCL: once, then cached on disk)
   std::vector<std::pair<std::string, double>> figures;  // e.g. {"degree", 4}, {"lambda_max", 1.98}
@@ -41,7 +43,8 @@ class DevicePreconditioner {
   const PreconditionerReport& report() const noexcept { return report_; }
   // The factory's measurement of the whole construction: `total` seconds, `builds` of them
   // compiling OpenCL programs (the queue finished, so device work is inside).
-  void record_setup(double total, double builds) noexcept {
+  void record_setup(double total, double builds, std::string_view precision) {
+    report_.precision = precision;
     report_.build_seconds = builds;
     report_.setup_seconds = total > builds ? total - builds : 0.0;
   }

@@ -3,7 +3,10 @@
 // symmetric positive definite by construction, so CG's theory holds; each is set up once per
 // matrix and applied on the device. docs/USAGE.md says which variant takes which.
 #include <cstddef>
+#include <optional>
 #include <string_view>
+
+#include "clcg/reduction/op.hpp"
 
 namespace clcg::solver {
 
@@ -39,6 +42,10 @@ struct AmgOptions {
 };
 
 struct PreconditionerOptions {
+  // What M is applied in: float for a solve in double halves its bytes (precond/
+  // mixed_precision.hpp); empty: choose_preconditioner_precision's pick. Jacobi, fused into
+  // the CG passes, always runs in the solve's precision; double for a float solve is refused.
+  std::optional<reduction::ElementType> precision;
   ChebyshevOptions chebyshev;
   Ic0Options ic0;
   AmgOptions amg;

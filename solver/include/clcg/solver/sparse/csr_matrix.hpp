@@ -78,6 +78,10 @@ class DeviceCsrMatrix {
     return DeviceCsrMatrix(env, to_host_csr(matrix, storage), type);
   }
 
+  // The same sparsity (row pointers and column indices shared, not copied) with other values:
+  // nnz() elements of `type` (checked against the buffer's size).
+  DeviceCsrMatrix with_values(::cl::Buffer values, ElementType type) const;
+
   const ::cl::Buffer& row_ptr() const noexcept { return row_ptr_; }
   const ::cl::Buffer& col_idx() const noexcept { return col_idx_; }
   const ::cl::Buffer& values() const noexcept { return values_; }
