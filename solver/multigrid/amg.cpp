@@ -61,7 +61,7 @@ AmgPreconditioner::AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& 
   const ElementType type = a.type();
   double strength_s = 0, prolongator_s = 0, galerkin_s = 0, upload_s = 0, smoother_s = 0, coarse_s = 0;
   // Host: the hierarchy of operators and prolongators.
-  std::vector<HostCsr> operators{host}, prolongators;
+  std::vector<HostCsr> operators{host}, prolongators, restrictions;
   double theta = options.strength;
   while (operators.back().rows > std::int32_t(options.coarse_rows) && operators.size() < options.max_levels) {
     const HostCsr& fine = operators.back();
@@ -75,9 +75,11 @@ AmgPreconditioner::AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& 
     HostCsr p = smoothed_prolongator(fine, strong, aggregates);
     prolongator_s += seconds_since(phase);
     phase = Clock::now();
-    HostCsr coarse = multiply(transpose(p), multiply(fine, p));
+    HostCsr r = transpose(p);
+    HostCsr coarse = multiply(r, multiply(fine, p));
     galerkin_s += seconds_since(phase);
     prolongators.push_back(std::move(p));
+    restrictions.push_back(std::move(r));
     operators.push_back(std::move(coarse));
     theta *= 0.5;  // coarser levels are denser: a lower bar for strong (as AMGCL)
   }
@@ -97,7 +99,7 @@ AmgPreconditioner::AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& 
         env.kernel("multigrid.cl", level->layout->kernel_name("residual").c_str(), level->layout->build_options()));
     if (l < prolongators.size()) {
       level->p = DeviceCsrMatrix(env, prolongators[l], type);
-      level->r = DeviceCsrMatrix(env, transpose(prolongators[l]), type);
+      level->r = DeviceCsrMatrix(env, restrictions[l], type);
       level->spmv_p.emplace(env, level->p);
       level->spmv_r.emplace(env, level->r);
       level->layout_p.emplace(env, *level->spmv_p);
