@@ -26,6 +26,7 @@
 #include <fstream>
 #include <iostream>
 #include <stdexcept>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,7 @@ struct Args {
   std::string device = "auto", platform, csv, json, check;
   bool breakdown = false;
   std::vector<solver::Preconditioner> preconds;  // non-empty: the time-to-solution table
+  std::vector<std::optional<clcg::reduction::ElementType>> precond_precisions{std::nullopt};  // empty: auto
   std::vector<solver::CgVariant> variants{solver::all_cg_variants().begin(), solver::all_cg_variants().end()};
 };
 
@@ -75,7 +77,7 @@ clcg::apps::CommandLine command_line() {
   cli.add()
       ("poisson3d", po::value<CountList>(), "3D Poisson grid sizes N (N^3 rows), comma-separated")
       ("poisson2d", po::value<CountList>(), "2D Poisson grid sizes N (N^2 rows), comma-separated")
-      ("mtx", po::value<std::vector<std::string>>()->composing(), "a Matrix Market file (repeatable), in addition")
+      ("mtx", po::value<std::vector<std::string>>()->composing(), "a Matrix Market file (repeatable); the default Poisson set runs only when no problem is named")
       ("iterations", po::value<clcg::apps::Count>()->default_value(clcg::apps::Count{200}, "200"),
        "fixed-work steps per timed solve (1 .. 1000000)")
       ("repeats", po::value<clcg::apps::Count>()->default_value(clcg::apps::Count{5}, "5"),
@@ -89,6 +91,8 @@ clcg::apps::CommandLine command_line() {
       ("breakdown", "time each building block of a step instead")
       ("preconds", po::value<clcg::apps::NameList>(),
        "time to solution (set-up + solve to 1e-8, --variant auto) with each of these preconditioners instead")
+      ("precond-precisions", po::value<clcg::apps::NameList>(),
+       "with --preconds: apply each in these precisions (auto, float, double; default auto)")
       ("quick", "smoke run: 3D 12^3, 2D 40^2, 20 iterations, 3 repeats");
   cli.epilog("exit status: 0 ok, 1 --check found a regression, 2 bad usage or baseline, 3 OpenCL or device error.\n");
   cli.add_device_options();
@@ -125,6 +129,15 @@ Args args_from(const po::variables_map& vm) {
         throw UsageError(std::string("--preconds: ") + e.what());
       }
     }
+  if (vm.count("precond-precisions")) {
+    args.precond_precisions.clear();
+    for (const std::string& name : vm["precond-precisions"].as<clcg::apps::NameList>().values) {
+      if (name == "auto") args.precond_precisions.emplace_back(std::nullopt);
+      else if (name == "float") args.precond_precisions.emplace_back(clcg::reduction::ElementType::f32);
+      else if (name == "double") args.precond_precisions.emplace_back(clcg::reduction::ElementType::f64);
+      else throw UsageError("--precond-precisions: '" + name + "' is not auto, float or double");
+    }
+  }
   if (vm.count("variants")) {
     args.variants.clear();
     for (const std::string& name : vm["variants"].as<clcg::apps::NameList>().values) {
@@ -137,7 +150,7 @@ Args args_from(const po::variables_map& vm) {
   }
   if (vm.count("quick")) args.poisson3d = {12}, args.poisson2d = {40}, args.iterations = 20, args.repeats = 3,
                          args.eigen_iterations = 10;
-  else if (!vm.count("poisson3d") && !vm.count("poisson2d")) args.poisson3d = {64, 128, 256}, args.poisson2d = {2048};
+  else if (!vm.count("poisson3d") && !vm.count("poisson2d") && !vm.count("mtx")) args.poisson3d = {64, 128, 256}, args.poisson2d = {2048};
   return args;
 }
 
@@ -322,19 +335,23 @@ int check_against(const std::string& path, const nlohmann::json& now) {
 int run_time_to_solution(const clcg::cl::Env& env, const Args& args) {
   std::vector<TimeToSolutionRow> rows;
   const auto add = [&](const std::string& name, const solver::HostMatrix& a) {
-    for (TimeToSolutionRow& r : time_to_solution(env, name, a, args.preconds, {}, args.repeats)) {
-      std::printf("%-24s %-10s %-9s %9lld %6zu %10.3f %10.3f %10.3f %s", r.matrix.c_str(), r.precond.c_str(),
-                  r.variant.c_str(), r.rows, r.iterations, r.setup_ms, r.solve_ms, r.total_ms,
-                  r.converged ? "" : "NOT CONVERGED");
-      if (!r.level_rows.empty()) std::printf(" levels %zu", r.level_rows.size());
-      for (const auto& [phase, ms] : r.phases) std::printf(" | %s %.2f", phase.c_str(), ms);
-      std::printf("\n");
-      std::fflush(stdout);
-      rows.push_back(std::move(r));
+    for (const auto& precision : args.precond_precisions) {
+      solver::PreconditionerOptions options;
+      options.precision = precision;
+      for (TimeToSolutionRow& r : time_to_solution(env, name, a, args.preconds, options, args.repeats)) {
+        std::printf("%-24s %-18s %-6s %-9s %9lld %6zu %10.3f %10.3f %10.3f %s", r.matrix.c_str(), r.precond.c_str(),
+                    r.precision.c_str(), r.variant.c_str(), r.rows, r.iterations, r.setup_ms, r.solve_ms, r.total_ms,
+                    r.converged ? "" : "NOT CONVERGED");
+        if (!r.level_rows.empty()) std::printf(" levels %zu", r.level_rows.size());
+        for (const auto& [phase, ms] : r.phases) std::printf(" | %s %.2f", phase.c_str(), ms);
+        std::printf("\n");
+        std::fflush(stdout);
+        rows.push_back(std::move(r));
+      }
     }
   };
-  std::printf("%-24s %-10s %-9s %9s %6s %10s %10s %10s\n", "matrix", "precond", "variant", "rows", "iters", "setup_ms",
-              "solve_ms", "total_ms");
+  std::printf("%-24s %-18s %-6s %-9s %9s %6s %10s %10s %10s\n", "matrix", "precond", "apply", "variant", "rows", "iters",
+              "setup_ms", "solve_ms", "total_ms");
   for (int n : args.poisson3d) add("poisson3d_" + std::to_string(n), solver::poisson_3d(n, n, n));
   for (int n : args.poisson2d) add("poisson2d_" + std::to_string(n), solver::poisson_2d(n, n));
   for (const auto& path : args.mtx) add(path.substr(path.find_last_of('/') + 1), solver::read_matrix_market(path));
@@ -342,6 +359,7 @@ int run_time_to_solution(const clcg::cl::Env& env, const Args& args) {
     nlohmann::json out = {{"device", env.info().name}, {"time_to_solution", nlohmann::json::array()}};
     for (const TimeToSolutionRow& r : rows) {
       nlohmann::json row = {{"matrix", r.matrix},         {"precond", r.precond},   {"variant", r.variant},
+                            {"precision", r.precision},
                             {"rows", r.rows},             {"nnz", r.nnz},           {"iterations", r.iterations},
                             {"setup_ms", r.setup_ms},     {"solve_ms", r.solve_ms}, {"total_ms", r.total_ms},
                             {"converged", r.converged},   {"true_residual", r.true_residual},

@@ -54,8 +54,11 @@ std::vector<TimeToSolutionRow> time_to_solution(const clcg::cl::Env& env, const 
       const solver::SolveInfo info = cg->solve(b_device, x, false, true);
       const double solve_ms = ms_since(start);
       if (r == 0) {
-        row.variant = std::string(solver::cg_variant_name(solver::choose_cg_variant(
-            env.info(), n, std::size_t(a.nonZeros()), ElementType::f64, p)));
+        const solver::Settings resolved = solver::resolve_automatic(env.info(), settings, n, std::size_t(a.nonZeros()));
+        row.variant = std::string(solver::cg_variant_name(resolved.variant));
+        if (p == solver::Preconditioner::automatic)
+          row.precond += " (" + std::string(solver::preconditioner_name(resolved.preconditioner)) + ")";
+        row.precision = m ? m->report().precision : "double";
         continue;
       }
       if (m) {  // the set-up phases of the last repeat (the warm-up's include program builds)

@@ -2,7 +2,7 @@
 // cg-bench --preconds: time to solution per preconditioner, the set-up included. Each repeat
 // uploads A (not timed), sets up the preconditioner (timed, the queue finished), builds the
 // solver with --variant auto and solves b = A 1 to 1e-8 (timed); medians of the repeats after a
-// warm-up repeat that also builds every program.
+// warm-up repeat that also builds every program. `options.precision` as the library takes it.
 #include <string>
 #include <utility>
 #include <vector>
@@ -12,7 +12,7 @@
 #include "clcg/solver/precond/preconditioner.hpp"
 
 struct TimeToSolutionRow {
-  std::string matrix, precond, variant;
+  std::string matrix, precond, variant, precision;  // precond: "auto (chebyshev)" for auto
   long long rows = 0, nnz = 0;
   std::size_t iterations = 0;
   double setup_ms = 0, solve_ms = 0, total_ms = 0, true_residual = 0;

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "clcg/solver/eigen/reference_solve.hpp"
 #include "clcg/solver/version.hpp"
 
 namespace cg_solve {
@@ -107,6 +108,8 @@ nlohmann::json to_json(const RunReport& report) {
   if (report.reference) {
     const auto& ref = *report.reference;
     json["reference"] = {{"solver", "Eigen::ConjugateGradient"},
+                         {"precond", std::string(clcg::solver::preconditioner_name(
+                                         clcg::solver::reference_preconditioner(report.preconditioner)))},
                          {"converged", ref.converged},
                          {"iterations", ref.iterations},
                          {"relative_residual", ref.true_residual},

@@ -3,6 +3,7 @@
 #include <Eigen/Cholesky>
 #include <Eigen/Core>
 
+#include <algorithm>
 #include <chrono>
 #include <optional>
 #include <stdexcept>
@@ -16,7 +17,27 @@ namespace clcg::solver {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+// A set-up phase's seconds: its device work finished, the OpenCL programs it compiled left out
+// (they are the report's build_seconds), so the phases add up to setup_seconds.
+class PhaseClock {
+ public:
+  explicit PhaseClock(const cl::Env& env) : env_(env) {}
+  void start() {
+    start_ = Clock::now();
+    builds_ = env_.programs().build_seconds();
+  }
+  double seconds() const {
+    env_.queue().finish();
+    const double wall = std::chrono::duration<double>(Clock::now() - start_).count();
+    return std::max(0.0, wall - (env_.programs().build_seconds() - builds_));
+  }
+
+ private:
+  const cl::Env& env_;
+  Clock::time_point start_;
+  double builds_ = 0;
+};
 
 // Most rows the coarsest level may keep for a dense inverse (n^2 values on the device); a
 // hierarchy that stops coarsening above it ends with a Chebyshev solve of high degree instead.
@@ -60,24 +81,25 @@ AmgPreconditioner::AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& 
     : env_(env) {
   const ElementType type = a.type();
   double strength_s = 0, prolongator_s = 0, galerkin_s = 0, upload_s = 0, smoother_s = 0, coarse_s = 0;
+  PhaseClock phase(env);
   // Host: the hierarchy of operators and prolongators.
   std::vector<HostCsr> operators{host}, prolongators, restrictions;
   double theta = options.strength;
   while (operators.back().rows > std::int32_t(options.coarse_rows) && operators.size() < options.max_levels) {
     const HostCsr& fine = operators.back();
-    auto phase = Clock::now();
+    phase.start();
     const std::vector<char> strong = strong_connections(fine, theta);
     const Aggregates aggregates = aggregate(fine, strong);
-    strength_s += seconds_since(phase);
+    strength_s += phase.seconds();
     // Stop where aggregation no longer coarsens (fewer than 20% fewer rows).
     if (aggregates.count == 0 || double(aggregates.count) > 0.8 * double(fine.rows)) break;
-    phase = Clock::now();
+    phase.start();
     HostCsr p = smoothed_prolongator(fine, strong, aggregates);
-    prolongator_s += seconds_since(phase);
-    phase = Clock::now();
+    prolongator_s += phase.seconds();
+    phase.start();
     HostCsr r = transpose(p);
     HostCsr coarse = multiply(r, multiply(fine, p));
-    galerkin_s += seconds_since(phase);
+    galerkin_s += phase.seconds();
     prolongators.push_back(std::move(p));
     restrictions.push_back(std::move(r));
     operators.push_back(std::move(coarse));
@@ -85,7 +107,7 @@ AmgPreconditioner::AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& 
   }
   // Device: each level's matrix, SpMV, smoother and work vectors.
   for (std::size_t l = 0; l < operators.size(); ++l) {
-    auto phase = Clock::now();
+    phase.start();
     auto level = std::make_unique<Level>();
     level->n = std::size_t(operators[l].rows);
     level->a = l == 0 ? a : DeviceCsrMatrix(env, operators[l], type);
@@ -106,8 +128,8 @@ AmgPreconditioner::AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& 
       level->prolong_kernel = cl::CachedKernel(env.kernel(
           "multigrid.cl", level->layout_p->kernel_name("prolong_add").c_str(), level->layout_p->build_options()));
     }
-    upload_s += seconds_since(phase);
-    phase = Clock::now();
+    upload_s += phase.seconds();
+    phase.start();
     const bool coarsest = l + 1 == operators.size();
     if (!coarsest || level->n > dense_coarse_limit || !positive_definite(operators[l])) {
       const double estimate = estimate_lambda_max(env, *level->spmv, level->inv_diag, 10);
@@ -116,7 +138,7 @@ AmgPreconditioner::AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& 
       level->smoother.emplace(env, *level->spmv, level->inv_diag, upper / ratio, upper,
                               coarsest ? coarse_chebyshev_degree : options.smoother_degree);
     }
-    smoother_s += seconds_since(phase);
+    smoother_s += phase.seconds();
     report_.level_rows.push_back(level->n);
     report_.level_nnz.push_back(std::size_t(operators[l].nnz()));
     levels_.push_back(std::move(level));
@@ -125,7 +147,7 @@ AmgPreconditioner::AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& 
   // positive definite (else the Chebyshev solve above; CG then reports A's breakdown itself).
   const Level& last = *levels_.back();
   if (!last.smoother && last.n > 0) {
-    const auto phase = Clock::now();
+    phase.start();
     const HostCsr& c = operators.back();
     const Eigen::LLT<Eigen::MatrixXd> cholesky(dense_of(c));
     const Eigen::MatrixXd inverse = cholesky.solve(Eigen::MatrixXd::Identity(c.rows, c.rows));
@@ -135,7 +157,7 @@ AmgPreconditioner::AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& 
     coarse_inverse_ = make_vector(env, type, row_major.size());
     upload_vector(env, row_major, type, coarse_inverse_);
     dense_solve_ = cl::CachedKernel(env.kernel("multigrid.cl", "dense_solve", real_build_options(type)));
-    coarse_s = seconds_since(phase);
+    coarse_s = phase.seconds();
   }
   env.queue().finish();
   report_.name = "amg";

@@ -2,9 +2,10 @@
 """The speed gate of cg-bench (--check BASELINE.json), on whatever device the tests use.
 
 A baseline is recorded by --json on a problem large enough to be gated (fused floor >= 0.15 ms;
-~0.4 ms on PoCL), then doctored: made 2x faster the gate must fail (exit 1, the row REGRESSED), made 2x
-slower it must pass (exit 0). Factors of 2 are far outside run-to-run noise, so the verdicts do
-not depend on the machine's load. Unreadable, malformed and other-device baselines exit 2.
+~0.4 ms on PoCL), then doctored: made 10x faster the gate must fail (exit 1, the row REGRESSED), made 10x
+slower it must pass (exit 0). Factors of 10 are far outside run-to-run noise, so the verdicts do
+not depend on the machine's load (2x was not: under ctest -j2 on 2 cores a PoCL step took 2.3x
+the recorded one). Unreadable, malformed and other-device baselines exit 2.
 
     cg_bench_check_test.py --cg-bench PATH [unittest args]
 """
@@ -54,14 +55,14 @@ class CheckTest(unittest.TestCase):
         gated = [r for r in self.recorded["rows"] if r["fused_floor_ms"] >= 0.15]
         self.assertTrue(gated, "no row of the test problem is bandwidth bound here: make it larger")
 
-    def test_a_baseline_twice_as_fast_fails_the_gate(self):
-        proc = run(PROBLEM + ["--check", self.doctored("faster.json", 0.5)])
+    def test_a_baseline_ten_times_as_fast_fails_the_gate(self):
+        proc = run(PROBLEM + ["--check", self.doctored("faster.json", 0.1)])
         self.assertEqual(proc.returncode, 1, proc.stdout + proc.stderr)
         self.assertIn("REGRESSED", proc.stdout)
         self.assertRegex(proc.stdout, r"check: [1-9]\d* of \d+ regressed by more than 10%")
 
-    def test_a_baseline_twice_as_slow_passes_the_gate(self):
-        proc = run(PROBLEM + ["--check", self.doctored("slower.json", 2.0)])
+    def test_a_baseline_ten_times_as_slow_passes_the_gate(self):
+        proc = run(PROBLEM + ["--check", self.doctored("slower.json", 10.0)])
         self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
         self.assertNotIn("REGRESSED", proc.stdout)
         self.assertIn("check: 0 of", proc.stdout)
