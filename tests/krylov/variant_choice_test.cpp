@@ -60,7 +60,9 @@ TEST(VariantChoice, PipelinedOnlyInDoubleWithJacobiOnAGpu) {
         for (std::size_t rows : {std::size_t{0}, std::size_t{1}, std::size_t{100'000}, std::size_t{50'000'000}}) {
           const CgVariant v = choose_cg_variant(device_of_type(type), rows, 7 * rows, precision, p);
           const bool allowed = type != CL_DEVICE_TYPE_CPU && precision == ElementType::f64 && p == Preconditioner::jacobi;
-          if (v == CgVariant::pipelined) EXPECT_TRUE(allowed) << rows;
+          if (v == CgVariant::pipelined) {
+            EXPECT_TRUE(allowed) << rows;
+          }
           EXPECT_NE(v, CgVariant::textbook);
           EXPECT_NE(v, CgVariant::automatic);
         }
