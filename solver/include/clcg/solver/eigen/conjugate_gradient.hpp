@@ -1,20 +1,28 @@
 #pragma once
-// clcg::ConjugateGradient: a drop-in for Eigen::ConjugateGradient that solves on an OpenCL
-// device. A program written against
-//     Eigen::ConjugateGradient<Eigen::SparseMatrix<double>, Eigen::Lower|Eigen::Upper> cg;
-// compiles and works after swapping the type for clcg::ConjugateGradient<...>:
+// clcg::ConjugateGradient: Eigen's ConjugateGradient, solving on an OpenCL device. It is an
+// Eigen iterative solver (derived from Eigen::IterativeSolverBase), so a program written
+// against Eigen::ConjugateGradient compiles and works after swapping the type, generic code
+// taking IterativeSolverBase<Derived>& or SparseSolverBase<Derived>& accepts it, and solve()
+// returns Eigen's Solve expression:
 //
 //   clcg::ConjugateGradient<Eigen::SparseMatrix<double>, Eigen::Lower|Eigen::Upper> cg;
 //   cg.setTolerance(1e-10).setMaxIterations(1000);
-//   cg.compute(A);                       // uploads A (and 1/diag(A) for Jacobi) once
-//   Eigen::VectorXd x = cg.solve(b);     // or cg.solveWithGuess(b, x0)
+//   cg.compute(A);                       // A uploaded once (any sparse expression, Map, Ref)
+//   Eigen::VectorXd x = cg.solve(b);     // dense or sparse b, one column or many
 //   if (cg.info() != Eigen::Success) ... // cg.iterations(), cg.error()
 //
 // Same defaults as Eigen: tolerance NumTraits<Scalar>::epsilon(), max iterations 2 * cols,
 // UpLo = Lower (only the lower triangle is read; Upper, or Lower|Upper for full storage),
-// Preconditioner = DiagonalPreconditioner (Jacobi). Eigen::IdentityPreconditioner gives
-// plain CG; other preconditioners are rejected at compile time. Scalar float solves in
-// float on the device, double in double.
+// Preconditioner = DiagonalPreconditioner. The preconditioner type picks what runs on the
+// device (docs/USAGE.md, "Coming from Eigen"):
+//   Eigen::IdentityPreconditioner           plain CG
+//   Eigen::DiagonalPreconditioner<Scalar>   Jacobi
+//   Eigen::IncompleteCholesky<Scalar, ...>  clcg's IC(0) (not Eigen's factorization)
+//   clcg::ChebyshevPreconditioner<Scalar>, clcg::AmgPreconditioner<Scalar>,
+//   clcg::AutoPreconditioner<Scalar>        Chebyshev, smoothed-aggregation AMG, the auto rule
+// Their options are settings().precond_options. Scalar float solves in float on the device,
+// double in double. Several right-hand sides are solved column by column with A, the
+// preconditioner and the kernels set up once.
 //
 // Differences from Eigen, on purpose:
 //  - iterations() counts the SpMV + update steps performed (textbook k); Eigen 3.4 reports
@@ -23,32 +31,122 @@
 //    host after the solve; Eigen reports the recursive estimate (solveInfo() has both).
 //  - info() is NumericalIssue when CG breaks down (p^T A p <= 0: A or M not positive
 //    definite) or meets NaN/Inf; NoConvergence when the iteration limit is reached.
+//  - info(), iterations() and error() before compute() throw std::logic_error, and a b or a
+//    guess of the wrong size throws std::invalid_argument naming the sizes (Eigen asserts).
 //  - Failures of the device (OpenCL errors, too little memory) throw; Eigen has no device.
+//  - compute() through an IterativeSolverBase reference (Eigen's, not virtual) is noticed at
+//    the next solve when it names another matrix; after changing A's values in place, call
+//    compute() on the clcg type.
 // The device is the one CLCG_DEVICE / CLCG_PLATFORM select, unless an Env is given.
-// Like Eigen's, solve() is const and updates the mutable status (iterations, info, error).
 #include <Eigen/Core>
 #include <Eigen/IterativeLinearSolvers>
 #include <Eigen/SparseCore>
 
-#include <algorithm>
+#include <cstddef>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
-#include <vector>
 
 #include "clcg/cl/env.hpp"
 #include "clcg/cl/error.hpp"
-#include "clcg/solver/krylov/cg_solver.hpp"
+#include "clcg/solver/krylov/cg_method.hpp"
+#include "clcg/solver/krylov/preconditioner_factory.hpp"
 #include "clcg/solver/krylov/solve.hpp"
 #include "clcg/solver/sparse/csr_matrix.hpp"
+#include "clcg/solver/sparse/vector_ops.hpp"
 
 namespace clcg {
 
+namespace detail {
+// An Eigen preconditioner that does nothing on the host: it names a preconditioner that clcg
+// sets up and applies on the device. It has the interface IterativeSolverBase calls.
+class DevicePreconditionerTag {
+ public:
+  DevicePreconditionerTag() = default;
+  template <class MatrixType>
+  explicit DevicePreconditionerTag(const MatrixType&) {}
+  template <class MatrixType>
+  DevicePreconditionerTag& analyzePattern(const MatrixType&) { return *this; }
+  template <class MatrixType>
+  DevicePreconditionerTag& factorize(const MatrixType&) { return *this; }
+  template <class MatrixType>
+  DevicePreconditionerTag& compute(const MatrixType&) { return *this; }
+  Eigen::ComputationInfo info() const { return Eigen::Success; }
+};
+}  // namespace detail
+
+// clcg's own preconditioners as Eigen preconditioner types (the Scalar is Eigen's convention).
+template <class Scalar>
+class ChebyshevPreconditioner : public detail::DevicePreconditionerTag {};
+template <class Scalar>
+class AmgPreconditioner : public detail::DevicePreconditionerTag {};
+template <class Scalar>
+class AutoPreconditioner : public detail::DevicePreconditionerTag {};
+
+namespace detail {
+// The device preconditioner an Eigen preconditioner type stands for.
+template <class P>
+struct device_preconditioner;
+template <>
+struct device_preconditioner<Eigen::IdentityPreconditioner> {
+  static constexpr solver::Preconditioner value = solver::Preconditioner::none;
+};
+template <class S>
+struct device_preconditioner<Eigen::DiagonalPreconditioner<S>> {
+  static constexpr solver::Preconditioner value = solver::Preconditioner::jacobi;
+};
+template <class S, int UpLo, class Ordering>
+struct device_preconditioner<Eigen::IncompleteCholesky<S, UpLo, Ordering>> {
+  static constexpr solver::Preconditioner value = solver::Preconditioner::ic0;
+};
+template <class S>
+struct device_preconditioner<ChebyshevPreconditioner<S>> {
+  static constexpr solver::Preconditioner value = solver::Preconditioner::chebyshev;
+};
+template <class S>
+struct device_preconditioner<AmgPreconditioner<S>> {
+  static constexpr solver::Preconditioner value = solver::Preconditioner::amg;
+};
+template <class S>
+struct device_preconditioner<AutoPreconditioner<S>> {
+  static constexpr solver::Preconditioner value = solver::Preconditioner::automatic;
+};
+template <class P, class = void>
+struct is_device_preconditioner : std::false_type {};
+template <class P>
+struct is_device_preconditioner<P, std::void_t<decltype(device_preconditioner<P>::value)>> : std::true_type {};
+}  // namespace detail
+
 template <class MatrixType_, int UpLo_ = Eigen::Lower,
           class Preconditioner_ = Eigen::DiagonalPreconditioner<typename MatrixType_::Scalar>>
-class ConjugateGradient {
+class ConjugateGradient;
+
+}  // namespace clcg
+
+namespace Eigen::internal {
+template <class MatrixType_, int UpLo_, class Preconditioner_>
+struct traits<clcg::ConjugateGradient<MatrixType_, UpLo_, Preconditioner_>> {
+  using MatrixType = MatrixType_;
+  using Preconditioner = Preconditioner_;
+};
+}  // namespace Eigen::internal
+
+namespace clcg {
+
+template <class MatrixType_, int UpLo_, class Preconditioner_>
+class ConjugateGradient : public Eigen::IterativeSolverBase<ConjugateGradient<MatrixType_, UpLo_, Preconditioner_>> {
+  using Base = Eigen::IterativeSolverBase<ConjugateGradient>;
+  using Base::m_analysisIsOk;
+  using Base::m_error;
+  using Base::m_factorizationIsOk;
+  using Base::m_info;
+  using Base::m_isInitialized;
+  using Base::m_iterations;
+  using Base::m_preconditioner;
+
  public:
   using MatrixType = MatrixType_;
   using Scalar = typename MatrixType::Scalar;
@@ -59,10 +157,12 @@ class ConjugateGradient {
 
   static_assert(std::is_same_v<Scalar, float> || std::is_same_v<Scalar, double>,
                 "clcg::ConjugateGradient solves float or double systems");
-  static_assert(std::is_same_v<Preconditioner, Eigen::IdentityPreconditioner> ||
-                    std::is_same_v<Preconditioner, Eigen::DiagonalPreconditioner<Scalar>>,
-                "clcg::ConjugateGradient supports Eigen::IdentityPreconditioner (plain CG) and "
-                "Eigen::DiagonalPreconditioner<Scalar> (Jacobi)");
+  static_assert(std::is_base_of_v<Eigen::SparseMatrixBase<MatrixType>, MatrixType>,
+                "clcg::ConjugateGradient needs a sparse matrix type (no matrix-free operators)");
+  static_assert(detail::is_device_preconditioner<Preconditioner>::value,
+                "clcg::ConjugateGradient takes Eigen::IdentityPreconditioner, Eigen::DiagonalPreconditioner<Scalar>, "
+                "Eigen::IncompleteCholesky<Scalar>, or clcg::ChebyshevPreconditioner / AmgPreconditioner / "
+                "AutoPreconditioner<Scalar>");
   static_assert((UpLo_ & (Eigen::Lower | Eigen::Upper)) != 0, "UpLo must be Lower, Upper or Lower|Upper");
 
   ConjugateGradient() = default;
@@ -71,167 +171,214 @@ class ConjugateGradient {
   explicit ConjugateGradient(const Eigen::EigenBase<MatrixDerived>& a) {
     compute(a);
   }
+  template <class MatrixDerived>
+  ConjugateGradient(const cl::Env& env, const Eigen::EigenBase<MatrixDerived>& a) : env_(env) {
+    compute(a);
+  }
 
-  // The device to solve on; forgets a computed matrix.
+  // The device to solve on; a computed matrix is uploaded again at the next solve.
   ConjugateGradient& setEnv(const cl::Env& env) {
     env_ = env;
-    solver_.reset();
-    initialized_ = false;
+    device_.reset();
     return *this;
   }
   const cl::Env& env() const {
     if (!env_) env_ = cl::Env::create();
     return *env_;
   }
-  // SpMV kernel, reduction variant, history recording (set before compute(); tolerance and
-  // iteration limit come from setTolerance / setMaxIterations).
+  // Variant, SpMV kernel, reduction variant, history recording and precond_options (set before
+  // compute()). Tolerance and iteration limit come from setTolerance / setMaxIterations.
   solver::Settings& settings() noexcept { return settings_; }
 
-  // Uploads A, builds the kernels and, for Jacobi, 1/diag(A). Call again when A changes.
+  // Reads the pattern (Eigen's preconditioners analyse it where they are computed here).
   template <class MatrixDerived>
-  ConjugateGradient& compute(const Eigen::EigenBase<MatrixDerived>& a) {
-    constexpr solver::Storage storage = (UpLo_ & Eigen::Lower) && (UpLo_ & Eigen::Upper) ? solver::Storage::full
-                                        : (UpLo_ & Eigen::Lower)                          ? solver::Storage::lower
-                                                                                          : solver::Storage::upper;
-    if constexpr (std::is_base_of_v<Eigen::SparseMatrixBase<MatrixDerived>, MatrixDerived>)
-      host_ = std::make_shared<const solver::HostCsr>(solver::to_host_csr(a.derived(), storage));
-    else
-      host_ = std::make_shared<const solver::HostCsr>(solver::to_host_csr(MatrixType(a.derived()), storage));
-    if (host_->rows != host_->cols) throw std::invalid_argument("ConjugateGradient needs a square matrix");
-    settings_.precision = element_type;
-    settings_.preconditioner = std::is_same_v<Preconditioner, Eigen::IdentityPreconditioner>
-                                   ? solver::Preconditioner::none
-                                   : solver::Preconditioner::jacobi;
-    const solver::DeviceCsrMatrix device_a(env(), *host_, element_type);
-    solver_ = std::make_shared<solver::CgSolver>(env(), device_a, settings_);
-    initialized_ = true;
-    info_ = Eigen::Success;
+  ConjugateGradient& analyzePattern(const Eigen::EigenBase<MatrixDerived>& a) {
+    this->grab(a.derived());
+    if constexpr (computed_by_eigen) m_preconditioner.analyzePattern(this->matrix());
+    m_isInitialized = true;
+    m_analysisIsOk = true;
+    m_factorizationIsOk = false;
+    m_info = Eigen::Success;
+    device_.reset();
     return *this;
   }
-  template <class MatrixDerived>
-  ConjugateGradient& analyzePattern(const Eigen::EigenBase<MatrixDerived>&) {
-    return *this;  // nothing to analyse: compute() / factorize() do the work
-  }
+  // Uploads A, builds the kernels and sets the preconditioner up on the device. Call again
+  // when A changes.
   template <class MatrixDerived>
   ConjugateGradient& factorize(const Eigen::EigenBase<MatrixDerived>& a) {
-    return compute(a);
+    if (!m_analysisIsOk) throw std::logic_error("clcg::ConjugateGradient::factorize: call analyzePattern(A) first");
+    this->grab(a.derived());
+    if constexpr (computed_by_eigen) m_preconditioner.factorize(this->matrix());
+    upload();
+    m_factorizationIsOk = true;
+    return *this;
+  }
+  template <class MatrixDerived>
+  ConjugateGradient& compute(const Eigen::EigenBase<MatrixDerived>& a) {
+    analyzePattern(a);
+    return factorize(a);
   }
 
-  // x = A^-1 b from x0 = 0; b may have several columns (solved one after the other).
+  // Eigen's Solve / SolveWithGuess expressions, with the sizes checked first.
   template <class Rhs>
-  Eigen::Matrix<Scalar, Eigen::Dynamic, Rhs::ColsAtCompileTime> solve(const Eigen::MatrixBase<Rhs>& b) const {
-    return solve_columns(b, static_cast<const Eigen::Matrix<Scalar, Eigen::Dynamic, Rhs::ColsAtCompileTime>*>(nullptr));
+  auto solve(const Eigen::MatrixBase<Rhs>& b) const {
+    check_rhs(b.rows(), "solve");
+    return Base::solve(b);
+  }
+  template <class Rhs>
+  auto solve(const Eigen::SparseMatrixBase<Rhs>& b) const {
+    check_rhs(b.rows(), "solve");
+    return Base::solve(b);
   }
   template <class Rhs, class Guess>
-  Eigen::Matrix<Scalar, Eigen::Dynamic, Rhs::ColsAtCompileTime> solveWithGuess(const Eigen::MatrixBase<Rhs>& b,
-                                                                                const Guess& x0) const {
-    const Eigen::Matrix<Scalar, Eigen::Dynamic, Rhs::ColsAtCompileTime> guess = x0;
-    return solve_columns(b, &guess);
+  auto solveWithGuess(const Eigen::MatrixBase<Rhs>& b, const Guess& x0) const {
+    check_rhs(b.rows(), "solveWithGuess");
+    if (x0.rows() != this->cols() || x0.cols() != b.cols())
+      throw std::invalid_argument("ConjugateGradient::solveWithGuess: the guess is " + std::to_string(x0.rows()) + " x " +
+                                  std::to_string(x0.cols()) + " but must be " + std::to_string(this->cols()) + " x " +
+                                  std::to_string(b.cols()));
+    return Base::solveWithGuess(b, x0);
   }
 
-  ConjugateGradient& setTolerance(const RealScalar& tolerance) {
-    settings_.tolerance = double(tolerance);
-    return *this;
-  }
-  RealScalar tolerance() const { return RealScalar(settings_.tolerance); }
-  ConjugateGradient& setMaxIterations(Eigen::Index max_iterations) {
-    settings_.max_iterations = max_iterations;
-    return *this;
-  }
-  Eigen::Index maxIterations() const {
-    return settings_.max_iterations < 0 ? 2 * cols() : Eigen::Index(settings_.max_iterations);
-  }
-
-  Eigen::Index rows() const { return host_ ? host_->rows : 0; }
-  Eigen::Index cols() const { return host_ ? host_->cols : 0; }
   Eigen::ComputationInfo info() const {
     require_initialized();
-    return info_;
+    return m_info;
   }
   Eigen::Index iterations() const {
     require_initialized();
-    return iterations_;
+    return m_iterations;
   }
   RealScalar error() const {
     require_initialized();
-    return RealScalar(error_);
+    return m_error;
   }
-  // The last solve's full report (of its last column): status, message, both residuals, history.
+  // The last solved column's full report: status, message, both residuals, history.
   const solver::SolveInfo& solveInfo() const noexcept { return solve_info_; }
+  // The device preconditioner's set-up report (name, precision, set-up time, AMG levels, ...);
+  // null before the first upload and for IdentityPreconditioner.
+  const solver::PreconditionerReport* preconditionerReport() const {
+    return device_ && device_->preconditioner ? &device_->preconditioner->report() : nullptr;
+  }
+
+  // Eigen's IterativeSolverBase calls this for each column (dense, or a sparse one densified):
+  // b in, x the guess in and the solution out.
+  template <class Rhs, class Dest>
+  void _solve_vector_with_guess_impl(const Rhs& b, Dest& x) const {
+    require_initialized();
+    if (!device_ || device_->stale(this->matrix())) upload();
+    if (device_->setup_failure) {  // the preconditioner found A not SPD (IC(0) with no shift)
+      m_info = Eigen::NumericalIssue;
+      m_iterations = 0;
+      m_error = std::numeric_limits<RealScalar>::infinity();
+      solve_info_ = solver::SolveInfo{};
+      solve_info_.status = solver::Status::breakdown;
+      solve_info_.message = *device_->setup_failure;
+      return;
+    }
+    const Vector bc = b, guess = x;
+    const std::size_t n = std::size_t(bc.size());
+    const cl::Env& e = env();
+    const bool use_guess = !(guess.array() == Scalar(0)).all();
+    cl::checked("uploading b", [&] {
+      if (n) e.queue().enqueueWriteBuffer(device_->b, CL_TRUE, 0, n * sizeof(Scalar), bc.data());
+      if (n && use_guess) e.queue().enqueueWriteBuffer(device_->x, CL_TRUE, 0, n * sizeof(Scalar), guess.data());
+    });
+    solver::Settings& run = device_->cg->settings();
+    run.tolerance = double(this->tolerance());
+    run.max_iterations = std::int64_t(this->maxIterations());
+    run.record_history = settings_.record_history;
+    solve_info_ = device_->cg->solve(device_->b, device_->x, use_guess, false);
+    Vector xc(bc.size());
+    cl::checked("reading x back", [&] {
+      if (n) e.queue().enqueueReadBuffer(device_->x, CL_TRUE, 0, n * sizeof(Scalar), xc.data());
+    });
+    x = xc;
+    solve_info_.true_residual = solver::relative_residual(device_->host, bc.template cast<double>(), xc.template cast<double>());
+    m_iterations = Eigen::Index(solve_info_.iterations);
+    m_error = RealScalar(solve_info_.true_residual);
+    m_info = solve_info_.status == solver::Status::converged ? Eigen::Success
+             : solve_info_.status == solver::Status::max_iterations || solve_info_.status == solver::Status::stagnated ||
+                     solve_info_.status == solver::Status::interrupted
+                 ? Eigen::NoConvergence
+                 : Eigen::NumericalIssue;  // breakdown, non_finite, diverged: A is not what CG needs
+  }
 
  private:
+  using Vector = Eigen::Matrix<Scalar, Eigen::Dynamic, 1>;
   static constexpr solver::ElementType element_type =
       std::is_same_v<Scalar, float> ? solver::ElementType::f32 : solver::ElementType::f64;
+  static constexpr solver::Preconditioner kind = detail::device_preconditioner<Preconditioner>::value;
+  // Eigen's own identity and diagonal preconditioners are computed as Eigen would (cheap, and
+  // preconditioner() then reads as Eigen's); IC(0) is clcg's, set up for the device only.
+  static constexpr bool computed_by_eigen = kind != solver::Preconditioner::ic0;
+  static constexpr solver::Storage storage = (UpLo_ & Eigen::Lower) && (UpLo_ & Eigen::Upper) ? solver::Storage::full
+                                             : (UpLo_ & Eigen::Lower)                          ? solver::Storage::lower
+                                                                                               : solver::Storage::upper;
+
+  // A on the device with its solver and preconditioner, and the matrix it was uploaded from.
+  struct Device {
+    solver::HostCsr host;
+    std::shared_ptr<solver::DevicePreconditioner> preconditioner;
+    std::unique_ptr<solver::CgMethod> cg;
+    ::cl::Buffer b, x;
+    std::optional<std::string> setup_failure;
+    const void *values = nullptr, *outer = nullptr;
+    Eigen::Index rows = 0, nnz = 0;
+    template <class M>
+    bool stale(const M& a) const {
+      return a.valuePtr() != values || a.outerIndexPtr() != outer || a.rows() != rows || a.nonZeros() != nnz;
+    }
+  };
 
   void require_initialized() const {
-    if (!initialized_) throw std::logic_error("clcg::ConjugateGradient is not initialized: call compute(A) first");
+    if (!m_isInitialized) throw std::logic_error("clcg::ConjugateGradient is not initialized: call compute(A) first");
+  }
+  void check_rhs(Eigen::Index rows, const char* what) const {
+    require_initialized();
+    if (rows != this->rows())
+      throw std::invalid_argument(std::string("ConjugateGradient::") + what + ": b has " + std::to_string(rows) +
+                                  " rows but the matrix has " + std::to_string(this->rows()));
   }
 
-  template <class Rhs, class Result>
-  Result solve_columns(const Eigen::MatrixBase<Rhs>& b, const Result* guess) const {
-    require_initialized();
-    if (b.rows() != rows())
-      throw std::invalid_argument("ConjugateGradient::solve: b has " + std::to_string(b.rows()) +
-                                  " rows but the matrix has " + std::to_string(rows()));
-    if (guess && (guess->rows() != cols() || guess->cols() != b.cols()))
-      throw std::invalid_argument("ConjugateGradient::solveWithGuess: the guess has the wrong size");
-    solver_->settings().tolerance = settings_.tolerance;
-    solver_->settings().max_iterations = settings_.max_iterations;
-    solver_->settings().record_history = settings_.record_history;
-    solver_->settings().confirm_true_residual = settings_.confirm_true_residual;
-    const std::size_t n = std::size_t(rows());
+  void upload() const {
+    const auto& a = this->matrix();
+    if (a.rows() != a.cols())
+      throw std::invalid_argument("ConjugateGradient needs a square matrix, got " + std::to_string(a.rows()) + " x " +
+                                  std::to_string(a.cols()));
+    auto device = std::make_unique<Device>();
+    device->host = solver::to_host_csr(a, storage);
+    device->values = a.valuePtr();
+    device->outer = a.outerIndexPtr();
+    device->rows = a.rows();
+    device->nnz = a.nonZeros();
     const cl::Env& e = env();
-    ::cl::Buffer b_dev = solver::make_vector(e, element_type, n), x_dev = solver::make_vector(e, element_type, n);
-    Result x(b.rows(), b.cols());
-    info_ = Eigen::Success;
-    iterations_ = 0;
-    error_ = 0;
-    for (Eigen::Index c = 0; c < b.cols(); ++c) {
-      const Eigen::Matrix<Scalar, Eigen::Dynamic, 1> bc = b.col(c);
-      cl::checked("uploading b", [&] {
-        if (n) e.queue().enqueueWriteBuffer(b_dev, CL_TRUE, 0, n * sizeof(Scalar), bc.data());
-        if (n && guess) {
-          const Eigen::Matrix<Scalar, Eigen::Dynamic, 1> x0 = guess->col(c);
-          e.queue().enqueueWriteBuffer(x_dev, CL_TRUE, 0, n * sizeof(Scalar), x0.data());
-        }
-      });
-      solve_info_ = solver_->solve(b_dev, x_dev, guess != nullptr, false);
-      Eigen::Matrix<Scalar, Eigen::Dynamic, 1> xc(b.rows());
-      cl::checked("reading x back", [&] {
-        if (n) e.queue().enqueueReadBuffer(x_dev, CL_TRUE, 0, n * sizeof(Scalar), xc.data());
-      });
-      x.col(c) = xc;
-      solve_info_.true_residual = solver::relative_residual(*host_, bc.template cast<double>(), xc.template cast<double>());
-      iterations_ = std::max<Eigen::Index>(iterations_, Eigen::Index(solve_info_.iterations));
-      error_ = std::max(error_, solve_info_.true_residual);
-      const Eigen::ComputationInfo column_info =
-          solve_info_.status == solver::Status::converged ? Eigen::Success
-          : solve_info_.status == solver::Status::max_iterations || solve_info_.status == solver::Status::stagnated ||
-                  solve_info_.status == solver::Status::interrupted
-              ? Eigen::NoConvergence
-              : Eigen::NumericalIssue;  // breakdown, non_finite, diverged: A is not what CG needs
-      if (column_info == Eigen::NumericalIssue || (column_info == Eigen::NoConvergence && info_ == Eigen::Success))
-        info_ = column_info;
+    const solver::DeviceCsrMatrix device_a(e, device->host, element_type);
+    solver::Settings chosen = settings_;
+    chosen.precision = element_type;
+    chosen.preconditioner = kind;
+    chosen.confirm_true_residual = false;  // Eigen's stopping rule exactly
+    chosen = solver::resolve_automatic(e.info(), chosen, std::size_t(a.rows()), std::size_t(device->host.nnz()));
+    try {
+      device->preconditioner =
+          solver::make_preconditioner(e, device_a, &device->host, chosen.preconditioner, chosen.precond_options);
+    } catch (const solver::PreconditionerBreakdown& failure) {
+      device->setup_failure = failure.what();
+      m_info = Eigen::NumericalIssue;
     }
-    return x;
+    if (!device->setup_failure) device->cg = solver::make_cg_solver(e, device_a, chosen, device->preconditioner);
+    device->b = solver::make_vector(e, element_type, std::size_t(a.rows()));
+    device->x = solver::make_vector(e, element_type, std::size_t(a.rows()));
+    device_ = std::move(device);
   }
 
   mutable std::optional<cl::Env> env_;
   solver::Settings settings_ = [] {
     solver::Settings s;
-    s.tolerance = double(Eigen::NumTraits<Scalar>::epsilon());
-    s.max_iterations = -1;
-    s.confirm_true_residual = false;  // Eigen's stopping rule exactly:
-    s.stagnation_window = 0;          // no early stop for stagnation
-    s.divergence_factor = 0;          // or divergence
+    s.stagnation_window = 0;  // no early stop for stagnation
+    s.divergence_factor = 0;  // or divergence: Eigen runs to the limit
     return s;
   }();
-  std::shared_ptr<const solver::HostCsr> host_;
-  std::shared_ptr<solver::CgSolver> solver_;
-  bool initialized_ = false;
-  mutable Eigen::ComputationInfo info_ = Eigen::Success;
-  mutable Eigen::Index iterations_ = 0;
-  mutable double error_ = 0;
+  mutable std::unique_ptr<Device> device_;
   mutable solver::SolveInfo solve_info_;
 };
 

@@ -55,7 +55,7 @@ struct HostCsr {
   std::int32_t nnz() const noexcept { return static_cast<std::int32_t>(col_idx.size()); }
 };
 
-// Expands any Eigen sparse matrix into HostCsr with sorted columns. Checks the index range
+// Expands any Eigen sparse matrix or expression into HostCsr with sorted columns. Checks the index range
 // (in 64 bits) before allocating anything. Explicitly stored zeros are kept.
 template <class Derived>
 HostCsr to_host_csr(const Eigen::SparseMatrixBase<Derived>& matrix, Storage storage = Storage::full);
@@ -118,10 +118,12 @@ HostCsr to_host_csr(const Eigen::SparseMatrixBase<Derived>& matrix, Storage stor
   if (storage != Storage::full && a.rows() != a.cols())
     throw std::invalid_argument("a matrix stored as one triangle must be square, got " + std::to_string(a.rows()) +
                                 " x " + std::to_string(a.cols()));
-  // Calls f(row, col, value) for every entry of the expanded matrix.
+  // Calls f(row, col, value) for every entry of the expanded matrix. Through Eigen's
+  // evaluator, so any sparse expression (0.5 * (A + A), a Map, a Ref, a block) is read as is.
+  const Eigen::internal::evaluator<Derived> entries(a);
   auto for_each_entry = [&](auto&& f) {
     for (Index outer = 0; outer < a.outerSize(); ++outer)
-      for (typename Derived::InnerIterator it(a, outer); it; ++it) {
+      for (typename Eigen::internal::evaluator<Derived>::InnerIterator it(entries, outer); it; ++it) {
         const Index i = it.row(), j = it.col();
         const double v = static_cast<double>(it.value());
         if (storage == Storage::full) {
