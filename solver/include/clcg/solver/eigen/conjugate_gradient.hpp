@@ -52,11 +52,8 @@
 
 #include "clcg/cl/env.hpp"
 #include "clcg/cl/error.hpp"
-#include "clcg/solver/krylov/cg_method.hpp"
-#include "clcg/solver/krylov/preconditioner_factory.hpp"
-#include "clcg/solver/krylov/solve.hpp"
+#include "clcg/solver/krylov/host_matrix_solver.hpp"
 #include "clcg/solver/sparse/csr_matrix.hpp"
-#include "clcg/solver/sparse/vector_ops.hpp"
 
 namespace clcg {
 
@@ -257,7 +254,7 @@ class ConjugateGradient : public Eigen::IterativeSolverBase<ConjugateGradient<Ma
   // The device preconditioner's set-up report (name, precision, set-up time, AMG levels, ...);
   // null before the first upload and for IdentityPreconditioner.
   const solver::PreconditionerReport* preconditionerReport() const {
-    return device_ && device_->preconditioner ? &device_->preconditioner->report() : nullptr;
+    return device_ ? device_->solver->preconditioner_report() : nullptr;
   }
 
   // Eigen's IterativeSolverBase calls this for each column (dense, or a sparse one densified):
@@ -266,41 +263,22 @@ class ConjugateGradient : public Eigen::IterativeSolverBase<ConjugateGradient<Ma
   void _solve_vector_with_guess_impl(const Rhs& b, Dest& x) const {
     require_initialized();
     if (!device_ || device_->stale(this->matrix())) upload();
-    if (device_->setup_failure) {  // the preconditioner found A not SPD (IC(0) with no shift)
-      m_info = Eigen::NumericalIssue;
-      m_iterations = 0;
-      m_error = std::numeric_limits<RealScalar>::infinity();
-      solve_info_ = solver::SolveInfo{};
-      solve_info_.status = solver::Status::breakdown;
-      solve_info_.message = *device_->setup_failure;
-      return;
-    }
-    const Vector bc = b, guess = x;
-    const std::size_t n = std::size_t(bc.size());
-    const cl::Env& e = env();
-    const bool use_guess = !(guess.array() == Scalar(0)).all();
-    cl::checked("uploading b", [&] {
-      if (n) e.queue().enqueueWriteBuffer(device_->b, CL_TRUE, 0, n * sizeof(Scalar), bc.data());
-      if (n && use_guess) e.queue().enqueueWriteBuffer(device_->x, CL_TRUE, 0, n * sizeof(Scalar), guess.data());
-    });
-    solver::Settings& run = device_->cg->settings();
+    const Vector bc = b;
+    Vector xc = x;
+    const bool use_guess = !(xc.array() == Scalar(0)).all();
+    solver::Settings& run = device_->solver->settings();
     run.tolerance = double(this->tolerance());
     run.max_iterations = std::int64_t(this->maxIterations());
     run.record_history = settings_.record_history;
-    solve_info_ = device_->cg->solve(device_->b, device_->x, use_guess, false);
-    Vector xc(bc.size());
-    cl::checked("reading x back", [&] {
-      if (n) e.queue().enqueueReadBuffer(device_->x, CL_TRUE, 0, n * sizeof(Scalar), xc.data());
-    });
+    solve_info_ = device_->solver->solve(bc.data(), xc.data(), use_guess);
     x = xc;
-    solve_info_.true_residual = solver::relative_residual(device_->host, bc.template cast<double>(), xc.template cast<double>());
     m_iterations = Eigen::Index(solve_info_.iterations);
     m_error = RealScalar(solve_info_.true_residual);
     m_info = solve_info_.status == solver::Status::converged ? Eigen::Success
              : solve_info_.status == solver::Status::max_iterations || solve_info_.status == solver::Status::stagnated ||
                      solve_info_.status == solver::Status::interrupted
                  ? Eigen::NoConvergence
-                 : Eigen::NumericalIssue;  // breakdown, non_finite, diverged: A is not what CG needs
+                 : Eigen::NumericalIssue;  // breakdown (also of the preconditioner's set-up), non_finite, diverged
   }
 
  private:
@@ -317,11 +295,7 @@ class ConjugateGradient : public Eigen::IterativeSolverBase<ConjugateGradient<Ma
 
   // A on the device with its solver and preconditioner, and the matrix it was uploaded from.
   struct Device {
-    solver::HostCsr host;
-    std::shared_ptr<solver::DevicePreconditioner> preconditioner;
-    std::unique_ptr<solver::CgMethod> cg;
-    ::cl::Buffer b, x;
-    std::optional<std::string> setup_failure;
+    std::unique_ptr<solver::HostMatrixSolver> solver;
     const void *values = nullptr, *outer = nullptr;
     Eigen::Index rows = 0, nnz = 0;
     template <class M>
@@ -346,28 +320,16 @@ class ConjugateGradient : public Eigen::IterativeSolverBase<ConjugateGradient<Ma
       throw std::invalid_argument("ConjugateGradient needs a square matrix, got " + std::to_string(a.rows()) + " x " +
                                   std::to_string(a.cols()));
     auto device = std::make_unique<Device>();
-    device->host = solver::to_host_csr(a, storage);
     device->values = a.valuePtr();
     device->outer = a.outerIndexPtr();
     device->rows = a.rows();
     device->nnz = a.nonZeros();
-    const cl::Env& e = env();
-    const solver::DeviceCsrMatrix device_a(e, device->host, element_type);
     solver::Settings chosen = settings_;
-    chosen.precision = element_type;
     chosen.preconditioner = kind;
     chosen.confirm_true_residual = false;  // Eigen's stopping rule exactly
-    chosen = solver::resolve_automatic(e.info(), chosen, std::size_t(a.rows()), std::size_t(device->host.nnz()));
-    try {
-      device->preconditioner =
-          solver::make_preconditioner(e, device_a, &device->host, chosen.preconditioner, chosen.precond_options);
-    } catch (const solver::PreconditionerBreakdown& failure) {
-      device->setup_failure = failure.what();
-      m_info = Eigen::NumericalIssue;
-    }
-    if (!device->setup_failure) device->cg = solver::make_cg_solver(e, device_a, chosen, device->preconditioner);
-    device->b = solver::make_vector(e, element_type, std::size_t(a.rows()));
-    device->x = solver::make_vector(e, element_type, std::size_t(a.rows()));
+    device->solver =
+        std::make_unique<solver::HostMatrixSolver>(env(), solver::to_host_csr(a, storage), element_type, chosen);
+    if (device->solver->setup_failure()) m_info = Eigen::NumericalIssue;  // the preconditioner found A not SPD
     device_ = std::move(device);
   }
 

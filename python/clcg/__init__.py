@@ -1,0 +1,201 @@
+"""clcg: conjugate gradient on an OpenCL device, from Python.
+
+    import clcg
+    x, info = clcg.cg(A, b, rtol=1e-8)                 # scipy.sparse.linalg.cg's signature
+    solver = clcg.Solver(A, precond="auto")            # set up once ...
+    result = solver.solve(b)                           # ... solve many times
+    clcg.reduce(x, op="sum"); clcg.reduce(x, y, op="dot")
+    clcg.devices()
+
+docs/USAGE.md ("Python") describes the package; this module checks and converts the inputs
+and gives them SciPy's shape; clcg._clcg runs them on the device.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import _clcg
+from ._inputs import as_csr, as_vector, precision_of
+
+__all__ = ["cg", "Solver", "SolveResult", "devices", "reduce", "DeviceError", "PRECONDITIONERS", "__version__"]
+__version__ = _clcg.__version__
+
+DeviceError = _clcg.DeviceError
+DeviceError.__doc__ = "An OpenCL or device error (no device, out of device memory, a failed build)."
+
+PRECONDITIONERS = ("auto", "jacobi", "chebyshev", "ic0", "amg", "none")
+VARIANTS = ("auto", "fused", "textbook", "pipelined", "single")
+
+
+def devices() -> list[dict]:
+    """Every OpenCL device clcg sees: index (for device=), name, platform, type, fp64, memory."""
+    return _clcg.devices()
+
+
+def _device_args(device) -> tuple[str, str]:
+    """device=None (CLCG_DEVICE / CLCG_PLATFORM, else auto), 'gpu', 'cpu', an index from devices(),
+    or a (device, platform substring) pair."""
+    if device is None:
+        return "", ""
+    if isinstance(device, tuple) and len(device) == 2:
+        return str(device[0]), str(device[1])
+    if isinstance(device, (int, np.integer)) and not isinstance(device, bool):
+        return str(int(device)), ""
+    if isinstance(device, str):
+        return device, ""
+    raise TypeError(f"device must be None, 'auto', 'gpu', 'cpu', an index or (device, platform), got {device!r}")
+
+
+def _choice(name: str, value, allowed) -> str:
+    if not isinstance(value, str) or value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
+    return value
+
+
+@dataclass
+class SolveResult:
+    """One right-hand side's solve. status: 'converged', 'max_iterations', 'breakdown', 'non_finite'.
+    info: SciPy's code (0 converged, > 0 the iterations done without converging, < 0 breakdown).
+    residual: the true ||b - A x|| / ||b|| (in double, on the host); history: the recursive
+    relative residual after each step."""
+
+    x: np.ndarray
+    status: str
+    info: int
+    iterations: int
+    residual: float
+    recursive_residual: float
+    history: np.ndarray
+    message: str
+    solve_seconds: float
+    setup_seconds: float
+    converged: bool = field(init=False)
+
+    def __post_init__(self):
+        self.converged = self.status == "converged"
+
+
+class Solver:
+    """CG for one matrix, set up once on the device (A uploaded, the preconditioner set up, the
+    kernels built), then .solve(b) any number of times.
+
+    precond: 'auto' (the CLI's rule), 'jacobi', 'chebyshev', 'ic0', 'amg' or 'none'.
+    variant: 'auto', 'fused', 'textbook', 'pipelined' or 'single' (docs/USAGE.md).
+    precision: 'double' or 'float': what the device solves in.
+    precond_precision: 'auto', 'float' or 'double': what Chebyshev, IC(0) and AMG apply in.
+    device: None (CLCG_DEVICE / CLCG_PLATFORM, else the first GPU), 'gpu', 'cpu', an index
+    from clcg.devices(), or (device, platform substring).
+    check_symmetry: refuse a matrix that is not symmetric (relative 1e-12), as cg-solve does.
+    """
+
+    def __init__(self, A, *, precond="auto", variant="auto", precision="double", precond_precision="auto",
+                 device=None, check_symmetry=True):
+        _choice("precond", precond, PRECONDITIONERS)
+        _choice("variant", variant, VARIANTS)
+        _choice("precision", precision, ("double", "float"))
+        _choice("precond_precision", precond_precision, ("auto", "float", "double"))
+        if precision == "float" and precond_precision == "double":
+            raise ValueError("precond_precision='double' needs precision='double'")
+        csr = as_csr(A, check_symmetry=check_symmetry)
+        self.shape = csr.shape
+        self.dtype = np.dtype(np.float32 if precision == "float" else np.float64)
+        self._native = _clcg.Solver(csr.indptr, csr.indices, csr.data, csr.shape[0], precond, variant, precision,
+                                    precond_precision, *_device_args(device))
+        self.setup_seconds = self._native.setup_seconds
+        self.preconditioner = self._native.preconditioner
+        self.preconditioner_precision = self._native.preconditioner_precision or None
+        self.variant = self._native.variant
+        self.device = self._native.device["name"]
+        self._norm_a = None
+
+    def solve(self, b, x0=None, *, rtol=1e-8, atol=0.0, maxiter=None, callback=None):
+        """Solves A x = b to ||b - A x|| <= max(rtol ||b||, atol) (recursive residual), at most
+        maxiter steps (default 10 n). b of shape (n,) gives a SolveResult; (n, k) a list of k,
+        one per column, with A set up once. callback(xk) after each step copies x back each time."""
+        n = self.shape[0]
+        b_array = np.asarray(b) if not hasattr(b, "toarray") else b.toarray()
+        if b_array.ndim == 2 and b_array.shape[1] != 1:
+            x0_columns = None if x0 is None else np.asarray(x0)
+            if x0_columns is not None and x0_columns.shape != b_array.shape:
+                raise ValueError(f"x0 has shape {x0_columns.shape} but b has shape {b_array.shape}")
+            return [self.solve(b_array[:, j], None if x0_columns is None else x0_columns[:, j], rtol=rtol, atol=atol,
+                               maxiter=maxiter, callback=callback) for j in range(b_array.shape[1])]
+        bv = as_vector(b_array, n, self.dtype, "b")
+        x0v = None if x0 is None else as_vector(x0, n, self.dtype, "x0")
+        rtol, atol = float(rtol), float(atol)
+        if not (rtol >= 0 and atol >= 0):
+            raise ValueError(f"rtol and atol must be >= 0, got rtol={rtol}, atol={atol}")
+        if maxiter is None:
+            maxiter = 10 * n
+        if int(maxiter) != maxiter or maxiter < 0:
+            raise ValueError(f"maxiter must be a whole number >= 0, got {maxiter!r}")
+        if callback is not None and not callable(callback):
+            raise TypeError("callback must be callable: callback(xk)")
+        norm_b = float(np.linalg.norm(bv.astype(np.float64)))
+        if norm_b == 0.0:  # SciPy: x = 0 solves it exactly
+            zero = np.zeros(n, dtype=self.dtype)
+            return SolveResult(zero, "converged", 0, 0, 0.0, 0.0, np.zeros(0), "b = 0: x = 0", 0.0, self.setup_seconds)
+        tolerance = max(rtol, atol / norm_b)
+        out = self._native.solve(bv, x0v, tolerance, int(maxiter), callback)
+        status = out["status"]
+        info = 0 if status == "converged" else (out["iterations"] if status == "max_iterations" else -1)
+        return SolveResult(out["x"], status, info, out["iterations"], out["true_residual"], out["recursive_residual"],
+                           out["history"], out["message"], out["seconds"], self.setup_seconds)
+
+
+def cg(A, b, x0=None, *, rtol=1e-5, atol=0.0, maxiter=None, M=None, callback=None, check_symmetry=True,
+       device=None):
+    """scipy.sparse.linalg.cg on an OpenCL device: returns (x, info), info 0 converged, > 0 the
+    iterations done without converging (maxiter), < 0 breakdown (A or M not positive definite,
+    NaN/Inf). M: None (plain CG, as SciPy), or a preconditioner name: 'jacobi', 'chebyshev',
+    'ic0', 'amg', 'auto'. A LinearOperator or matrix as M is refused (it runs on the host).
+    The device solves in A's precision (float32 stays float32, everything else float64).
+    callback(xk) is called after each step as in SciPy; it copies x back from the device
+    each time (and runs the textbook variant, whose x is current after every step)."""
+    if M is None:
+        precond = "none"
+    elif isinstance(M, str):
+        precond = _choice("M", M, PRECONDITIONERS)
+    else:
+        raise TypeError(f"M must be None or a preconditioner name ({', '.join(PRECONDITIONERS)}); a "
+                        f"{type(M).__name__} runs on the host and cannot be applied on the device")
+    solver = Solver(A, precond=precond, variant="textbook" if callback is not None else "auto",
+                    precision=precision_of(A), device=device, check_symmetry=check_symmetry)
+    result = solver.solve(b, x0, rtol=rtol, atol=atol, maxiter=maxiter, callback=callback)
+    if isinstance(result, list):
+        raise ValueError("b must be a vector of shape (n,) or (n, 1)")
+    return result.x, result.info
+
+
+def reduce(x, y=None, *, op="sum", device=None):
+    """The reduction module over numpy arrays: op 'sum', 'sumsq', 'min', 'max', 'argmin',
+    'argmax' of x, or 'dot' of x and y. float32 stays float32 on the device (partials finished
+    in double on the host); other real types go as float64. Returns a float, or an int index for
+    argmin/argmax (ties: the lowest index)."""
+    ops = ("sum", "dot", "sumsq", "min", "max", "argmin", "argmax")
+    _choice("op", op, ops)
+    xv = _reduction_input(x, "x")
+    if (op == "dot") != (y is not None):
+        raise ValueError("op='dot' takes x and y; the other ops take x only")
+    yv = None
+    if y is not None:
+        yv = _reduction_input(y, "y")
+        if yv.shape != xv.shape:
+            raise ValueError(f"x has {xv.size} elements but y has {yv.size}")
+        if yv.dtype != xv.dtype:
+            xv, yv = xv.astype(np.float64), yv.astype(np.float64)
+    if xv.size == 0 and op in ("min", "max", "argmin", "argmax"):
+        raise ValueError(f"{op} of an empty array")
+    return _clcg.reduce(xv, yv, op, *_device_args(device))
+
+
+def _reduction_input(v, name):
+    a = np.asarray(v)
+    if np.iscomplexobj(a):
+        raise TypeError(f"{name} is complex; clcg reduces real arrays")
+    if a.dtype.kind not in "fiub":
+        raise TypeError(f"{name} has dtype {a.dtype}; clcg reduces real numbers")
+    a = a.ravel()
+    return np.ascontiguousarray(a, dtype=np.float32 if a.dtype == np.float32 else np.float64)

@@ -1,0 +1,94 @@
+"""Checks and conversions of what users pass: any scipy.sparse matrix or array (csr, csc, coo,
+...; spmatrix or sparray), a dense 2-D array, float32/float64 (integers as float64), int32/int64
+indices, any strides. Errors name the problem: TypeError for the wrong kind of thing, ValueError
+for the wrong values or sizes."""
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+_INT32_MAX = np.iinfo(np.int32).max
+
+
+def precision_of(A) -> str:
+    """'float' for float32 matrices, else 'double' (SciPy's cg keeps float32 in float32)."""
+    return "float" if getattr(A, "dtype", None) == np.float32 else "double"
+
+
+def _refuse_operator(A):
+    try:
+        from scipy.sparse.linalg import LinearOperator
+    except ImportError:  # pragma: no cover
+        return
+    if isinstance(A, LinearOperator):
+        raise TypeError("A is a LinearOperator: clcg needs the matrix itself (it uploads A to the device); "
+                        "pass a scipy.sparse matrix")
+
+
+def as_csr(A, *, check_symmetry=True):
+    """A as a canonical CSR (sorted, duplicates summed) with int32 indices and float64 values."""
+    _refuse_operator(A)
+    if sp.issparse(A):
+        csr = sp.csr_matrix(A, copy=True)  # never sort or sum the caller's arrays in place
+    elif isinstance(A, np.ndarray) or hasattr(A, "__array__"):
+        dense = np.asarray(A)
+        if dense.ndim != 2:
+            raise ValueError(f"A must be a 2-D matrix, got an array of shape {dense.shape}")
+        _check_dtype(dense.dtype, "A")
+        csr = sp.csr_matrix(dense)
+    else:
+        raise TypeError(f"A must be a scipy.sparse matrix or a 2-D array, got {type(A).__name__}")
+    _check_dtype(csr.dtype, "A")
+    rows, cols = csr.shape
+    if rows != cols:
+        raise ValueError(f"A must be square, got {rows} x {cols}")
+    if rows > _INT32_MAX or csr.nnz > _INT32_MAX:
+        raise ValueError(f"A has {rows} rows and {csr.nnz} nonzeros; clcg's CSR indices are 32-bit "
+                         f"(at most {_INT32_MAX} of each)")
+    csr.sum_duplicates()  # also sorts the columns of each row
+    data = np.ascontiguousarray(csr.data, dtype=np.float64)
+    if not np.all(np.isfinite(data)):
+        bad = int(np.flatnonzero(~np.isfinite(data))[0])
+        row = int(np.searchsorted(csr.indptr, bad, side="right") - 1)
+        raise ValueError(f"A has a NaN or Inf entry at ({row}, {int(csr.indices[bad])})")
+    out = sp.csr_matrix((data, np.ascontiguousarray(csr.indices, dtype=np.int32),
+                         np.ascontiguousarray(csr.indptr, dtype=np.int32)), shape=csr.shape)
+    if check_symmetry:
+        _check_symmetric(out)
+    return out
+
+
+def _check_dtype(dtype, name):
+    if np.issubdtype(dtype, np.complexfloating):
+        raise TypeError(f"{name} is complex ({dtype}); clcg solves real symmetric systems")
+    if dtype.kind not in "fiub":
+        raise TypeError(f"{name} has dtype {dtype}; clcg needs real numbers")
+
+
+def _check_symmetric(csr, relative_tolerance=1e-12):
+    """The rule cg-solve applies: max |a_ij - a_ji| <= 1e-12 max |a_ij|."""
+    if csr.nnz == 0:
+        return
+    diff = abs(csr - csr.T).tocoo()
+    largest = float(np.max(np.abs(csr.data)))
+    if diff.nnz and float(diff.data.max()) > relative_tolerance * largest:
+        k = int(np.argmax(diff.data))
+        i, j = int(diff.row[k]), int(diff.col[k])
+        raise ValueError(f"A is not symmetric: |a[{i},{j}] - a[{j},{i}]| = {float(diff.data[k]):.3g} "
+                         f"(largest entry {largest:.3g}); pass check_symmetry=False to solve it anyway")
+
+
+def as_vector(v, n, dtype, name):
+    """v as a contiguous vector of n elements of dtype: shape (n,) or (n, 1), finite, real."""
+    if hasattr(v, "toarray"):  # a sparse vector
+        v = v.toarray()
+    a = np.asarray(v)
+    _check_dtype(a.dtype, name)
+    if a.ndim == 2 and a.shape[1] == 1:
+        a = a[:, 0]
+    if a.ndim != 1 or a.shape[0] != n:
+        raise ValueError(f"{name} has shape {a.shape} but A is {n} x {n}: {name} needs {n} elements")
+    a = np.ascontiguousarray(a, dtype=dtype)
+    if not np.all(np.isfinite(a)):
+        raise ValueError(f"{name} has a NaN or Inf at index {int(np.flatnonzero(~np.isfinite(a))[0])}")
+    return a

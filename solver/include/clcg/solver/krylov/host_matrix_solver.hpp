@@ -1,0 +1,60 @@
+#pragma once
+// A CG solver for one host matrix, set up once (A uploaded, preconditioner set up, kernels
+// built, work vectors allocated) and then solving any number of right-hand sides that live in
+// host memory: what the Eigen facade and the Python binding hold between solves.
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "clcg/cl/env.hpp"
+#include "clcg/solver/krylov/cg_method.hpp"
+#include "clcg/solver/krylov/settings.hpp"
+#include "clcg/solver/krylov/solve_info.hpp"
+#include "clcg/solver/precond/device_preconditioner.hpp"
+#include "clcg/solver/sparse/csr_matrix.hpp"
+
+namespace clcg::solver {
+
+class HostMatrixSolver {
+ public:
+  // `a` square, in full storage; `type` is what the device solves in. `settings`' automatic
+  // preconditioner and variant are resolved here (resolve_automatic). A preconditioner whose
+  // set-up finds A not SPD (PreconditionerBreakdown) leaves setup_failure() set: every solve
+  // then reports Status::breakdown with its message. Device errors throw.
+  HostMatrixSolver(const cl::Env& env, HostCsr a, ElementType type, const Settings& settings);
+
+  // b and x: rows() elements of the solver's type (float or double) in host memory; x is the
+  // guess when use_guess, and the last iterate afterwards. Tolerance and limits are taken from
+  // settings() at each call. SolveInfo::true_residual is ||b - A x|| / ||b|| in double on the
+  // host, against A's double values.
+  SolveInfo solve(const void* b, void* x, bool use_guess);
+
+  // What may change between solves: tolerance, max_iterations, record_history, should_stop,
+  // on_iteration (the rest was used at set-up).
+  Settings& settings() noexcept { return run_settings_; }
+  const Settings& resolved() const noexcept { return resolved_; }  // the preconditioner and variant chosen
+  const PreconditionerReport* preconditioner_report() const noexcept {
+    return preconditioner_ ? &preconditioner_->report() : nullptr;
+  }
+  const std::optional<std::string>& setup_failure() const noexcept { return setup_failure_; }
+  const HostCsr& host() const noexcept { return host_; }
+  std::size_t rows() const noexcept { return static_cast<std::size_t>(host_.rows); }
+  ElementType type() const noexcept { return type_; }
+  // The current x on the device (e.g. to read an iterate back from on_iteration).
+  const ::cl::Buffer& device_x() const noexcept { return x_; }
+  double setup_seconds() const noexcept { return setup_seconds_; }  // upload + preconditioner + kernels
+
+ private:
+  cl::Env env_;
+  HostCsr host_;
+  ElementType type_;
+  Settings resolved_, run_settings_;
+  std::shared_ptr<DevicePreconditioner> preconditioner_;
+  std::unique_ptr<CgMethod> cg_;
+  ::cl::Buffer b_, x_;
+  std::optional<std::string> setup_failure_;
+  double setup_seconds_ = 0;
+};
+
+}  // namespace clcg::solver
