@@ -89,6 +89,8 @@ def as_vector(v, n, dtype, name):
     if a.ndim != 1 or a.shape[0] != n:
         raise ValueError(f"{name} has shape {a.shape} but A is {n} x {n}: {name} needs {n} elements")
     a = np.ascontiguousarray(a, dtype=dtype)
-    if not np.all(np.isfinite(a)):
-        raise ValueError(f"{name} has a NaN or Inf at index {int(np.flatnonzero(~np.isfinite(a))[0])}")
+    if not np.isfinite(np.sum(a, dtype=np.float64)):  # one pass; the element search only on failure
+        bad = np.flatnonzero(~np.isfinite(a))
+        if bad.size:
+            raise ValueError(f"{name} has a NaN or Inf at index {int(bad[0])}")
     return a

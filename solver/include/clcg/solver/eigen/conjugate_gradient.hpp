@@ -27,8 +27,9 @@
 // Differences from Eigen, on purpose:
 //  - iterations() counts the SpMV + update steps performed (textbook k); Eigen 3.4 reports
 //    one less when it converges inside its loop.
-//  - error() is the TRUE relative residual ||b - A x|| / ||b||, recomputed in double on the
-//    host after the solve; Eigen reports the recursive estimate (solveInfo() has both).
+//  - error() is the TRUE relative residual ||b - A x|| / ||b||, recomputed on the device after
+//    the solve (in double where the device has fp64); Eigen reports the recursive estimate
+//    (solveInfo() has both).
 //  - info() is NumericalIssue when CG breaks down (p^T A p <= 0: A or M not positive
 //    definite) or meets NaN/Inf; NoConvergence when the iteration limit is reached.
 //  - info(), iterations() and error() before compute() throw std::logic_error, and a b or a

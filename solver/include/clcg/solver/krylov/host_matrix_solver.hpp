@@ -26,8 +26,8 @@ class HostMatrixSolver {
 
   // b and x: rows() elements of the solver's type (float or double) in host memory; x is the
   // guess when use_guess, and the last iterate afterwards. Tolerance and limits are taken from
-  // settings() at each call. SolveInfo::true_residual is ||b - A x|| / ||b|| in double on the
-  // host, against A's double values.
+  // settings() at each call. SolveInfo::true_residual is ||b - A x|| / ||b||, recomputed on the
+  // device after the solve (in double where the device has fp64).
   SolveInfo solve(const void* b, void* x, bool use_guess);
 
   // What may change between solves: tolerance, max_iterations, record_history, should_stop,
