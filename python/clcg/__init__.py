@@ -123,8 +123,8 @@ class Solver:
                 raise ValueError(f"x0 has shape {x0_columns.shape} but b has shape {b_array.shape}")
             return [self.solve(b_array[:, j], None if x0_columns is None else x0_columns[:, j], rtol=rtol, atol=atol,
                                maxiter=maxiter, callback=callback) for j in range(b_array.shape[1])]
-        bv = as_vector(b_array, n, self.dtype, "b")
-        x0v = None if x0 is None else as_vector(x0, n, self.dtype, "x0")
+        bv, norm_b = as_vector(b_array, n, self.dtype, "b")
+        x0v = None if x0 is None else as_vector(x0, n, self.dtype, "x0")[0]
         rtol, atol = float(rtol), float(atol)
         if not (rtol >= 0 and atol >= 0):
             raise ValueError(f"rtol and atol must be >= 0, got rtol={rtol}, atol={atol}")
@@ -134,8 +134,7 @@ class Solver:
             raise ValueError(f"maxiter must be a whole number >= 0, got {maxiter!r}")
         if callback is not None and not callable(callback):
             raise TypeError("callback must be callable: callback(xk)")
-        norm_b = float(np.linalg.norm(bv if bv.dtype == np.float64 else bv.astype(np.float64)))
-        if norm_b == 0.0:  # SciPy: x = 0 solves it exactly
+        if norm_b == 0.0:  # SciPy: x = 0 solves b = 0 exactly
             zero = np.zeros(n, dtype=self.dtype)
             return SolveResult(zero, "converged", 0, 0, 0.0, 0.0, np.zeros(0), "b = 0: x = 0", 0.0, self.setup_seconds)
         tolerance = max(rtol, atol / norm_b)

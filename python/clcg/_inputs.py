@@ -79,7 +79,8 @@ def _check_symmetric(csr, relative_tolerance=1e-12):
 
 
 def as_vector(v, n, dtype, name):
-    """v as a contiguous vector of n elements of dtype: shape (n,) or (n, 1), finite, real."""
+    """(v as a contiguous vector of n elements of dtype, its 2-norm): shape (n,) or (n, 1),
+    finite, real."""
     if hasattr(v, "toarray"):  # a sparse vector
         v = v.toarray()
     a = np.asarray(v)
@@ -89,8 +90,9 @@ def as_vector(v, n, dtype, name):
     if a.ndim != 1 or a.shape[0] != n:
         raise ValueError(f"{name} has shape {a.shape} but A is {n} x {n}: {name} needs {n} elements")
     a = np.ascontiguousarray(a, dtype=dtype)
-    if not np.isfinite(np.sum(a, dtype=np.float64)):  # one pass; the element search only on failure
+    norm = float(np.linalg.norm(a))  # one BLAS pass (scaled: no overflow); the search only on failure
+    if not np.isfinite(norm):
         bad = np.flatnonzero(~np.isfinite(a))
         if bad.size:
             raise ValueError(f"{name} has a NaN or Inf at index {int(bad[0])}")
-    return a
+    return a, norm
