@@ -108,7 +108,7 @@ class Solver:
         self.preconditioner = self._native.preconditioner
         self.preconditioner_precision = self._native.preconditioner_precision or None
         self.variant = self._native.variant
-        self.device = self._native.device["name"]
+        self.device = self._native.device
         self._norm_a = None
 
     def solve(self, b, x0=None, *, rtol=1e-8, atol=0.0, maxiter=None, callback=None):

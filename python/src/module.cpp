@@ -175,7 +175,7 @@ class Solver {
     return report ? report->precision : std::string();
   }
   std::string variant() const { return std::string(clcg::solver::cg_variant_name(solver_->resolved().variant)); }
-  py::dict device() const { return device_dict(env_.info(), 0); }
+  std::string device() const { return env_.info().name; }
   std::optional<std::string> setup_failure() const { return solver_->setup_failure(); }
 
  private:

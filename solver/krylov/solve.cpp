@@ -1,6 +1,5 @@
 #include "clcg/solver/krylov/solve.hpp"
 
-#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -9,6 +8,7 @@
 
 #include "clcg/cl/error.hpp"
 #include "clcg/solver/krylov/cg_method.hpp"
+#include "clcg/solver/krylov/host_matrix_solver.hpp"
 #include "clcg/solver/krylov/preconditioner_factory.hpp"
 #include "clcg/solver/sparse/vector_ops.hpp"
 
@@ -76,54 +76,21 @@ HostSolution solve(const cl::Env& env, const HostMatrix& a, const Eigen::VectorX
   if (x0 && x0->size() != a.cols())
     throw std::invalid_argument("x0 has " + std::to_string(x0->size()) + " entries but the matrix has " +
                                 std::to_string(a.cols()) + " columns");
-  const HostCsr csr = to_host_csr(a, Storage::full);
-  const ElementType type = settings.precision;
-  const std::size_t n = std::size_t(a.rows());
-  require_precision(env.info(), type);
-  check_device_memory(env.info(),
-                      bytes_needed(n, std::uint64_t(csr.nnz()), type) +
-                          solver_vector_bytes(n, type, settings.preconditioner, true),
-                      std::uint64_t(std::max<std::int32_t>(csr.nnz(), 1)) * reduction::element_size(type),
-                      "CG solve");
-  const DeviceCsrMatrix device_a(env, csr, type);
-  const Settings chosen = resolve_automatic(env.info(), settings, n, std::size_t(csr.nnz()));
-  // Set up here, where the host matrix is at hand (IC(0) and AMG need it: no read-back).
-  std::shared_ptr<DevicePreconditioner> preconditioner;
-  try {
-    preconditioner = make_preconditioner(env, device_a, &csr, chosen.preconditioner, chosen.precond_options);
-  } catch (const PreconditionerBreakdown& e) {
-    return {Eigen::VectorXd::Zero(Eigen::Index(n)), preconditioner_failed(e), {}};
-  }
-  const std::unique_ptr<CgMethod> solver = make_cg_solver(env, device_a, chosen, preconditioner);
-  ::cl::Buffer b_dev = make_vector(env, type, n), x_dev = make_vector(env, type, n);
-  auto write = [&](::cl::Buffer& dst, const Eigen::VectorXd& v) {
-    if (n == 0) return;
-    if (type == ElementType::f64) {
-      env.queue().enqueueWriteBuffer(dst, CL_TRUE, 0, n * sizeof(double), v.data());
-    } else {
-      const Eigen::VectorXf f = v.cast<float>();
-      env.queue().enqueueWriteBuffer(dst, CL_TRUE, 0, n * sizeof(float), f.data());
-    }
-  };
-  cl::checked("uploading b and x0", [&] {
-    write(b_dev, b);
-    if (x0) write(x_dev, *x0);
-  });
+  HostMatrixSolver solver(env, to_host_csr(a, Storage::full), settings.precision, settings);
   HostSolution out;
-  if (preconditioner) out.preconditioner = preconditioner->report();
-  out.info = solver->solve(b_dev, x_dev, x0 != nullptr, false);
-  out.x.resize(Eigen::Index(n));
-  cl::checked("reading x back", [&] {
-    if (n == 0) return;
-    if (type == ElementType::f64) {
-      env.queue().enqueueReadBuffer(x_dev, CL_TRUE, 0, n * sizeof(double), out.x.data());
-    } else {
-      Eigen::VectorXf f(static_cast<Eigen::Index>(n));
-      env.queue().enqueueReadBuffer(x_dev, CL_TRUE, 0, n * sizeof(float), f.data());
-      out.x = f.cast<double>();
-    }
-  });
-  out.info.true_residual = relative_residual(csr, b, out.x);
+  if (const PreconditionerReport* report = solver.preconditioner_report()) out.preconditioner = *report;
+  const bool use_guess = x0 != nullptr;
+  if (settings.precision == ElementType::f64) {
+    out.x = use_guess ? *x0 : Eigen::VectorXd::Zero(a.rows());
+    out.info = solver.solve(b.data(), out.x.data(), use_guess, false);
+  } else {
+    const Eigen::VectorXf bf = b.cast<float>();
+    Eigen::VectorXf xf = use_guess ? Eigen::VectorXf(x0->cast<float>()) : Eigen::VectorXf::Zero(a.rows());
+    out.info = solver.solve(bf.data(), xf.data(), use_guess, false);
+    out.x = xf.cast<double>();
+  }
+  if (solver.setup_failure()) out.x.setZero();  // no step was taken: x = 0, as for any breakdown before one
+  else out.info.true_residual = relative_residual(solver.host(), b, out.x);
   return out;
 }
 

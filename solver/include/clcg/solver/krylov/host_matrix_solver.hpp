@@ -18,21 +18,22 @@ namespace clcg::solver {
 
 class HostMatrixSolver {
  public:
-  // `a` square, in full storage; `type` is what the device solves in. `settings`' automatic
-  // preconditioner and variant are resolved here (resolve_automatic). A preconditioner whose
+  // `a` square, in full storage; `type` is what the device solves in. Checks the device's memory
+  // first. `settings`' automatic preconditioner and variant are resolved here (resolve_automatic). A preconditioner whose
   // set-up finds A not SPD (PreconditionerBreakdown) leaves setup_failure() set: every solve
   // then reports Status::breakdown with its message. Device errors throw.
   HostMatrixSolver(const cl::Env& env, HostCsr a, ElementType type, const Settings& settings);
 
   // b and x: rows() elements of the solver's type (float or double) in host memory; x is the
   // guess when use_guess, and the last iterate afterwards. Tolerance and limits are taken from
-  // settings() at each call. SolveInfo::true_residual is ||b - A x|| / ||b||, recomputed on the
-  // device after the solve (in double where the device has fp64).
-  SolveInfo solve(const void* b, void* x, bool use_guess);
+  // settings() at each call. true_residual: SolveInfo::true_residual is ||b - A x|| / ||b||,
+  // recomputed on the device after the solve (in double where the device has fp64); false
+  // leaves it NaN for the caller.
+  SolveInfo solve(const void* b, void* x, bool use_guess, bool true_residual = true);
 
-  // What may change between solves: tolerance, max_iterations, record_history, should_stop,
-  // on_iteration (the rest was used at set-up).
-  Settings& settings() noexcept { return run_settings_; }
+  // The CG solver's settings: what may change between solves (tolerance, max_iterations,
+  // record_history, should_stop, on_iteration, the early stops); the rest was used at set-up.
+  Settings& settings() noexcept { return cg_ ? cg_->settings() : resolved_; }
   const Settings& resolved() const noexcept { return resolved_; }  // the preconditioner and variant chosen
   const PreconditionerReport* preconditioner_report() const noexcept {
     return preconditioner_ ? &preconditioner_->report() : nullptr;
@@ -49,7 +50,7 @@ class HostMatrixSolver {
   cl::Env env_;
   HostCsr host_;
   ElementType type_;
-  Settings resolved_, run_settings_;
+  Settings resolved_;
   std::shared_ptr<DevicePreconditioner> preconditioner_;
   std::unique_ptr<CgMethod> cg_;
   ::cl::Buffer b_, x_;
