@@ -6,6 +6,7 @@
     result = solver.solve(b)                           # ... solve many times
     clcg.reduce(x, op="sum"); clcg.reduce(x, y, op="dot")
     clcg.devices()
+    solver = clcg.Solver(A, queue=q); x_cl = solver.solve(b_cl).x   # pyopencl arrays stay on the device
 
 docs/USAGE.md ("Python") describes the package; this module checks and converts the inputs
 and gives them SciPy's shape; clcg._clcg runs them on the device.
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import _clcg
+from . import _device_arrays as dev
 from ._inputs import as_csr, as_vector, precision_of
 
 __all__ = ["cg", "Solver", "SolveResult", "devices", "reduce", "DeviceError", "PRECONDITIONERS", "__version__"]
@@ -62,7 +64,7 @@ class SolveResult:
     history: the recursive relative residual after each step. solve_seconds: the C++ solve
     (upload of b, CG, read-back of x), without the binding's checks."""
 
-    x: np.ndarray
+    x: object  # np.ndarray, or a pyopencl.array.Array when b was one
     status: str
     info: int
     iterations: int
@@ -89,21 +91,27 @@ class Solver:
     device: None (CLCG_DEVICE / CLCG_PLATFORM, else the first GPU), 'gpu', 'cpu', an index
     from clcg.devices(), or (device, platform substring).
     check_symmetry: refuse a matrix that is not symmetric (relative 1e-12), as cg-solve does.
+    queue / context: a pyopencl CommandQueue (in-order) or Context to run on instead of device=;
+    then b, x0 and out may be pyopencl arrays on that context, used in place on the device.
     """
 
     def __init__(self, A, *, precond="auto", variant="auto", precision="double", precond_precision="auto",
-                 device=None, check_symmetry=True):
+                 device=None, check_symmetry=True, queue=None, context=None):
         _choice("precond", precond, PRECONDITIONERS)
         _choice("variant", variant, VARIANTS)
         _choice("precision", precision, ("double", "float"))
         _choice("precond_precision", precond_precision, ("auto", "float", "double"))
         if precision == "float" and precond_precision == "double":
             raise ValueError("precond_precision='double' needs precision='double'")
+        self.queue = dev.caller_queue(queue, context)
+        if self.queue is not None and device is not None:
+            raise ValueError("pass device= or queue=/context=, not both (the queue names its device)")
         csr = as_csr(A, check_symmetry=check_symmetry)
         self.shape = csr.shape
         self.dtype = np.dtype(np.float32 if precision == "float" else np.float64)
         self._native = _clcg.Solver(csr.indptr, csr.indices, csr.data, csr.shape[0], precond, variant, precision,
-                                    precond_precision, *_device_args(device))
+                                    precond_precision, *_device_args(device),
+                                    0 if self.queue is None else self.queue.int_ptr)
         self.setup_seconds = self._native.setup_seconds
         self.preconditioner = self._native.preconditioner
         self.preconditioner_precision = self._native.preconditioner_precision or None
@@ -111,11 +119,15 @@ class Solver:
         self.device = self._native.device
         self._norm_a = None
 
-    def solve(self, b, x0=None, *, rtol=1e-8, atol=0.0, maxiter=None, callback=None):
+    def solve(self, b, x0=None, *, rtol=1e-8, atol=0.0, maxiter=None, callback=None, out=None):
         """Solves A x = b to ||b - A x|| <= max(rtol ||b||, atol) (recursive residual), at most
         maxiter steps (default 10 n). b of shape (n,) gives a SolveResult; (n, k) a list of k,
-        one per column, with A set up once. callback(xk) after each step copies x back each time."""
+        one per column, with A set up once. callback(xk) after each step copies x back each time
+        (a numpy array). A pyopencl b (Solver made with queue=/context=) gives a pyopencl x: out,
+        or a new array; x0 may be out itself (solved in place) or any vector."""
         n = self.shape[0]
+        if dev.is_device_array(b) or out is not None:
+            return self._solve_on_device(b, x0, out, rtol, atol, maxiter, callback)
         b_array = np.asarray(b) if not hasattr(b, "toarray") else b.toarray()
         if b_array.ndim == 2 and b_array.shape[1] != 1:
             x0_columns = None if x0 is None else np.asarray(x0)
@@ -125,24 +137,64 @@ class Solver:
                                maxiter=maxiter, callback=callback) for j in range(b_array.shape[1])]
         bv, norm_b = as_vector(b_array, n, self.dtype, "b")
         x0v = None if x0 is None else as_vector(x0, n, self.dtype, "x0")[0]
+        tolerance, maxiter = self._limits(norm_b, rtol, atol, maxiter, callback)
+        if norm_b == 0.0:  # SciPy: x = 0 solves b = 0 exactly
+            return self._zero_result(np.zeros(n, dtype=self.dtype))
+        return self._result(self._native.solve(bv, x0v, tolerance, maxiter, callback))
+
+    def _solve_on_device(self, b, x0, out, rtol, atol, maxiter, callback):
+        """b, out: pyopencl arrays on the solver's context; x0: a pyopencl or host vector."""
+        if self.queue is None:
+            raise ValueError("pyopencl arrays need a Solver made on their queue: clcg.Solver(A, queue=b.queue)")
+        if not dev.is_device_array(b):
+            raise TypeError(f"out= is a device result, so b must be a pyopencl array too, got {type(b).__name__}")
+        n, context = self.shape[0], self._native.context_handle
+        b = dev.checked_vector(b, n, self.dtype, "b", context)
+        if out is None:
+            x = dev.empty_vector(self.queue, n, self.dtype)
+        elif not dev.is_device_array(out):
+            raise TypeError(f"out must be a pyopencl array, got {type(out).__name__}")
+        else:
+            x = dev.checked_vector(out, n, self.dtype, "out", context, may_copy=False)
+        if x0 is not None and x0 is not out:
+            if dev.is_device_array(x0):
+                x0 = dev.checked_vector(x0, n, self.dtype, "x0", context)
+            else:
+                x0 = as_vector(x0, n, self.dtype, "x0")[0]
+            dev.copy_into(x, x0, self.queue)
+        norm_b = dev.device_norm(b, self.queue)
+        if not np.isfinite(norm_b):
+            raise ValueError("b has a NaN or Inf (its norm on the device is not finite)")
+        tolerance, maxiter = self._limits(norm_b, rtol, atol, maxiter, callback)
+        if norm_b == 0.0:
+            x.fill(0, queue=self.queue)
+            x.finish()
+            return self._zero_result(x)
+        return self._result(self._native.solve_on_device(b.base_data.int_ptr, x.base_data.int_ptr, x0 is not None,
+                                                         tolerance, maxiter, callback), x)
+
+    def _limits(self, norm_b, rtol, atol, maxiter, callback):
+        """(the relative tolerance, the step limit) after checking the arguments."""
         rtol, atol = float(rtol), float(atol)
         if not (rtol >= 0 and atol >= 0):
             raise ValueError(f"rtol and atol must be >= 0, got rtol={rtol}, atol={atol}")
         if maxiter is None:
-            maxiter = 10 * n
+            maxiter = 10 * self.shape[0]
         if int(maxiter) != maxiter or maxiter < 0:
             raise ValueError(f"maxiter must be a whole number >= 0, got {maxiter!r}")
         if callback is not None and not callable(callback):
             raise TypeError("callback must be callable: callback(xk)")
-        if norm_b == 0.0:  # SciPy: x = 0 solves b = 0 exactly
-            zero = np.zeros(n, dtype=self.dtype)
-            return SolveResult(zero, "converged", 0, 0, 0.0, 0.0, np.zeros(0), "b = 0: x = 0", 0.0, self.setup_seconds)
-        tolerance = max(rtol, atol / norm_b)
-        out = self._native.solve(bv, x0v, tolerance, int(maxiter), callback)
-        status = out["status"]
-        info = 0 if status == "converged" else (out["iterations"] if status == "max_iterations" else -1)
-        return SolveResult(out["x"], status, info, out["iterations"], out["true_residual"], out["recursive_residual"],
-                           out["history"], out["message"], out["host_seconds"], self.setup_seconds)
+        return (max(rtol, atol / norm_b) if norm_b > 0 else rtol), int(maxiter)
+
+    def _zero_result(self, zero):
+        return SolveResult(zero, "converged", 0, 0, 0.0, 0.0, np.zeros(0), "b = 0: x = 0", 0.0, self.setup_seconds)
+
+    def _result(self, native, x=None):
+        status = native["status"]
+        info = 0 if status == "converged" else (native["iterations"] if status == "max_iterations" else -1)
+        return SolveResult(native["x"] if x is None else x, status, info, native["iterations"],
+                           native["true_residual"], native["recursive_residual"], native["history"],
+                           native["message"], native["host_seconds"], self.setup_seconds)
 
 
 def cg(A, b, x0=None, *, rtol=1e-5, atol=0.0, maxiter=None, M=None, callback=None, check_symmetry=True,
@@ -153,7 +205,8 @@ def cg(A, b, x0=None, *, rtol=1e-5, atol=0.0, maxiter=None, M=None, callback=Non
     'ic0', 'amg', 'auto'. A LinearOperator or matrix as M is refused (it runs on the host).
     The device solves in A's precision (float32 stays float32, everything else float64).
     callback(xk) is called after each step as in SciPy; it copies x back from the device
-    each time (and runs the textbook variant, whose x is current after every step)."""
+    each time (and runs the textbook variant, whose x is current after every step).
+    A pyopencl b runs on b.queue and returns x as a pyopencl array (nothing read back)."""
     if M is None:
         precond = "none"
     elif isinstance(M, str):
@@ -161,8 +214,13 @@ def cg(A, b, x0=None, *, rtol=1e-5, atol=0.0, maxiter=None, M=None, callback=Non
     else:
         raise TypeError(f"M must be None or a preconditioner name ({', '.join(PRECONDITIONERS)}); a "
                         f"{type(M).__name__} runs on the host and cannot be applied on the device")
+    queue = None
+    if dev.is_device_array(b):
+        if b.queue is None:
+            raise ValueError("b is a pyopencl array without a queue; give it one (b.with_queue(queue))")
+        queue = b.queue
     solver = Solver(A, precond=precond, variant="textbook" if callback is not None else "auto",
-                    precision=precision_of(A), device=device, check_symmetry=check_symmetry)
+                    precision=precision_of(A), device=device, check_symmetry=check_symmetry, queue=queue)
     result = solver.solve(b, x0, rtol=rtol, atol=atol, maxiter=maxiter, callback=callback)
     if isinstance(result, list):
         raise ValueError("b must be a vector of shape (n,) or (n, 1)")
@@ -173,12 +231,17 @@ def reduce(x, y=None, *, op="sum", device=None):
     """The reduction module over numpy arrays: op 'sum', 'sumsq', 'min', 'max', 'argmin',
     'argmax' of x, or 'dot' of x and y. float32 stays float32 on the device (partials finished
     in double on the host); other real types go as float64. Returns a float, or an int index for
-    argmin/argmax (ties: the lowest index)."""
+    argmin/argmax (ties: the lowest index). pyopencl arrays (float32/float64) are reduced where
+    they are, on x's queue: only the per-group partials come back."""
     ops = ("sum", "dot", "sumsq", "min", "max", "argmin", "argmax")
     _choice("op", op, ops)
-    xv = _reduction_input(x, "x")
     if (op == "dot") != (y is not None):
         raise ValueError("op='dot' takes x and y; the other ops take x only")
+    if dev.is_device_array(x):
+        if x.size == 0 and op in ("min", "max", "argmin", "argmax"):
+            raise ValueError(f"{op} of an empty array")
+        return dev.reduce_device_arrays(x, y, op)
+    xv = _reduction_input(x, "x")
     yv = None
     if y is not None:
         yv = _reduction_input(y, "y")

@@ -74,13 +74,38 @@ py::list devices() {
   return out;
 }
 
+// An Env on the caller's own in-order queue (a pyopencl CommandQueue's handle). Envs on one
+// context and device share their program cache, so kernels are built once per context.
+clcg::cl::Env env_for_queue(std::uintptr_t queue_handle) {
+  static std::map<std::pair<cl_context, cl_device_id>, clcg::cl::Env> envs;
+  return clcg::cl::checked("using the caller's OpenCL queue", [&] {
+    ::cl::CommandQueue queue(reinterpret_cast<cl_command_queue>(queue_handle), /*retainObject=*/true);
+    if (queue.getInfo<CL_QUEUE_PROPERTIES>() & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)
+      throw std::invalid_argument("the queue is out-of-order; clcg needs an in-order queue");
+    const ::cl::Context context = queue.getInfo<CL_QUEUE_CONTEXT>();
+    const ::cl::Device device = queue.getInfo<CL_QUEUE_DEVICE>();
+    const auto key = std::make_pair(context(), device());
+    auto found = envs.find(key);
+    if (found == envs.end()) found = envs.emplace(key, clcg::cl::Env(context, device, queue)).first;
+    return found->second.with_queue(queue);
+  });
+}
+
+clcg::cl::Env env_for(const std::string& device, const std::string& platform, std::uintptr_t queue_handle) {
+  return queue_handle ? env_for_queue(queue_handle) : env_for(device, platform);
+}
+
+// A buffer the caller owns (a pyopencl Buffer's handle), retained while we use it.
+::cl::Buffer caller_buffer(std::uintptr_t handle) { return ::cl::Buffer(reinterpret_cast<cl_mem>(handle), true); }
+
 // A CG solver for one matrix on one device (clcg::solver::HostMatrixSolver).
 class Solver {
  public:
   Solver(const Array<std::int32_t>& indptr, const Array<std::int32_t>& indices, const Array<double>& data,
          std::int32_t n, const std::string& precond, const std::string& variant, const std::string& precision,
-         const std::string& precond_precision, const std::string& device, const std::string& platform)
-      : env_(env_for(device, platform)) {
+         const std::string& precond_precision, const std::string& device, const std::string& platform,
+         std::uintptr_t queue)
+      : env_(env_for(device, platform, queue)) {
     clcg::solver::HostCsr a;
     a.rows = a.cols = n;
     a.row_ptr.assign(indptr.data(), indptr.data() + indptr.size());
@@ -98,65 +123,101 @@ class Solver {
     solver_ = std::make_unique<clcg::solver::HostMatrixSolver>(env_, std::move(a), type, settings);
   }
 
-  // b (and x0) contiguous, of the solver's dtype. callback(xk) after each step, or None.
+  // b (and x0) contiguous host arrays of the solver's dtype; returns x in host memory.
   py::dict solve(const py::array& b, const std::optional<py::array>& x0, double tolerance, std::int64_t max_iterations,
                  const py::object& callback) {
-    const std::size_t n = solver_->rows();
-    const bool f32 = solver_->type() == ElementType::f32;
-    py::array x = f32 ? py::array(Array<float>(static_cast<py::ssize_t>(n))) : py::array(Array<double>(static_cast<py::ssize_t>(n)));
-    if (x0) std::memcpy(x.mutable_data(), x0->data(), n * x.itemsize());
-    clcg::solver::Settings& run = solver_->settings();
-    run.tolerance = tolerance;
-    run.max_iterations = max_iterations;
-    run.record_history = true;
+    py::array x = host_vector();
+    if (x0) std::memcpy(x.mutable_data(), x0->data(), solver_->rows() * x.itemsize());
+    py::dict out = run(tolerance, max_iterations, callback, solver_->device_x(),
+                       [&] { return solver_->solve(b.data(), x.mutable_data(), x0.has_value()); });
+    out["x"] = x;
+    return out;
+  }
+
+  // b and x: the caller's device buffers (handles) on this solver's context, x the guess when
+  // use_guess; x is solved in place and nothing crosses to the host.
+  py::dict solve_on_device(std::uintptr_t b, std::uintptr_t x, bool use_guess, double tolerance,
+                           std::int64_t max_iterations, const py::object& callback) {
+    const ::cl::Buffer b_buffer = caller_buffer(b), x_buffer = caller_buffer(x);
+    return run(tolerance, max_iterations, callback, x_buffer,
+               [&] { return solver_->solve(b_buffer, x_buffer, use_guess); });
+  }
+
+  double setup_seconds() const { return solver_->setup_seconds(); }
+  std::string preconditioner() const { return std::string(clcg::solver::preconditioner_name(solver_->resolved().preconditioner)); }
+  std::string preconditioner_precision() const {
+    const auto* report = solver_->preconditioner_report();
+    return report ? report->precision : std::string();
+  }
+  std::string variant() const { return std::string(clcg::solver::cg_variant_name(solver_->resolved().variant)); }
+  std::string device() const { return env_.info().name; }
+  std::uintptr_t context_handle() const { return reinterpret_cast<std::uintptr_t>(env_.context()()); }
+  std::optional<std::string> setup_failure() const { return solver_->setup_failure(); }
+
+ private:
+  py::array host_vector() const {
+    const auto n = static_cast<py::ssize_t>(solver_->rows());
+    return solver_->type() == ElementType::f32 ? py::array(Array<float>(n)) : py::array(Array<double>(n));
+  }
+
+  // x as it is on the device now, copied to a new host array (for the callback).
+  py::array read_x(const ::cl::Buffer& x) const {
+    py::array xk = host_vector();
+    clcg::cl::checked("reading x_k for the callback", [&] {
+      if (xk.size()) env_.queue().enqueueReadBuffer(x, CL_TRUE, 0, xk.nbytes(), xk.mutable_data());
+    });
+    return xk;
+  }
+
+  // Runs `solve` (which returns SolveInfo) with the GIL released, Ctrl-C checked each step and
+  // callback(xk) after each step, xk read from `x` on the device.
+  template <class Solve>
+  py::dict run(double tolerance, std::int64_t max_iterations, const py::object& callback, const ::cl::Buffer& x,
+               Solve&& solve) {
+    clcg::solver::Settings& settings = solver_->settings();
+    settings.tolerance = tolerance;
+    settings.max_iterations = max_iterations;
+    settings.record_history = true;
     std::optional<py::error_already_set> raised;  // Ctrl-C or the callback's exception
     std::size_t reported = 0;                       // steps the callback has seen
-    run.should_stop = [&raised] {
+    const auto call_back = [&] {
+      try {
+        callback(read_x(x));
+      } catch (py::error_already_set& e) {
+        raised.emplace(std::move(e));
+      }
+    };
+    settings.should_stop = [&raised] {
       py::gil_scoped_acquire locked;
       if (!raised && PyErr_CheckSignals() != 0) raised.emplace();
       return raised.has_value();
     };
-    run.on_iteration = nullptr;
+    settings.on_iteration = nullptr;
     if (!callback.is_none()) {
-      run.on_iteration = [&, f32](std::size_t k, double) {
+      settings.on_iteration = [&](std::size_t k, double) {
         py::gil_scoped_acquire locked;
         if (raised) return;
         reported = k;
-        try {
-          py::array xk = f32 ? py::array(Array<float>(static_cast<py::ssize_t>(n))) : py::array(Array<double>(static_cast<py::ssize_t>(n)));
-          clcg::cl::checked("reading x_k for the callback", [&] {
-            if (n) env_.queue().enqueueReadBuffer(solver_->device_x(), CL_TRUE, 0, n * xk.itemsize(), xk.mutable_data());
-          });
-          callback(xk);
-        } catch (py::error_already_set& e) {
-          raised.emplace(std::move(e));
-        }
+        call_back();
       };
     }
     clcg::solver::SolveInfo info;
-    double host_seconds = 0;  // b up, CG, x back: what a C++ caller of HostMatrixSolver waits for
+    double host_seconds = 0;  // what a C++ caller of HostMatrixSolver waits for
     {
       py::gil_scoped_release unlocked;
       const auto start = std::chrono::steady_clock::now();
-      info = solver_->solve(b.data(), x.mutable_data(), x0.has_value());
+      info = solve();
       host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     }
-    run.should_stop = nullptr;
-    run.on_iteration = nullptr;
+    settings.should_stop = nullptr;
+    settings.on_iteration = nullptr;
     // The loop's last step (converged, or at the limit) ends before on_iteration: SciPy calls
     // back after every step, the last one included.
-    if (!raised && !callback.is_none() && info.iterations > reported) {
-      try {
-        callback(py::array(x).attr("copy")());
-      } catch (py::error_already_set& e) {
-        raised.emplace(std::move(e));
-      }
-    }
+    if (!raised && !callback.is_none() && info.iterations > reported) call_back();
     if (raised) throw std::move(*raised);
     py::array_t<double> history(static_cast<py::ssize_t>(info.history.size()));
     for (std::size_t i = 0; i < info.history.size(); ++i) history.mutable_at(i) = info.history[i].residual;
     py::dict out;
-    out["x"] = x;
     out["status"] = std::string(clcg::solver::status_name(info.status));
     out["iterations"] = info.iterations;
     out["true_residual"] = info.true_residual;
@@ -168,20 +229,14 @@ class Solver {
     return out;
   }
 
-  double setup_seconds() const { return solver_->setup_seconds(); }
-  std::string preconditioner() const { return std::string(clcg::solver::preconditioner_name(solver_->resolved().preconditioner)); }
-  std::string preconditioner_precision() const {
-    const auto* report = solver_->preconditioner_report();
-    return report ? report->precision : std::string();
-  }
-  std::string variant() const { return std::string(clcg::solver::cg_variant_name(solver_->resolved().variant)); }
-  std::string device() const { return env_.info().name; }
-  std::optional<std::string> setup_failure() const { return solver_->setup_failure(); }
-
- private:
   clcg::cl::Env env_;
   std::unique_ptr<clcg::solver::HostMatrixSolver> solver_;
 };
+
+py::object reduction_result(clcg::reduction::Op op, const clcg::reduction::Result& result) {
+  if (clcg::reduction::is_arg_op(op)) return py::int_(result.index);
+  return py::float_(result.value);
+}
 
 // reduce(x, y or None, op, device, platform): x and y contiguous float32 or float64 of one dtype.
 py::object reduce(const py::array& x, const std::optional<py::array>& y, const std::string& op_name,
@@ -207,8 +262,26 @@ py::object reduce(const py::array& x, const std::optional<py::array>& y, const s
       }
     });
   }
-  if (clcg::reduction::is_arg_op(op)) return py::int_(result.index);
-  return py::float_(result.value);
+  return reduction_result(op, result);
+}
+
+// reduce_on_device: the same over the caller's device buffers (handles, offsets in elements)
+// on the caller's queue: only the per-group partials come back.
+py::object reduce_on_device(std::uintptr_t x, std::size_t x_offset, std::optional<std::uintptr_t> y,
+                            std::size_t y_offset, std::size_t n, bool f32, const std::string& op_name,
+                            std::uintptr_t queue) {
+  const clcg::reduction::Op op = clcg::reduction::parse_op(op_name);
+  const clcg::cl::Env env = env_for_queue(queue);
+  clcg::reduction::Result result;
+  {
+    py::gil_scoped_release unlocked;
+    clcg::cl::checked("reducing", [&] {
+      clcg::reduction::Reducer reducer(env, op, f32 ? ElementType::f32 : ElementType::f64);
+      result = y ? reducer.run(caller_buffer(x), x_offset, caller_buffer(*y), y_offset, n)
+                 : reducer.run(caller_buffer(x), x_offset, n);
+    });
+  }
+  return reduction_result(op, result);
 }
 
 }  // namespace
@@ -220,15 +293,20 @@ PYBIND11_MODULE(_clcg, m) {
   m.def("devices", &devices);
   m.def("default_device", [] { return device_dict(env_for("", "").info(), 0); });
   m.def("reduce", &reduce, py::arg("x"), py::arg("y"), py::arg("op"), py::arg("device"), py::arg("platform"));
+  m.def("reduce_on_device", &reduce_on_device, py::arg("x"), py::arg("x_offset"), py::arg("y"), py::arg("y_offset"),
+        py::arg("n"), py::arg("f32"), py::arg("op"), py::arg("queue"));
   py::class_<Solver>(m, "Solver")
       .def(py::init<const Array<std::int32_t>&, const Array<std::int32_t>&, const Array<double>&, std::int32_t,
                     const std::string&, const std::string&, const std::string&, const std::string&, const std::string&,
-                    const std::string&>(),
+                    const std::string&, std::uintptr_t>(),
            py::arg("indptr"), py::arg("indices"), py::arg("data"), py::arg("n"), py::arg("precond"),
            py::arg("variant"), py::arg("precision"), py::arg("precond_precision"), py::arg("device"),
-           py::arg("platform"))
+           py::arg("platform"), py::arg("queue"))
       .def("solve", &Solver::solve, py::arg("b"), py::arg("x0"), py::arg("tolerance"), py::arg("max_iterations"),
            py::arg("callback"))
+      .def("solve_on_device", &Solver::solve_on_device, py::arg("b"), py::arg("x"), py::arg("use_guess"),
+           py::arg("tolerance"), py::arg("max_iterations"), py::arg("callback"))
+      .def_property_readonly("context_handle", &Solver::context_handle)
       .def_property_readonly("setup_seconds", &Solver::setup_seconds)
       .def_property_readonly("preconditioner", &Solver::preconditioner)
       .def_property_readonly("preconditioner_precision", &Solver::preconditioner_precision)

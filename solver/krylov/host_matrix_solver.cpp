@@ -41,23 +41,31 @@ HostMatrixSolver::HostMatrixSolver(const cl::Env& env, HostCsr a, ElementType ty
 }
 
 SolveInfo HostMatrixSolver::solve(const void* b, void* x, bool use_guess, bool true_residual) {
-  if (setup_failure_) {
-    SolveInfo info;
-    info.status = Status::breakdown;
-    info.message = *setup_failure_;
-    info.true_residual = std::numeric_limits<double>::quiet_NaN();
-    return info;
-  }
+  if (setup_failure_) return setup_failure_info();
   const std::size_t bytes = rows() * reduction::element_size(type_);
   cl::checked("uploading b and x0", [&] {
     if (!bytes) return;
     env_.queue().enqueueWriteBuffer(b_, CL_TRUE, 0, bytes, b);
     if (use_guess) env_.queue().enqueueWriteBuffer(x_, CL_TRUE, 0, bytes, x);
   });
-  SolveInfo info = cg_->solve(b_, x_, use_guess, true_residual);  // on the device: no host pass over A
+  SolveInfo info = solve(b_, x_, use_guess, true_residual);
   cl::checked("reading x back", [&] {
     if (bytes) env_.queue().enqueueReadBuffer(x_, CL_TRUE, 0, bytes, x);
   });
+  return info;
+}
+
+SolveInfo HostMatrixSolver::solve(const ::cl::Buffer& b, const ::cl::Buffer& x, bool use_guess, bool true_residual) {
+  if (setup_failure_) return setup_failure_info();
+  ::cl::Buffer solution = x;  // the CG solver writes through the handle, not into it
+  return cg_->solve(b, solution, use_guess, true_residual);  // on the device: no host pass over A
+}
+
+SolveInfo HostMatrixSolver::setup_failure_info() const {
+  SolveInfo info;
+  info.status = Status::breakdown;
+  info.message = *setup_failure_;
+  info.true_residual = std::numeric_limits<double>::quiet_NaN();
   return info;
 }
 

@@ -30,6 +30,9 @@ class HostMatrixSolver {
   // recomputed on the device after the solve (in double where the device has fp64); false
   // leaves it NaN for the caller.
   SolveInfo solve(const void* b, void* x, bool use_guess, bool true_residual = true);
+  // The same with b and x already on the device: buffers of rows() elements on this solver's
+  // context (e.g. a caller's pyopencl arrays), used in place; nothing crosses to the host.
+  SolveInfo solve(const ::cl::Buffer& b, const ::cl::Buffer& x, bool use_guess, bool true_residual = true);
 
   // The CG solver's settings: what may change between solves (tolerance, max_iterations,
   // record_history, should_stop, on_iteration, the early stops); the rest was used at set-up.
@@ -47,6 +50,8 @@ class HostMatrixSolver {
   double setup_seconds() const noexcept { return setup_seconds_; }  // upload + preconditioner + kernels
 
  private:
+  SolveInfo setup_failure_info() const;
+
   cl::Env env_;
   HostCsr host_;
   ElementType type_;
