@@ -21,6 +21,7 @@ set(CLCG_KERNEL_FILES
   spmv_ell.cl
   blas1.cl
   cg_update.cl
+  distributed.cl
   pi.cl
 )
 list(TRANSFORM CLCG_KERNEL_FILES PREPEND ${CMAKE_CURRENT_LIST_DIR}/)

@@ -1,0 +1,71 @@
+#include "clcg/solver/distributed/halo.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+
+namespace clcg::distributed {
+
+std::vector<int> Halo::neighbours() const {
+  std::vector<int> out;
+  for (std::size_t r = 0; r < recv_counts.size(); ++r)
+    if (recv_counts[r] > 0 || send_counts[r] > 0) out.push_back(int(r));
+  return out;
+}
+
+Halo build_halo(MPI_Comm comm, const Partition& partition, LocalRows& rows, std::vector<std::int32_t>& local_col) {
+  const int ranks = partition.ranks();
+  const std::int64_t begin = rows.row_begin, end = begin + rows.rows();
+  // The ghost columns, sorted: grouped by owner, since owners hold contiguous rows.
+  std::vector<std::int64_t> ghost;
+  for (std::int64_t c : rows.col)
+    if (c < begin || c >= end) ghost.push_back(c);
+  std::sort(ghost.begin(), ghost.end());
+  ghost.erase(std::unique(ghost.begin(), ghost.end()), ghost.end());
+  constexpr std::int64_t limit = std::numeric_limits<std::int32_t>::max();
+  if (rows.rows() + std::int64_t(ghost.size()) > limit)
+    throw std::length_error("rank rows " + std::to_string(rows.rows()) + " plus ghosts " + std::to_string(ghost.size()) +
+                            " exceed 32-bit local column numbers; use more ranks");
+
+  Halo halo;
+  halo.ghosts = std::int64_t(ghost.size());
+  halo.recv_counts.assign(std::size_t(ranks), 0);
+  for (std::int64_t c : ghost) ++halo.recv_counts[std::size_t(partition.owner(c))];
+  halo.recv_offsets.assign(std::size_t(ranks), 0);
+  std::partial_sum(halo.recv_counts.begin(), halo.recv_counts.end() - 1, halo.recv_offsets.begin() + 1);
+
+  // Tell each owner which of its rows we need: it sends them every exchange.
+  halo.send_counts.assign(std::size_t(ranks), 0);
+  MPI_Alltoall(halo.recv_counts.data(), 1, MPI_INT, halo.send_counts.data(), 1, MPI_INT, comm);
+  halo.send_offsets.assign(std::size_t(ranks), 0);
+  std::partial_sum(halo.send_counts.begin(), halo.send_counts.end() - 1, halo.send_offsets.begin() + 1);
+  const std::size_t sends = std::size_t(std::accumulate(halo.send_counts.begin(), halo.send_counts.end(), std::int64_t(0)));
+  std::vector<std::int64_t> wanted(sends);
+  MPI_Alltoallv(ghost.data(), halo.recv_counts.data(), halo.recv_offsets.data(), MPI_INT64_T, wanted.data(),
+                halo.send_counts.data(), halo.send_offsets.data(), MPI_INT64_T, comm);
+  halo.send_rows.resize(sends);
+  for (std::size_t i = 0; i < sends; ++i) halo.send_rows[i] = std::uint32_t(wanted[i] - begin);
+
+  // Local columns, and which rows touch a ghost.
+  local_col.resize(rows.col.size());
+  for (std::int64_t i = 0; i < rows.rows(); ++i) {
+    bool touches_ghost = false;
+    for (std::int64_t j = rows.row_ptr[std::size_t(i)]; j < rows.row_ptr[std::size_t(i) + 1]; ++j) {
+      const std::int64_t c = rows.col[std::size_t(j)];
+      if (c >= begin && c < end) {
+        local_col[std::size_t(j)] = std::int32_t(c - begin);
+      } else {
+        touches_ghost = true;
+        const auto at = std::lower_bound(ghost.begin(), ghost.end(), c);
+        local_col[std::size_t(j)] = std::int32_t(rows.rows() + (at - ghost.begin()));
+      }
+    }
+    (touches_ghost ? halo.boundary_rows : halo.interior_rows).push_back(std::uint32_t(i));
+  }
+  std::vector<std::int64_t>().swap(rows.col);  // the global columns are no longer needed
+  return halo;
+}
+
+}  // namespace clcg::distributed

@@ -1,0 +1,31 @@
+#pragma once
+// The halo of a rank's rows: the ghost columns (other ranks' rows its rows touch), whom it
+// receives them from and which of its own rows it sends to whom, built once from the column
+// indices. A local vector holds the rank's rows, then its ghosts in global order.
+#include <mpi.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "clcg/solver/distributed/local_rows.hpp"
+#include "clcg/solver/distributed/partition.hpp"
+
+namespace clcg::distributed {
+
+struct Halo {
+  std::int64_t ghosts = 0;
+  std::vector<int> recv_counts, recv_offsets;  // per rank: its ghosts' span in the ghost block
+  std::vector<int> send_counts, send_offsets;  // per rank: its span in send_rows
+  std::vector<std::uint32_t> send_rows;        // local rows to pack, grouped by receiving rank
+  std::vector<std::uint32_t> interior_rows;    // rows touching no ghost: their SpMV needs no exchange
+  std::vector<std::uint32_t> boundary_rows;    // the others
+  std::vector<int> neighbours() const;         // ranks sent to or received from
+  std::int64_t send_count() const noexcept { return std::int64_t(send_rows.size()); }
+};
+
+// Builds the halo (collective over `comm`: every rank calls it) and turns `rows.col` into
+// local column numbers (`local_col`: owned c - row_begin, ghost rows() + its place), freeing
+// the global ones. Throws std::length_error when a rank's rows plus ghosts exceed 2^31 - 1.
+Halo build_halo(MPI_Comm comm, const Partition& partition, LocalRows& rows, std::vector<std::int32_t>& local_col);
+
+}  // namespace clcg::distributed

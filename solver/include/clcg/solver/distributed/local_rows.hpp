@@ -1,0 +1,30 @@
+#pragma once
+// One rank's rows of a global matrix, as the rank builds or receives them: global row numbers
+// [row_begin, row_begin + rows()), global column numbers, 64-bit offsets (a rank may hold more
+// than 2^31 nonzeros). Nothing global is ever built for generated problems.
+#include <cstdint>
+#include <vector>
+
+namespace clcg::distributed {
+
+struct LocalRows {
+  std::int64_t global_rows = 0;  // the matrix is global_rows x global_rows
+  std::int64_t row_begin = 0;
+  std::vector<std::int64_t> row_ptr{0};
+  std::vector<std::int64_t> col;  // global columns, sorted within each row
+  std::vector<double> values;
+
+  std::int64_t rows() const noexcept { return std::int64_t(row_ptr.size()) - 1; }
+  std::int64_t nnz() const noexcept { return row_ptr.back(); }
+  // b = A 1 for these rows (each row's sum in stored order: the same bits on any partition).
+  std::vector<double> row_sums() const;
+  // The diagonal entries (0 where a row stores none).
+  std::vector<double> diagonal() const;
+};
+
+// Rows [row_begin, row_end) of the 7-point 3D Laplacian on nx x ny x nz (dimensions 3) or the
+// 5-point 2D one on nx x ny (dimensions 2, nz = 1), Dirichlet: the matrices of clcg::solver::poisson_3d / poisson_2d, in 64 bits.
+LocalRows poisson_rows(int dimensions, std::int64_t nx, std::int64_t ny, std::int64_t nz, std::int64_t row_begin,
+                       std::int64_t row_end);
+
+}  // namespace clcg::distributed
