@@ -53,9 +53,9 @@ void chunk_dots(ulong n, uint dots, __global const REAL* a0, __global const REAL
   scratch[1][lid] = s1;
   scratch[2][lid] = s2;
   barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint half = DOT_WG / 2; half > 0; half /= 2) {
-    if (lid < half)
-      for (uint d = 0; d < 3; ++d) scratch[d][lid] += scratch[d][lid + half];
+  for (uint width = DOT_WG / 2; width > 0; width /= 2) {
+    if (lid < width)
+      for (uint d = 0; d < 3; ++d) scratch[d][lid] += scratch[d][lid + width];
     barrier(CLK_LOCAL_MEM_FENCE);
   }
   if (lid == 0)

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <limits>
 #include <optional>
+#include <vector>
 
 #include "clcg/solver/version.hpp"
 
@@ -25,6 +26,10 @@ clcg::apps::CommandLine command_line() {
                                   "gradient on an OpenCL device.");
   cli.add()
       ("matrix", po::value<std::string>(), "A: Matrix Market coordinate file (real|integer|pattern, general|symmetric)")
+      ("generate", po::value<std::string>(),
+       "instead of --matrix: poisson3d:N | poisson3d:NXxNYxNZ | poisson2d:N | poisson2d:NXxNY (Dirichlet Laplacian)")
+      ("partition", po::value<std::string>(),
+       "under mpirun: the first row of ranks 1 .. N-1, comma-separated, multiples of the dot chunk (default: balanced by nonzeros)")
       ("rhs", po::value<std::string>(), "b: Matrix Market array file (default: b = A*1, so x = 1 exactly)")
       ("x0", po::value<std::string>(), "initial guess, Matrix Market array file (default: 0)")
       ("output", po::value<std::string>(), "write x here when the solve converges (Matrix Market array; whole or not at all)")
@@ -62,6 +67,42 @@ clcg::apps::CommandLine command_line() {
 }
 
 }  // namespace
+
+GeneratedProblem parse_generated_problem(const std::string& spec) {
+  const std::size_t colon = spec.find(':');
+  const std::string kind = spec.substr(0, colon);
+  GeneratedProblem problem;
+  problem.dimensions = kind == "poisson3d" ? 3 : kind == "poisson2d" ? 2 : 0;
+  if (problem.dimensions == 0 || colon == std::string::npos)
+    throw UsageError("--generate: expected poisson3d:N, poisson3d:NXxNYxNZ, poisson2d:N or poisson2d:NXxNY, got '" +
+                     spec + "'");
+  std::vector<std::int64_t> sizes;
+  std::size_t at = colon + 1;
+  while (true) {
+    const std::size_t x = std::min(spec.find('x', at), spec.size());
+    const std::string item = spec.substr(at, x - at);
+    std::size_t used = 0;
+    long long value = 0;
+    try {
+      value = std::stoll(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (item.empty() || used != item.size() || value < 1 || value > (std::int64_t(1) << 21))
+      throw UsageError("--generate: grid size '" + item + "' in '" + spec + "' must be an integer from 1 to 2097152");
+    sizes.push_back(value);
+    if (x == spec.size()) break;
+    at = x + 1;
+  }
+  if (sizes.size() == 1) sizes.assign(std::size_t(problem.dimensions), sizes[0]);
+  if (int(sizes.size()) != problem.dimensions)
+    throw UsageError("--generate: '" + spec + "' needs 1 or " + std::to_string(problem.dimensions) + " grid sizes");
+  problem.nx = sizes[0];
+  problem.ny = sizes[1];
+  problem.nz = problem.dimensions == 3 ? sizes[2] : 1;
+  if (problem.rows() > (std::int64_t(1) << 40)) throw UsageError("--generate: '" + spec + "' has more than 2^40 rows");
+  return problem;
+}
 
 CliOptions parse_command_line(int argc, char** argv) {
   const std::optional<po::variables_map> parsed = command_line().parse(argc, argv);
@@ -120,7 +161,15 @@ CliOptions parse_command_line(int argc, char** argv) {
                      std::string(clcg::solver::preconditioner_name(cli.preconditioner)) +
                      " (use fused, single or textbook)");
   if (cli.version || cli.list_devices) return cli;
-  if (cli.matrix.empty()) throw UsageError("--matrix is required");
+  cli.generate = text("generate");
+  cli.partition = text("partition");
+  if (!cli.generate.empty()) {
+    if (!cli.matrix.empty()) throw UsageError("--matrix and --generate both name the matrix; give one");
+    cli.problem = parse_generated_problem(cli.generate);
+    if (cli.reference) throw UsageError("--reference needs --matrix (Eigen solves the file's matrix)");
+  } else if (cli.matrix.empty()) {
+    throw UsageError("--matrix (or --generate) is required");
+  }
   if (cli.output_unconverged && cli.output.empty()) throw UsageError("--output-unconverged needs --output");
   for (const auto& [path, name] : {std::pair{cli.output, "--output"}, std::pair{cli.history, "--history"}})
     if (!path.empty() && (path == cli.matrix || path == cli.rhs || path == cli.x0))

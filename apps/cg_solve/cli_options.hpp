@@ -2,6 +2,7 @@
 // cg-solve's command line: parsed and validated here, so main() only runs the job.
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -14,8 +15,21 @@ namespace cg_solve {
 
 using clcg::apps::UsageError;  // a bad command line: exit 2 with the message and the usage line
 
+// --generate poisson3d:N | poisson3d:NXxNYxNZ | poisson2d:N | poisson2d:NXxNY: the Dirichlet
+// Laplacian (7-point or 5-point) on that grid, built in place of reading --matrix (under mpirun,
+// each rank builds only its rows).
+struct GeneratedProblem {
+  int dimensions = 0;  // 0: none
+  std::int64_t nx = 0, ny = 0, nz = 1;
+  std::int64_t rows() const noexcept { return nx * ny * nz; }
+};
+GeneratedProblem parse_generated_problem(const std::string& spec);  // UsageError naming the problem
+
 struct CliOptions {
   std::string matrix, rhs, x0, output, history;
+  std::string generate;  // the --generate text, as given
+  GeneratedProblem problem;
+  std::string partition;  // --partition: the cut rows under mpirun (empty: balanced by nonzeros)
   double tolerance = 1e-8;
   std::optional<std::size_t> max_iterations;  // empty: default_max_iterations(rows)
   clcg::solver::Preconditioner preconditioner = clcg::solver::Preconditioner::automatic;

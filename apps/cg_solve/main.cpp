@@ -1,7 +1,6 @@
 // cg-solve: solve A x = b with conjugate gradient on an OpenCL device.
 // Exit status: 0 converged, 1 not converged, 2 usage or input error, 3 OpenCL or device
 // error, 130 interrupted. Outputs are written whole (temporary + rename) or not at all.
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,12 +8,14 @@
 #include <csignal>
 #include <cstdio>
 #include <iostream>
+#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
 
 #include "cli_options.hpp"
+#include "failures.hpp"
 #include "clcg/cl/env.hpp"
 #include "clcg/cl/error.hpp"
 #include "clcg/solver/io/atomic_file.hpp"
@@ -23,44 +24,18 @@
 #include "clcg/solver/sparse/csr_matrix.hpp"
 #include "clcg/solver/eigen/reference_solve.hpp"
 #include "clcg/solver/io/matrix_market.hpp"
+#include "clcg/solver/problems/generators.hpp"
 #include "clcg/solver/version.hpp"
+#include "inputs.hpp"
 #include "report.hpp"
+#ifdef CLCG_HAVE_MPI
+#include "distributed_run.hpp"
+#endif
 
 namespace {
 
 using namespace cg_solve;
 namespace solver = clcg::solver;
-
-constexpr int exit_converged = 0, exit_not_converged = 1, exit_input = 2, exit_device = 3, exit_interrupted = 130;
-
-volatile std::sig_atomic_t interrupted = 0;
-extern "C" void on_interrupt(int) { interrupted = 1; }
-
-// Stops the run with exit 130; `what` says where (e.g. "interrupted at iteration 812").
-struct Interrupted {
-  std::string what = "interrupted";
-};
-
-// A malformed environment variable the library reads (CLCG_DEVICE_MEMORY_LIMIT=lots): exit 2.
-// An output could not be written (disk full, I/O error): exit 2, like any input problem.
-struct OutputError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-struct EnvironmentError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-// The library throws std::invalid_argument for a malformed environment variable while it
-// queries the devices; every other failure there is an OpenCL / device error.
-template <class F>
-decltype(auto) reading_environment(F&& f) {
-  try {
-    return std::forward<F>(f)();
-  } catch (const std::invalid_argument& e) {
-    throw EnvironmentError(e.what());
-  }
-}
 
 // Progress on stderr while a solve runs, only when stderr is a terminal: the first update
 // after about a second, then at most 4 a second, each overwriting the last ('\r'); the line
@@ -112,50 +87,15 @@ int list_devices(const CliOptions& cli) {
   return 0;
 }
 
-// A 'general' file must be symmetric up to rounding unless the user says otherwise.
-void check_symmetric(const CliOptions& cli, const solver::HostMatrix& a, const solver::MatrixMarketInfo& info) {
-  if (cli.no_symmetry_check || info.symmetry == solver::MmSymmetry::symmetric) return;
-  const solver::SymmetryReport report = solver::check_symmetry(a);
-  if (report.symmetric) return;
-  char message[256];
-  std::snprintf(message, sizeof message,
-                "matrix is not symmetric: largest |a_ij - a_ji| = %.6g at (%d, %d), max |a| = %.6g; CG needs a "
-                "symmetric matrix (--no-symmetry-check solves it anyway)",
-                report.max_abs_mismatch, report.row + 1, report.col + 1, report.max_abs_entry);
-  throw solver::InputError(cli.matrix, 0, message);
-}
-
-// Whether `path` is the file, pipe or terminal this process's stdout writes to.
-bool is_standard_output(const std::string& path) {
-  struct stat target {}, out {};
-  return ::stat(path.c_str(), &target) == 0 && ::fstat(STDOUT_FILENO, &out) == 0 && target.st_dev == out.st_dev &&
-         target.st_ino == out.st_ino;
-}
-
-void write_file(const std::string& path, const std::string& text) {
-  solver::AtomicFile file(path);
-  file.write(text);
-  file.commit();
-}
-
 int run(const CliOptions& cli) {
   solver::MatrixMarketInfo info{};
-  const solver::HostMatrix a = solver::read_matrix_market(cli.matrix, &info);
-  check_symmetric(cli, a, info);
+  const solver::HostMatrix a = read_problem(cli, info);
+  if (!cli.partition.empty()) throw UsageError("--partition splits the rows over MPI ranks: run cg-solve under mpirun");
   const bool b_is_a_ones = cli.rhs.empty();
   const Eigen::VectorXd b = b_is_a_ones ? Eigen::VectorXd(a * Eigen::VectorXd::Ones(a.cols()))
-                                        : solver::read_vector_market(cli.rhs);
-  if (!b_is_a_ones) solver::check_vector_length(b, a.rows(), cli.rhs, "right-hand side");
-  Eigen::VectorXd x0;
-  if (!cli.x0.empty()) {
-    x0 = solver::read_vector_market(cli.x0);
-    solver::check_vector_length(x0, a.rows(), cli.x0, "initial guess");
-  }
-  // Fail on an unwritable output now, not after a long solve.
-  if (!cli.output.empty()) solver::check_writable(cli.output);
-  if (cli.json && !cli.output.empty() && is_standard_output(cli.output))
-    throw UsageError("--output " + cli.output + " is standard output, where --json writes too");
-  if (!cli.history.empty()) solver::check_writable(cli.history);
+                                        : read_vector_option(cli.rhs, a.rows(), "right-hand side");
+  const Eigen::VectorXd x0 = read_vector_option(cli.x0, a.rows(), "initial guess");
+  check_outputs(cli);
   if (interrupted) throw Interrupted{};
 
   clcg::cl::DeviceSelector selector;
@@ -252,6 +192,9 @@ int fail(const std::string& message, int code) {
 }  // namespace
 
 int main(int argc, char** argv) {
+#ifdef CLCG_HAVE_MPI
+  if (launched_by_mpi()) return run_distributed(argc, argv);  // distributed_run.cpp
+#endif
   std::signal(SIGINT, on_interrupt);
   std::signal(SIGTERM, on_interrupt);
   CliOptions cli;
@@ -264,25 +207,8 @@ int main(int argc, char** argv) {
     }
     if (cli.list_devices) return list_devices(cli);
     return run(cli);
-  } catch (const UsageError& e) {
-    return fail(std::string(e.what()) + "\n" + usage_line, exit_input);
-  } catch (const solver::InputError& e) {
-    return fail(e.what(), exit_input);
-  } catch (const OutputError& e) {
-    return fail(std::string(e.what()) + "; nothing was written", exit_input);
-  } catch (const EnvironmentError& e) {
-    return fail(e.what(), exit_input);
-  } catch (const std::length_error& e) {  // sizes beyond 32-bit CSR indices
-    return fail(cli.matrix + ": " + e.what(), exit_input);
-  } catch (const solver::DeviceMemoryError& e) {
-    return fail(e.what(), exit_device);
-  } catch (const clcg::cl::Error& e) {
-    return fail(e.what(), exit_device);
-  } catch (const Interrupted& e) {
-    return fail(e.what + "; no output written", exit_interrupted);
-  } catch (const std::bad_alloc&) {
-    return fail("out of host memory", exit_device);
-  } catch (const std::exception& e) {
-    return fail(e.what(), exit_device);
+  } catch (...) {
+    const Failure failure = describe_failure(std::current_exception(), cli);
+    return fail(failure.message, failure.code);
   }
 }

@@ -69,7 +69,7 @@ nlohmann::json to_json(const RunReport& report) {
   const auto& result = report.result;
   nlohmann::json json;
   json["clcg_version"] = std::string(clcg::version());
-  json["matrix"] = {{"path", options.matrix},
+  json["matrix"] = {{"path", options.matrix.empty() ? options.generate : options.matrix},
                     {"rows", report.rows},
                     {"cols", report.cols},
                     {"nnz", report.nnz},
@@ -125,7 +125,7 @@ nlohmann::json to_json(const RunReport& report) {
 std::string human_summary(const RunReport& report) {
   const auto& result = report.result;
   std::ostringstream out;
-  out << "cg-solve: " << report.options->matrix << ": n = " << report.rows << ", nnz = " << report.nnz << "\n"
+  out << "cg-solve: " << (report.options->matrix.empty() ? report.options->generate : report.options->matrix) << ": n = " << report.rows << ", nnz = " << report.nnz << "\n"
       << "  device     " << report.device.name << " (" << report.device.platform_name << ")\n"
       << "  solver     " << clcg::solver::cg_variant_name(report.variant)
       << (report.options->variant == "auto" ? " (auto)" : "") << " CG, precond " << preconditioner_text(report) << ", "

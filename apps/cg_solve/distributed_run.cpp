@@ -1,0 +1,416 @@
+#include "distributed_run.hpp"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "clcg/cl/device.hpp"
+#include "clcg/cl/env.hpp"
+#include "clcg/solver/distributed/distributed_cg.hpp"
+#include "clcg/solver/distributed/exact_sum.hpp"
+#include "clcg/solver/distributed/local_rows.hpp"
+#include "clcg/solver/distributed/partition.hpp"
+#include "clcg/solver/io/matrix_market.hpp"
+#include "clcg/solver/sparse/csr_matrix.hpp"
+#include "clcg/solver/version.hpp"
+#include "cli_options.hpp"
+#include "failures.hpp"
+#include "inputs.hpp"
+#include "report.hpp"
+
+namespace cg_solve {
+namespace {
+
+namespace dist = clcg::distributed;
+namespace solver = clcg::solver;
+
+struct World {
+  MPI_Comm comm = MPI_COMM_WORLD;
+  int rank = 0, size = 1;
+  int local_rank = 0;  // among the ranks of this node (MPI_Comm_split_type)
+};
+
+// Runs `step` on this rank and catches what it throws, as main() would.
+template <class F>
+Failure attempt(const CliOptions& cli, F&& step) {
+  try {
+    step();
+    return {};
+  } catch (...) {
+    return describe_failure(std::current_exception(), cli);
+  }
+}
+
+// Collective, after each phase: the failure of the lowest failing rank, on every rank (code 0:
+// none). Rank 0 prints its one message, naming the rank when it is another.
+Failure agree(const World& world, const Failure& mine) {
+  int first = mine.code ? world.rank : world.size;
+  MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, world.comm);
+  if (first == world.size) return {};
+  Failure out = mine;
+  MPI_Bcast(&out.code, 1, MPI_INT, first, world.comm);
+  int length = int(out.message.size());
+  MPI_Bcast(&length, 1, MPI_INT, first, world.comm);
+  out.message.resize(std::size_t(length));
+  MPI_Bcast(out.message.data(), length, MPI_CHAR, first, world.comm);
+  if (world.rank == 0)
+    std::cerr << "cg-solve: " << (first > 0 ? "rank " + std::to_string(first) + ": " : "") << out.message << "\n";
+  return out;
+}
+
+// What runs under MPI: fused or single, with Jacobi or nothing (auto: fused, Jacobi). The
+// choice never depends on the rank count, so every count runs the same arithmetic.
+solver::Settings distributed_settings(const CliOptions& cli, std::int64_t rows) {
+  solver::Settings settings;
+  settings.tolerance = cli.tolerance;
+  settings.max_iterations = std::int64_t(cli.max_iterations.value_or(default_max_iterations(std::size_t(rows))));
+  settings.precision = cli.precision;
+  settings.record_history = !cli.history.empty();
+  settings.should_stop = [] { return interrupted != 0; };
+  using solver::Preconditioner;
+  switch (cli.preconditioner) {
+    case Preconditioner::automatic:
+    case Preconditioner::jacobi: settings.preconditioner = Preconditioner::jacobi; break;
+    case Preconditioner::none: settings.preconditioner = Preconditioner::none; break;
+    default:
+      throw UsageError("--precond " + std::string(solver::preconditioner_name(cli.preconditioner)) +
+                       ": under mpirun cg-solve applies jacobi or none");
+  }
+  if (cli.variant == "auto" || cli.variant == "fused") settings.variant = solver::CgVariant::fused;
+  else if (cli.variant == "single") settings.variant = solver::CgVariant::single;
+  else throw UsageError("--variant " + cli.variant + ": under mpirun cg-solve runs fused or single");
+  if (cli.reference) throw UsageError("--reference runs Eigen on one CPU: not under mpirun");
+  return settings;
+}
+
+// The device of this rank: --device / --platform (or CLCG_DEVICE) when given; else the
+// local_rank-th GPU of the node (wrapping around), else the usual automatic choice.
+clcg::cl::Env rank_device(const CliOptions& cli, const World& world) {
+  clcg::cl::DeviceSelector selector;
+  try {
+    selector = clcg::cl::DeviceSelector::parse(cli.device, cli.platform);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--device: ") + e.what());
+  }
+  if (cli.device == "auto" && cli.platform.empty()) {
+    const auto devices = reading_environment([] { return clcg::cl::list_devices(); });
+    std::vector<std::size_t> gpus;
+    for (const auto& entry : devices)
+      if (entry.info.is_gpu()) gpus.push_back(entry.index);
+    if (!gpus.empty()) {
+      selector.kind = clcg::cl::DeviceSelector::Kind::index;
+      selector.index = gpus[std::size_t(world.local_rank) % gpus.size()];
+    }
+  }
+  return reading_environment([&] { return clcg::cl::Env::create(selector); });
+}
+
+// Rank 0's problem between reading and sending: the whole matrix and the vectors' files.
+struct FileProblem {
+  solver::MatrixMarketInfo info{};
+  solver::HostCsr csr;
+  Eigen::VectorXd rhs, x0;  // empty when not given
+};
+
+// Sends rank r its rows of `csr` (rank 0 keeps its own), or receives them.
+dist::LocalRows distribute_rows(const World& world, const dist::Partition& partition, const solver::HostCsr* csr) {
+  dist::LocalRows mine;
+  mine.global_rows = partition.rows();
+  mine.row_begin = partition.begin(world.rank);
+  const auto slice = [&](int r) {
+    dist::LocalRows rows;
+    const std::int64_t begin = partition.begin(r), end = begin + partition.size(r);
+    const std::int64_t first = csr->row_ptr[std::size_t(begin)], last = csr->row_ptr[std::size_t(end)];
+    rows.row_ptr.resize(std::size_t(end - begin) + 1);
+    for (std::int64_t i = begin; i <= end; ++i) rows.row_ptr[std::size_t(i - begin)] = csr->row_ptr[std::size_t(i)] - first;
+    rows.col.assign(csr->col_idx.begin() + first, csr->col_idx.begin() + last);
+    rows.values.assign(csr->values.begin() + first, csr->values.begin() + last);
+    return rows;
+  };
+  if (world.rank == 0) {
+    for (int r = 1; r < world.size; ++r) {
+      const dist::LocalRows rows = slice(r);
+      const int count = int(rows.values.size());
+      MPI_Send(&count, 1, MPI_INT, r, 1, world.comm);
+      MPI_Send(rows.row_ptr.data(), int(rows.row_ptr.size()), MPI_INT64_T, r, 2, world.comm);
+      MPI_Send(rows.col.data(), count, MPI_INT64_T, r, 3, world.comm);
+      MPI_Send(rows.values.data(), count, MPI_DOUBLE, r, 4, world.comm);
+    }
+    dist::LocalRows own = slice(0);
+    mine.row_ptr = std::move(own.row_ptr);
+    mine.col = std::move(own.col);
+    mine.values = std::move(own.values);
+  } else {
+    int count = 0;
+    MPI_Recv(&count, 1, MPI_INT, 0, 1, world.comm, MPI_STATUS_IGNORE);
+    mine.row_ptr.resize(std::size_t(partition.size(world.rank)) + 1);
+    mine.col.resize(std::size_t(count));
+    mine.values.resize(std::size_t(count));
+    MPI_Recv(mine.row_ptr.data(), int(mine.row_ptr.size()), MPI_INT64_T, 0, 2, world.comm, MPI_STATUS_IGNORE);
+    MPI_Recv(mine.col.data(), count, MPI_INT64_T, 0, 3, world.comm, MPI_STATUS_IGNORE);
+    MPI_Recv(mine.values.data(), count, MPI_DOUBLE, 0, 4, world.comm, MPI_STATUS_IGNORE);
+  }
+  return mine;
+}
+
+// Rank 0's vector `all` split by the partition: this rank's part (empty `all`: empty parts).
+std::vector<double> scatter(const World& world, const dist::Partition& partition, const Eigen::VectorXd& all,
+                            bool present) {
+  if (!present) return {};
+  std::vector<double> mine(std::size_t(partition.size(world.rank)));
+  if (world.rank == 0) {
+    for (int r = 1; r < world.size; ++r)
+      MPI_Send(all.data() + partition.begin(r), int(partition.size(r)), MPI_DOUBLE, r, 5, world.comm);
+    std::copy(all.data(), all.data() + mine.size(), mine.begin());
+  } else {
+    MPI_Recv(mine.data(), int(mine.size()), MPI_DOUBLE, 0, 5, world.comm, MPI_STATUS_IGNORE);
+  }
+  return mine;
+}
+
+// Every rank's x on rank 0 (empty elsewhere).
+Eigen::VectorXd gather(const World& world, const dist::Partition& partition, const std::vector<double>& mine) {
+  Eigen::VectorXd all;
+  if (world.rank == 0) {
+    all.resize(Eigen::Index(partition.rows()));
+    std::copy(mine.begin(), mine.end(), all.data());
+    for (int r = 1; r < world.size; ++r)
+      MPI_Recv(all.data() + partition.begin(r), int(partition.size(r)), MPI_DOUBLE, r, 6, world.comm, MPI_STATUS_IGNORE);
+  } else {
+    MPI_Send(mine.data(), int(mine.size()), MPI_DOUBLE, 0, 6, world.comm);
+  }
+  return all;
+}
+
+// sum over ranks of `local` terms, exactly (the same bits on any rank count).
+double exact_global_sum(const World& world, const std::vector<double>& terms) {
+  dist::ExactSum sum;
+  for (double t : terms) sum.add(t);
+  MPI_Allreduce(MPI_IN_PLACE, sum.raw().data(), int(sum.raw().size()), MPI_INT64_T, MPI_SUM, world.comm);
+  return sum.value();
+}
+
+// One rank's figures for the JSON, gathered on rank 0.
+struct RankFigures {
+  std::array<double, 12> numbers{};  // see rank_json
+  std::array<char, 128> device{};
+};
+
+nlohmann::json rank_json(int rank, const RankFigures& f) {
+  const auto& v = f.numbers;
+  return {{"rank", rank},
+          {"rows", std::int64_t(v[0])},
+          {"nnz", std::int64_t(v[1])},
+          {"first_row", std::int64_t(v[2])},
+          {"ghosts", std::int64_t(v[3])},
+          {"neighbours", int(v[4])},
+          {"device", std::string(f.device.data())},
+          {"setup_seconds", v[5]},
+          {"halo_seconds", v[6]},
+          {"allreduce_seconds", v[7]},
+          {"partials_seconds", v[8]},
+          {"halo_bytes_per_exchange", std::int64_t(v[9])},
+          {"device_bytes", std::int64_t(v[10])},
+          {"bytes_per_step", std::int64_t(v[11])}};
+}
+
+int run_ranks(World& world, int argc, char** argv) {
+  CliOptions cli;
+  // Phase 1, every rank: the command line (the same everywhere), rank 0's files.
+  std::optional<FileProblem> file;
+  std::int64_t rows = 0;
+  Failure failure = attempt(cli, [&] {
+    cli = parse_command_line(argc, argv);
+    if (cli.help || cli.version || cli.list_devices) return;
+    (void)distributed_settings(cli, 1);  // reject what MPI cannot run before reading anything
+    if (world.rank != 0) return;
+    if (cli.generate.empty()) {
+      file.emplace();
+      const solver::HostMatrix a = read_problem(cli, file->info);
+      file->csr = solver::to_host_csr(a);
+      file->rhs = read_vector_option(cli.rhs, a.rows(), "right-hand side");
+      file->x0 = read_vector_option(cli.x0, a.rows(), "initial guess");
+      rows = a.rows();
+    } else {
+      rows = cli.problem.rows();
+    }
+    check_outputs(cli);
+  });
+  if (Failure agreed = agree(world, failure); agreed.code) return agreed.code;
+  if (cli.help) return 0;
+  if (cli.version) {
+    if (world.rank == 0) std::cout << "cg-solve " << clcg::version() << "\n";
+    return 0;
+  }
+  if (cli.list_devices) {
+    if (world.rank == 0) std::cerr << "cg-solve: --list-devices: run it without mpirun\n";
+    return exit_input;
+  }
+  MPI_Bcast(&rows, 1, MPI_INT64_T, 0, world.comm);
+
+  // Phase 2: the partition and each rank's rows (rank 0 sends them, or each rank builds its own).
+  dist::Partition partition;
+  dist::LocalRows local;
+  std::vector<double> b, x;
+  failure = attempt(cli, [&] {
+    if (!cli.partition.empty()) {
+      try {
+        partition = dist::explicit_partition(rows, world.size, dist::parse_cuts(cli.partition));
+      } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
+      }
+    } else if (!cli.generate.empty()) {
+      partition = dist::uniform_partition(rows, world.size);
+    } else if (world.rank == 0) {  // balanced by nonzeros: rank 0 has the matrix, and broadcasts
+      std::vector<std::int64_t> row_ptr(file->csr.row_ptr.begin(), file->csr.row_ptr.end());
+      partition = dist::balanced_partition(row_ptr, world.size);
+    } else {
+      partition.offsets.assign(std::size_t(world.size) + 1, 0);
+      partition.chunk = dist::dot_chunk(rows);
+    }
+  });
+  if (Failure agreed = agree(world, failure); agreed.code) return agreed.code;
+  MPI_Bcast(partition.offsets.data(), world.size + 1, MPI_INT64_T, 0, world.comm);
+  const bool has_rhs = !cli.rhs.empty(), has_x0 = !cli.x0.empty();
+  failure = attempt(cli, [&] {
+    if (cli.generate.empty()) {
+      local = distribute_rows(world, partition, world.rank == 0 ? &file->csr : nullptr);
+      b = scatter(world, partition, world.rank == 0 ? file->rhs : Eigen::VectorXd(), has_rhs);
+      x = scatter(world, partition, world.rank == 0 ? file->x0 : Eigen::VectorXd(), has_x0);
+      if (world.rank == 0) file->csr = {};  // rank 0 keeps its share only
+    } else {
+      const GeneratedProblem& p = cli.problem;
+      const std::int64_t begin = partition.begin(world.rank);
+      local = dist::poisson_rows(p.dimensions, p.nx, p.ny, p.nz, begin, begin + partition.size(world.rank));
+    }
+    if (!has_rhs) b = local.row_sums();  // b = A 1
+  });
+  if (Failure agreed = agree(world, failure); agreed.code) return agreed.code;
+  std::int64_t nnz = local.nnz(), first_row = local.row_begin, local_rows = local.rows();
+  MPI_Allreduce(MPI_IN_PLACE, &nnz, 1, MPI_INT64_T, MPI_SUM, world.comm);
+
+  // Phase 3: this rank's device, the halo, the upload.
+  std::optional<clcg::cl::Env> env;
+  std::optional<dist::DistributedCg> cg;
+  solver::Settings settings = distributed_settings(cli, rows);
+  failure = attempt(cli, [&] {
+    env.emplace(rank_device(cli, world));
+    cg.emplace(world.comm, *env, partition, std::move(local), cli.precision, settings);
+  });
+  if (Failure agreed = agree(world, failure); agreed.code) return agreed.code;
+
+  // Phase 4: the solve (collective inside; a device error mid-solve ends every rank: MPI_Abort).
+  solver::SolveInfo info;
+  failure = attempt(cli, [&] { info = cg->solve(b, x, has_x0); });
+  if (failure.code) {
+    std::cerr << "cg-solve: rank " << world.rank << ": " << failure.message << "\n";
+    MPI_Abort(world.comm, failure.code);
+  }
+  if (info.status == solver::Status::interrupted) {
+    if (world.rank == 0) std::cerr << "cg-solve: " << info.message << "; no output written\n";
+    return exit_interrupted;
+  }
+  std::optional<double> error_vs_ones;
+  if (!has_rhs && rows > 0) {
+    std::vector<double> squares(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) squares[i] = (x[i] - 1.0) * (x[i] - 1.0);
+    error_vs_ones = std::sqrt(exact_global_sum(world, squares) / double(rows));
+  }
+  const bool write_x = !cli.output.empty() && (info.converged() || cli.output_unconverged);
+  const Eigen::VectorXd x_all = write_x ? gather(world, partition, x) : Eigen::VectorXd();
+
+  RankFigures mine;
+  const dist::StepTimes& t = cg->times();
+  const double per_exchange = t.exchanges ? double(t.halo_bytes) / double(t.exchanges) : 0.0;
+  mine.numbers = {double(local_rows), double(cg->nnz()), double(first_row), double(cg->halo().ghosts),
+                  double(cg->halo().neighbours().size()), cg->setup_seconds(), t.halo, t.allreduce, t.partials,
+                  per_exchange, double(cg->device_bytes()), double(cg->bytes_per_step())};
+  std::snprintf(mine.device.data(), mine.device.size(), "%s", env->info().name.c_str());
+  std::vector<RankFigures> all(world.rank == 0 ? std::size_t(world.size) : 0);
+  MPI_Gather(&mine, int(sizeof mine), MPI_BYTE, all.data(), int(sizeof mine), MPI_BYTE, 0, world.comm);
+
+  // Phase 5, rank 0: the outputs, the JSON and the summary.
+  failure = attempt(cli, [&] {
+    if (world.rank != 0) return;
+    RunReport report;
+    report.options = &cli;
+    if (file) report.matrix_info = file->info;
+    else report.matrix_info.symmetry = solver::MmSymmetry::symmetric;
+    report.rows = report.cols = rows;
+    report.nnz = nnz;
+    report.device = env->info();
+    report.result = info;
+    report.max_iterations = settings.iteration_limit(std::size_t(rows));
+    report.variant = settings.variant;
+    report.preconditioner = settings.preconditioner;
+    report.upload_seconds = 0;
+    for (const auto& f : all) report.upload_seconds = std::max(report.upload_seconds, f.numbers[5]);
+    report.error_vs_ones = error_vs_ones;
+    report.output_written = write_x;
+    try {
+      if (!cli.history.empty()) write_file(cli.history, history_csv(info, {}));
+      if (write_x) solver::write_vector_market(cli.output, x_all);
+    } catch (const std::runtime_error& e) {
+      throw OutputError(e.what());
+    }
+    if (cli.json) {
+      nlohmann::json json = to_json(report);
+      json["ranks"] = world.size;
+      json["distributed"] = {{"dot_chunk", partition.chunk}, {"first_rows", partition.offsets}};
+      json["per_rank"] = nlohmann::json::array();
+      for (int r = 0; r < world.size; ++r) json["per_rank"].push_back(rank_json(r, all[std::size_t(r)]));
+      std::cout << json.dump(2) << std::endl;
+      if (!std::cout) throw solver::InputError("standard output", 0, "writing the JSON failed");
+    }
+    if (!cli.quiet) {
+      double halo = 0, allreduce = 0;
+      for (const auto& f : all) {
+        halo = std::max(halo, f.numbers[6]);
+        allreduce = std::max(allreduce, f.numbers[7]);
+      }
+      std::fprintf(stderr, "%s  %d ranks: halo exchange %.3f s, allreduce %.3f s (slowest rank)\n",
+                   human_summary(report).c_str(), world.size, halo, allreduce);
+    }
+  });
+  if (Failure agreed = agree(world, failure); agreed.code) return agreed.code;
+  return info.converged() ? exit_converged : exit_not_converged;
+}
+
+}  // namespace
+
+bool launched_by_mpi() {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"})
+    if (std::getenv(name)) return true;
+  return false;
+}
+
+int run_distributed(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  std::signal(SIGINT, on_interrupt);
+  std::signal(SIGTERM, on_interrupt);
+  World world;
+  MPI_Comm_rank(world.comm, &world.rank);
+  MPI_Comm_size(world.comm, &world.size);
+  MPI_Comm node;
+  MPI_Comm_split_type(world.comm, MPI_COMM_TYPE_SHARED, world.rank, MPI_INFO_NULL, &node);
+  MPI_Comm_rank(node, &world.local_rank);
+  MPI_Comm_free(&node);
+  // Rank 0 alone prints: the others' stdout (help text, JSON) goes nowhere; stderr stays for
+  // a rank that must abort with its own message.
+  if (world.rank != 0 && !std::freopen("/dev/null", "w", stdout)) return exit_device;
+  const int code = run_ranks(world, argc, argv);
+  MPI_Finalize();
+  return code;
+}
+
+}  // namespace cg_solve
