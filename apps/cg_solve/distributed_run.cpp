@@ -20,6 +20,7 @@
 #include "clcg/solver/distributed/exact_sum.hpp"
 #include "clcg/solver/distributed/local_rows.hpp"
 #include "clcg/solver/distributed/partition.hpp"
+#include "clcg/solver/distributed/rank_failure.hpp"
 #include "clcg/solver/io/matrix_market.hpp"
 #include "clcg/solver/sparse/csr_matrix.hpp"
 #include "clcg/solver/version.hpp"
@@ -40,23 +41,33 @@ struct World {
   int local_rank = 0;  // among the ranks of this node (MPI_Comm_split_type)
 };
 
+// A rank's failure in a phase; `echo`: it only follows another rank's (AnotherRankFailed).
+struct RankFailure : Failure {
+  bool echo = false;
+};
+
 // Runs `step` on this rank and catches what it throws, as main() would.
 template <class F>
-Failure attempt(const CliOptions& cli, F&& step) {
+RankFailure attempt(const CliOptions& cli, F&& step) {
+  RankFailure failure;
   try {
     step();
-    return {};
+  } catch (const dist::AnotherRankFailed&) {
+    failure.code = exit_device;
+    failure.echo = true;
   } catch (...) {
-    return describe_failure(std::current_exception(), cli);
+    static_cast<Failure&>(failure) = describe_failure(std::current_exception(), cli);
   }
+  return failure;
 }
 
-// Collective, after each phase: the failure of the lowest failing rank, on every rank (code 0:
-// none). Rank 0 prints its one message, naming the rank when it is another.
-Failure agree(const World& world, const Failure& mine) {
-  int first = mine.code ? world.rank : world.size;
+// Collective, after each phase: the failure of the lowest rank that failed on its own, on every
+// rank (code 0: none). Rank 0 prints its one message, naming the rank when it is another.
+Failure agree(const World& world, const RankFailure& mine) {
+  int first = !mine.code ? 2 * world.size : mine.echo ? world.size + world.rank : world.rank;
   MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, world.comm);
-  if (first == world.size) return {};
+  if (first == 2 * world.size) return {};
+  first %= world.size;
   Failure out = mine;
   MPI_Bcast(&out.code, 1, MPI_INT, first, world.comm);
   int length = int(out.message.size());
@@ -229,7 +240,7 @@ int run_ranks(World& world, int argc, char** argv) {
   // Phase 1, every rank: the command line (the same everywhere), rank 0's files.
   std::optional<FileProblem> file;
   std::int64_t rows = 0;
-  Failure failure = attempt(cli, [&] {
+  RankFailure failure = attempt(cli, [&] {
     cli = parse_command_line(argc, argv);
     if (cli.help || cli.version || cli.list_devices) return;
     (void)distributed_settings(cli, 1);  // reject what MPI cannot run before reading anything
@@ -303,10 +314,10 @@ int run_ranks(World& world, int argc, char** argv) {
   std::optional<clcg::cl::Env> env;
   std::optional<dist::DistributedCg> cg;
   solver::Settings settings = distributed_settings(cli, rows);
-  failure = attempt(cli, [&] {
-    env.emplace(rank_device(cli, world));
-    cg.emplace(world.comm, *env, partition, std::move(local), cli.precision, settings);
-  });
+  failure = attempt(cli, [&] { env.emplace(rank_device(cli, world)); });
+  if (Failure agreed = agree(world, failure); agreed.code) return agreed.code;
+  // collective inside: all ranks leave it together, the failed ones with their own error
+  failure = attempt(cli, [&] { cg.emplace(world.comm, *env, partition, std::move(local), cli.precision, settings); });
   if (Failure agreed = agree(world, failure); agreed.code) return agreed.code;
 
   // Phase 4: the solve (collective inside; a device error mid-solve ends every rank: MPI_Abort).

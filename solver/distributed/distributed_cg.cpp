@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "clcg/cl/error.hpp"
+#include "clcg/solver/distributed/rank_failure.hpp"
 #include "clcg/solver/krylov/solve.hpp"
 #include "clcg/solver/sparse/device_memory.hpp"
 #include "clcg/solver/sparse/launch.hpp"
@@ -51,25 +52,35 @@ MPI_Datatype mpi_type(ElementType type) { return type == ElementType::f64 ? MPI_
 
 DistributedCg::DistributedCg(MPI_Comm comm, const cl::Env& env, const Partition& partition, LocalRows rows,
                              ElementType type, const solver::Settings& settings)
-    : comm_(comm), env_(env), type_(type), settings_(settings), ops_(env, type) {
+    : comm_(comm), env_(env), type_(type), settings_(settings) {
   const auto start = Clock::now();
-  using solver::CgVariant;
-  using solver::Preconditioner;
-  if (settings_.variant != CgVariant::fused && settings_.variant != CgVariant::single)
-    throw std::invalid_argument("the distributed solver runs the fused and single variants");
-  if (settings_.preconditioner != Preconditioner::none && settings_.preconditioner != Preconditioner::jacobi)
-    throw std::invalid_argument("the distributed solver applies no preconditioner or Jacobi");
-  solver::require_precision(env_.info(), type_);
-  rows_ = rows.rows();
-  global_rows_ = partition.rows();
-  nnz_ = rows.nnz();
-  chunk_ = partition.chunk;
-  element_ = reduction::element_size(type_);
-  const std::vector<double> diagonal = rows.diagonal();  // before build_halo frees the global columns
+  std::vector<double> diagonal;
   std::vector<std::int32_t> local_col;
+  throw_if_any_rank_failed(comm_, capture([&] {
+    using solver::CgVariant;
+    using solver::Preconditioner;
+    if (settings_.variant != CgVariant::fused && settings_.variant != CgVariant::single)
+      throw std::invalid_argument("the distributed solver runs the fused and single variants");
+    if (settings_.preconditioner != Preconditioner::none && settings_.preconditioner != Preconditioner::jacobi)
+      throw std::invalid_argument("the distributed solver applies no preconditioner or Jacobi");
+    solver::require_precision(env_.info(), type_);
+    rows_ = rows.rows();
+    global_rows_ = partition.rows();
+    nnz_ = rows.nnz();
+    chunk_ = partition.chunk;
+    element_ = reduction::element_size(type_);
+    diagonal = rows.diagonal();  // before build_halo frees the global columns
+  }));
   halo_ = build_halo(comm_, partition, rows, local_col);
   neighbours_ = halo_.neighbours();
+  // Device work, local to this rank; all ranks leave together if one fails.
+  throw_if_any_rank_failed(comm_, capture([&] { upload(rows, diagonal, local_col); }));
+  setup_seconds_ = since(start);
+}
 
+void DistributedCg::upload(LocalRows& rows, const std::vector<double>& diagonal, std::vector<std::int32_t>& local_col) {
+  using solver::Preconditioner;
+  ops_.emplace(env_, type_);
   const std::uint64_t n = std::uint64_t(rows_), extended = n + std::uint64_t(halo_.ghosts), nnz = std::uint64_t(nnz_);
   const std::uint64_t groups = (n + std::uint64_t(chunk_) - 1) / std::uint64_t(chunk_);
   device_bytes_ = 8 * (n + 1) + nnz * (4 + element_) + 4 * n + 8 * std::uint64_t(halo_.send_count()) +
@@ -112,8 +123,6 @@ DistributedCg::DistributedCg(MPI_Comm comm, const cl::Env& env, const Partition&
   recv_host_ = cl::PinnedBuffer(env_, std::max<std::size_t>(1, std::size_t(halo_.ghosts) * element_));
   partials_host_ = cl::PinnedBuffer(env_, std::size_t(3 * std::max<std::uint64_t>(groups, 1)) * element_);
   cl::checked("finishing the upload", [&] { env_.queue().finish(); });
-  MPI_Barrier(comm_);
-  setup_seconds_ = since(start);
 }
 
 std::uint64_t DistributedCg::bytes_per_step() const noexcept {
@@ -222,7 +231,7 @@ std::vector<double> DistributedCg::dots(const std::vector<std::pair<const ::cl::
 }
 
 void DistributedCg::precondition(const ::cl::Buffer& r, ::cl::Buffer& z) {
-  if (settings_.preconditioner == solver::Preconditioner::jacobi) ops_.diag_mul(std::size_t(rows_), inv_diag_, r, z);
+  if (settings_.preconditioner == solver::Preconditioner::jacobi) ops_->diag_mul(std::size_t(rows_), inv_diag_, r, z);
 }
 
 solver::SolveInfo DistributedCg::solve(const std::vector<double>& b, std::vector<double>& x, bool use_guess) {
@@ -243,19 +252,19 @@ solver::SolveInfo DistributedCg::solve(const std::vector<double>& b, std::vector
     if (n) {
       solver::upload_vector(env_, b, type_, b_);
       if (use_guess) solver::upload_vector(env_, x, type_, x_);
-      else ops_.fill(n, 0.0, x_);
+      else ops_->fill(n, 0.0, x_);
     }
     // r = b - A x
     if (use_guess) {
       spmv(x_, q_);
-      ops_.axpby_to(n, 1.0, b_, -1.0, q_, r_);
+      ops_->axpby_to(n, 1.0, b_, -1.0, q_, r_);
     } else {
-      ops_.copy(n, b_, r_);
+      ops_->copy(n, b_, r_);
     }
     const double norm_b = std::sqrt(dots({{&b_, &b_}})[0]);
     if (!std::isfinite(norm_b)) return finish(Status::non_finite, "b holds NaN or Inf");
     if (norm_b == 0) {
-      ops_.fill(n, 0.0, x_);
+      ops_->fill(n, 0.0, x_);
       return finish(Status::converged, "b = 0: x = 0");
     }
     precondition(r_, z_);
@@ -267,7 +276,7 @@ solver::SolveInfo DistributedCg::solve(const std::vector<double>& b, std::vector
       rz = first[0];
       rr = first[1];
       if (rz < 0) return finish(Status::breakdown, "breakdown at iteration 0: r^T z < 0, M is not positive definite");
-      ops_.copy(n, z_, p_);
+      ops_->copy(n, z_, p_);
     }
     for (std::size_t k = 0;; ++k) {
       bool stop = false;
@@ -297,14 +306,14 @@ solver::SolveInfo DistributedCg::solve(const std::vector<double>& b, std::vector
           return finish(Status::breakdown, "breakdown at iteration " + std::to_string(k) +
                                                ": A (or M) is not positive definite");
         if (k == 0) {
-          ops_.copy(n, z_, p_);
-          ops_.copy(n, q_, s_);
+          ops_->copy(n, z_, p_);
+          ops_->copy(n, q_, s_);
         } else {
-          ops_.xpay(n, beta, z_, p_);  // p = z + beta p
-          ops_.xpay(n, beta, q_, s_);  // s = w + beta s
+          ops_->xpay(n, beta, z_, p_);  // p = z + beta p
+          ops_->xpay(n, beta, q_, s_);  // s = w + beta s
         }
-        ops_.axpy(n, alpha, p_, x_);
-        ops_.axpy(n, -alpha, s_, r_);
+        ops_->axpy(n, alpha, p_, x_);
+        ops_->axpy(n, -alpha, s_, r_);
         precondition(r_, z_);
         spmv(z_, q_);
         previous_rz = rz;
@@ -318,8 +327,8 @@ solver::SolveInfo DistributedCg::solve(const std::vector<double>& b, std::vector
                         "breakdown at iteration " + std::to_string(k) + ": p^T A p = " + std::to_string(pq) +
                             ", A is not positive definite");
         alpha = rz / pq;
-        if (jacobi) ops_.cg_update_xrz(n, alpha, p_, q_, inv_diag_, x_, r_, z_);
-        else ops_.cg_update_xr(n, alpha, p_, q_, x_, r_);
+        if (jacobi) ops_->cg_update_xrz(n, alpha, p_, q_, inv_diag_, x_, r_, z_);
+        else ops_->cg_update_xr(n, alpha, p_, q_, x_, r_);
         const auto d = dots({{&r_, &z_}, {&r_, &r_}});
         if (d[0] < 0)
           return finish(Status::breakdown, "breakdown at iteration " + std::to_string(k + 1) +
@@ -327,13 +336,13 @@ solver::SolveInfo DistributedCg::solve(const std::vector<double>& b, std::vector
         beta = d[0] / rz;
         rz = d[0];
         rr = d[1];
-        ops_.xpay(n, beta, z_, p_);
+        ops_->xpay(n, beta, z_, p_);
       }
     }
   });
   cl::checked("the true residual", [&] {
     spmv(x_, q_);
-    ops_.axpby_to(n, 1.0, b_, -1.0, q_, q_);  // q = b - A x
+    ops_->axpby_to(n, 1.0, b_, -1.0, q_, q_);  // q = b - A x
     const auto d = dots({{&q_, &q_}, {&b_, &b_}});
     info.true_residual = d[1] > 0 ? std::sqrt(d[0] / d[1]) : 0.0;
     x = n ? solver::download_vector(env_, x_, type_, n) : std::vector<double>{};

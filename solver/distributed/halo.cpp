@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "clcg/solver/distributed/rank_failure.hpp"
+
 namespace clcg::distributed {
 
 std::vector<int> Halo::neighbours() const {
@@ -20,14 +22,16 @@ Halo build_halo(MPI_Comm comm, const Partition& partition, LocalRows& rows, std:
   const std::int64_t begin = rows.row_begin, end = begin + rows.rows();
   // The ghost columns, sorted: grouped by owner, since owners hold contiguous rows.
   std::vector<std::int64_t> ghost;
-  for (std::int64_t c : rows.col)
-    if (c < begin || c >= end) ghost.push_back(c);
-  std::sort(ghost.begin(), ghost.end());
-  ghost.erase(std::unique(ghost.begin(), ghost.end()), ghost.end());
-  constexpr std::int64_t limit = std::numeric_limits<std::int32_t>::max();
-  if (rows.rows() + std::int64_t(ghost.size()) > limit)
-    throw std::length_error("rank rows " + std::to_string(rows.rows()) + " plus ghosts " + std::to_string(ghost.size()) +
-                            " exceed 32-bit local column numbers; use more ranks");
+  throw_if_any_rank_failed(comm, capture([&] {
+    for (std::int64_t c : rows.col)
+      if (c < begin || c >= end) ghost.push_back(c);
+    std::sort(ghost.begin(), ghost.end());
+    ghost.erase(std::unique(ghost.begin(), ghost.end()), ghost.end());
+    constexpr std::int64_t limit = std::numeric_limits<std::int32_t>::max();
+    if (rows.rows() + std::int64_t(ghost.size()) > limit)
+      throw std::length_error("rank rows " + std::to_string(rows.rows()) + " plus ghosts " +
+                              std::to_string(ghost.size()) + " exceed 32-bit local column numbers; use more ranks");
+  }));
 
   Halo halo;
   halo.ghosts = std::int64_t(ghost.size());

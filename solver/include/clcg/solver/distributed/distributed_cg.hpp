@@ -13,6 +13,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "clcg/cl/env.hpp"
@@ -43,7 +44,8 @@ class DistributedCg {
   // Collective: every rank of `comm` calls it with its rows (partition.begin(rank) ..). Checks
   // the device's memory (needed vs available, the largest buffer against the single-allocation
   // limit) and uploads. `settings`: variant fused or single, preconditioner none or jacobi
-  // (std::invalid_argument otherwise); tolerance, max_iterations, record_history, should_stop
+  // (std::invalid_argument otherwise; an error on any rank makes the others throw
+  // AnotherRankFailed, so all leave together); tolerance, max_iterations, record_history, should_stop
   // are read at each solve.
   DistributedCg(MPI_Comm comm, const cl::Env& env, const Partition& partition, LocalRows rows, ElementType type,
                 const solver::Settings& settings);
@@ -62,6 +64,8 @@ class DistributedCg {
   std::uint64_t bytes_per_step() const noexcept;
 
  private:
+  // Checks the device's memory, builds the kernels, uploads the rows and allocates the vectors.
+  void upload(LocalRows& rows, const std::vector<double>& diagonal, std::vector<std::int32_t>& local_col);
   void spmv(const ::cl::Buffer& x, ::cl::Buffer& y);  // y = A x, x with room for the ghosts
   // Global dot products (a_d, b_d), d < pairs.size() (1 to 3), in one allreduce.
   std::vector<double> dots(const std::vector<std::pair<const ::cl::Buffer*, const ::cl::Buffer*>>& pairs,
@@ -82,7 +86,7 @@ class DistributedCg {
   ::cl::Buffer r_, z_, p_, q_, s_, b_, x_, partials_;
   cl::PinnedBuffer send_host_, recv_host_, partials_host_;
   ::cl::Kernel spmv_kernel_, pack_kernel_, dots_kernel_;
-  solver::VectorOps ops_;
+  std::optional<solver::VectorOps> ops_;  // built with the kernels, in upload()
   std::size_t dot_wg_ = 256;
   StepTimes times_;
   double setup_seconds_ = 0;

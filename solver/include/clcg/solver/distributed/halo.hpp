@@ -25,7 +25,8 @@ struct Halo {
 
 // Builds the halo (collective over `comm`: every rank calls it) and turns `rows.col` into
 // local column numbers (`local_col`: owned c - row_begin, ghost rows() + its place), freeing
-// the global ones. Throws std::length_error when a rank's rows plus ghosts exceed 2^31 - 1.
+// the global ones. Throws std::length_error when a rank's rows plus ghosts exceed 2^31 - 1
+// (the other ranks then throw AnotherRankFailed).
 Halo build_halo(MPI_Comm comm, const Partition& partition, LocalRows& rows, std::vector<std::int32_t>& local_col);
 
 }  // namespace clcg::distributed

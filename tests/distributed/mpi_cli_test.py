@@ -1,0 +1,197 @@
+#!/usr/bin/env python3
+"""cg-solve under mpirun (clcg::distributed) on whatever devices the ranks get (PoCL in CI, one
+thread per rank): the same bits for 1 to 4 ranks, the halo right on irregular matrices cut
+anywhere, ranks without rows, and every failure ending all ranks with one message and the
+one-device exit codes.
+
+    mpi_cli_test.py --cg-solve build/apps/cg-solve --mpiexec /usr/bin/mpiexec --shared ../shared/data/matrices
+"""
+import argparse
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+CG_SOLVE = MPIEXEC = SHARED = None
+EXIT_CONVERGED, EXIT_NOT_CONVERGED, EXIT_INPUT, EXIT_DEVICE = 0, 1, 2, 3
+
+
+def mpirun(np, args, env_extra=None, timeout=300, rank_env=None):
+    """Runs cg-solve on np ranks; rank_env (a dict) is set for the last rank only (MPMD form)."""
+    env = dict(os.environ)
+    env.update({"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
+                "POCL_MAX_PTHREAD_COUNT": "1",  # one PoCL thread per rank: ranks share 2 cores in CI
+                "OMPI_MCA_btl": "self,vader", "OMPI_MCA_rmaps_base_oversubscribe": "1"})
+    env.update(env_extra or {})
+    launcher = [MPIEXEC, "--oversubscribe"]
+    args = [str(a) for a in args]
+    if rank_env:
+        extra = ["env"] + ["%s=%s" % kv for kv in rank_env.items()]
+        command = launcher + ["-np", str(np - 1), CG_SOLVE] + args + [":", "-np", "1"] + extra + [CG_SOLVE] + args
+    else:
+        command = launcher + ["-np", str(np), CG_SOLVE] + args
+    return subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                          timeout=timeout)
+
+
+def describe(proc):
+    return "exit %d\n--- stdout ---\n%s\n--- stderr ---\n%s" % (proc.returncode, proc.stdout[-3000:],
+                                                                proc.stderr[-3000:])
+
+
+def our_messages(stderr):
+    return [line for line in stderr.splitlines() if line.startswith("cg-solve:")]
+
+
+class DistributedTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+
+    def path(self, name):
+        return os.path.join(self.tmp.name, name)
+
+    def solve(self, np, problem, extra=(), name=None):
+        """(JSON, sha256 of x's file) of a converged run on np ranks."""
+        out = self.path(name or "x_%d.mtx" % np)
+        proc = mpirun(np, problem + ["--json", "--quiet", "--output", out] + list(extra))
+        self.assertEqual(proc.returncode, EXIT_CONVERGED, describe(proc))
+        with open(out, "rb") as f:
+            digest = hashlib.sha256(f.read()).hexdigest()
+        return json.loads(proc.stdout), digest
+
+    def assert_same_bits(self, problem, counts, extra=(), cuts=None):
+        runs = {np: self.solve(np, problem, extra) for np in counts}
+        if cuts:  # the same problem cut by hand, off the balanced cuts
+            runs["cut"] = self.solve(len(cuts) + 1, problem, list(extra) + ["--partition", ",".join(map(str, cuts))],
+                                     name="x_cut.mtx")
+        first = runs[counts[0]]
+        for key, (report, digest) in runs.items():
+            self.assertEqual(report["result"]["iterations"], first[0]["result"]["iterations"], key)
+            self.assertEqual(report["result"]["relative_residual"], first[0]["result"]["relative_residual"], key)
+            self.assertEqual(digest, first[1], "x differs on %s ranks" % key)
+        return runs
+
+
+class BitsTest(DistributedTest):
+    def test_generated_poisson_has_the_same_bits_on_1_to_4_ranks(self):
+        runs = self.assert_same_bits(["--generate", "poisson3d:13x11x9"], [1, 2, 3, 4])
+        report = runs[4][0]
+        self.assertEqual(report["ranks"], 4)
+        self.assertEqual(sum(r["rows"] for r in report["per_rank"]), 13 * 11 * 9)
+        self.assertEqual(sum(r["nnz"] for r in report["per_rank"]), report["matrix"]["nnz"])
+        self.assertTrue(all(r["device"] for r in report["per_rank"]))
+        self.assertTrue(all(r["ghosts"] > 0 for r in report["per_rank"]))
+        self.assertLess(report["result"]["error_vs_ones"], 1e-6)
+        self.assertEqual(report["solver"]["variant"], "fused")
+        self.assertEqual(report["solver"]["precond"], "jacobi")
+
+    def test_single_variant_and_no_preconditioner(self):
+        self.assert_same_bits(["--generate", "poisson2d:37x29"], [1, 3], ["--variant", "single"])
+        self.assert_same_bits(["--generate", "poisson2d:37x29"], [1, 2], ["--precond", "none", "--precision", "float",
+                                                                           "--tol", "1e-5"])
+
+    def test_one_device_and_one_rank_agree_on_the_count(self):
+        runs = self.assert_same_bits(["--generate", "poisson3d:12"], [1])
+        one = subprocess.run([CG_SOLVE, "--generate", "poisson3d:12", "--precond", "jacobi", "--variant", "fused",
+                              "--json", "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.assertEqual(one.returncode, 0, describe(one))
+        single_device = json.loads(one.stdout)["result"]["iterations"]
+        # the dots are summed in another order: a step or two either way at most
+        self.assertLessEqual(abs(runs[1][0]["result"]["iterations"] - single_device), 2)
+
+    def test_ranks_without_rows_and_more_ranks_than_rows(self):
+        # 6 rows, one dot chunk: every rank but one holds nothing
+        self.assert_same_bits(["--generate", "poisson2d:3x2"], [1, 4], cuts=[0, 0, 0])
+
+    def test_irregular_shared_matrices_cut_anywhere(self):
+        if SHARED is None or not os.path.isdir(SHARED):
+            self.skipTest("the shared SuiteSparse matrices are not at %s" % SHARED)
+        for name, cuts in (("bcsstk13.mtx", [96, 1024, 1920]), ("1138_bus.mtx", [32, 1120])):
+            with self.subTest(matrix=name):
+                runs = self.assert_same_bits(["--matrix", os.path.join(SHARED, name)], [1, 2, 4], cuts=cuts)
+                report = runs[4][0]
+                self.assertEqual(report["matrix"]["rows"], sum(r["rows"] for r in report["per_rank"]))
+                self.assertLessEqual(report["result"]["relative_residual"], 1e-7)
+
+
+class FailureTest(DistributedTest):
+    def assert_one_message(self, proc, code, fragment, seconds=None, started=None):
+        self.assertEqual(proc.returncode, code, describe(proc))
+        messages = our_messages(proc.stderr)
+        self.assertEqual(len(messages), 1, describe(proc))
+        self.assertIn(fragment, messages[0])
+        if seconds is not None:
+            self.assertLess(time.monotonic() - started, seconds, "took too long to end every rank")
+
+    def test_a_bad_file_ends_every_rank_with_exit_2(self):
+        bad = self.path("bad.mtx")
+        with open(bad, "w") as f:
+            f.write("%%MatrixMarket matrix coordinate real symmetric\n3 3 2\n1 1 4.0\n9 9 1.0\n")
+        started = time.monotonic()
+        proc = mpirun(3, ["--matrix", bad])
+        self.assert_one_message(proc, EXIT_INPUT, "bad.mtx", seconds=60, started=started)
+        proc = mpirun(2, ["--matrix", self.path("missing.mtx")])
+        self.assert_one_message(proc, EXIT_INPUT, "missing.mtx")
+
+    def test_usage_errors_exit_2_once(self):
+        for args, fragment in ((["--generate", "poisson2d:8", "--precond", "amg"], "--precond amg"),
+                               (["--generate", "poisson2d:8", "--variant", "pipelined"], "--variant pipelined"),
+                               (["--generate", "poisson2d:40", "--partition", "33"], "multiple of the dot chunk"),
+                               (["--generate", "poisson2d:40", "--partition", "32,64"], "needs 1 cut"),
+                               (["--generate", "cube:3"], "--generate")):
+            with self.subTest(args=args):
+                self.assert_one_message(mpirun(2, args), EXIT_INPUT, fragment)
+
+    def test_a_device_error_on_one_rank_ends_all_with_exit_3(self):
+        proc = mpirun(3, ["--generate", "poisson3d:10"], rank_env={"CLCG_DEVICE_MEMORY_LIMIT": "4096"})
+        self.assert_one_message(proc, EXIT_DEVICE, "rank 2")
+        self.assertIn("needs", our_messages(proc.stderr)[0])
+
+    def test_not_positive_definite_is_exit_1_everywhere(self):
+        path = self.path("indefinite.mtx")
+        n = 70
+        with open(path, "w") as f:
+            f.write("%%MatrixMarket matrix coordinate real symmetric\n" + "%d %d %d\n" % (n, n, 2 * n - 1))
+            for i in range(1, n + 1):
+                f.write("%d %d %s\n" % (i, i, "-3.0" if i == 50 else "2.0"))
+            for i in range(2, n + 1):
+                f.write("%d %d -1.0\n" % (i, i - 1))
+        proc = mpirun(2, ["--matrix", path, "--json", "--quiet", "--precond", "none"])
+        self.assertEqual(proc.returncode, EXIT_NOT_CONVERGED, describe(proc))
+        self.assertEqual(json.loads(proc.stdout)["result"]["status"], "breakdown")
+
+    def test_a_failed_solve_leaves_the_output_untouched(self):
+        out = self.path("x.mtx")
+        with open(out, "w") as f:
+            f.write("precious\n")
+        proc = mpirun(2, ["--generate", "poisson2d:30", "--max-iter", "3", "--output", out, "--quiet"])
+        self.assertEqual(proc.returncode, EXIT_NOT_CONVERGED, describe(proc))
+        with open(out) as f:
+            self.assertEqual(f.read(), "precious\n")
+        proc = mpirun(2, ["--generate", "poisson2d:30", "--max-iter", "3", "--output", out, "--output-unconverged",
+                          "--history", self.path("h.csv"), "--quiet"])
+        self.assertEqual(proc.returncode, EXIT_NOT_CONVERGED, describe(proc))
+        with open(out) as f:
+            self.assertTrue(f.readline().startswith("%%MatrixMarket matrix array real general"))
+        with open(self.path("h.csv")) as f:
+            self.assertEqual(len(f.read().strip().splitlines()), 1 + 3)  # header + three steps
+
+
+def main():
+    global CG_SOLVE, MPIEXEC, SHARED
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--cg-solve", required=True)
+    parser.add_argument("--mpiexec", required=True)
+    parser.add_argument("--shared")
+    args, rest = parser.parse_known_args()
+    CG_SOLVE, MPIEXEC, SHARED = args.cg_solve, args.mpiexec, args.shared
+    unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,102 @@
+// Row partitions over ranks (cuts on dot-chunk boundaries) and rank-local Poisson rows.
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <stdexcept>
+#include <vector>
+
+#include "clcg/solver/distributed/local_rows.hpp"
+#include "clcg/solver/distributed/partition.hpp"
+#include "clcg/solver/problems/generators.hpp"
+
+namespace {
+
+using namespace clcg::distributed;
+
+TEST(Partition, ChunkDependsOnTheGlobalSizeOnly) {
+  EXPECT_EQ(dot_chunk(0), 32);
+  EXPECT_EQ(dot_chunk(4096 * 32), 32);
+  EXPECT_EQ(dot_chunk(4096 * 32 + 1), 64);
+  EXPECT_EQ(dot_chunk(std::int64_t(1) << 30), std::int64_t(1) << 18);
+}
+
+TEST(Partition, BalancesNonzerosOnChunkBoundaries) {
+  // 1000 rows: the first 100 hold 10 nonzeros each, the rest 1.
+  std::vector<std::int64_t> row_ptr{0};
+  for (int i = 0; i < 1000; ++i) row_ptr.push_back(row_ptr.back() + (i < 100 ? 10 : 1));
+  const Partition p = balanced_partition(row_ptr, 4);
+  ASSERT_EQ(p.ranks(), 4);
+  EXPECT_EQ(p.offsets.front(), 0);
+  EXPECT_EQ(p.offsets.back(), 1000);
+  for (int r = 1; r < 4; ++r) EXPECT_EQ(p.begin(r) % p.chunk, 0) << r;
+  // the heavy rows are split thinly: rank 0 takes fewer rows than an even split
+  EXPECT_LT(p.size(0), 250);
+  EXPECT_EQ(p.owner(0), p.size(0) > 0 ? 0 : 1);
+  EXPECT_EQ(p.owner(999), 3);
+}
+
+TEST(Partition, MoreRanksThanChunksLeavesRanksEmpty) {
+  const Partition p = uniform_partition(40, 5);  // two chunks of 32 for five ranks
+  std::int64_t total = 0;
+  int empty = 0;
+  for (int r = 0; r < 5; ++r) {
+    total += p.size(r);
+    empty += p.size(r) == 0;
+  }
+  EXPECT_EQ(total, 40);
+  EXPECT_GE(empty, 3);
+}
+
+TEST(Partition, ExplicitCutsAreChecked) {
+  EXPECT_EQ(explicit_partition(100, 3, {32, 96}).offsets, (std::vector<std::int64_t>{0, 32, 96, 100}));
+  EXPECT_EQ(explicit_partition(100, 2, {100}).offsets, (std::vector<std::int64_t>{0, 100, 100}));
+  EXPECT_THROW(explicit_partition(100, 3, {32}), std::invalid_argument);      // one cut short
+  EXPECT_THROW(explicit_partition(100, 3, {64, 32}), std::invalid_argument);  // decreasing
+  EXPECT_THROW(explicit_partition(100, 2, {33}), std::invalid_argument);      // off a chunk boundary
+  EXPECT_THROW(explicit_partition(100, 2, {128}), std::invalid_argument);     // past the end
+  EXPECT_EQ(parse_cuts("32,64"), (std::vector<std::int64_t>{32, 64}));
+  EXPECT_TRUE(parse_cuts("").empty());
+  EXPECT_THROW(parse_cuts("32,,64"), std::invalid_argument);
+  EXPECT_THROW(parse_cuts("-32"), std::invalid_argument);
+  EXPECT_THROW(parse_cuts("3x"), std::invalid_argument);
+}
+
+// The rank-local rows are exactly the one-device generator's matrix, cut anywhere.
+void expect_same_rows(int dimensions, int nx, int ny, int nz) {
+  const clcg::solver::HostMatrix whole =
+      dimensions == 3 ? clcg::solver::poisson_3d(nx, ny, nz) : clcg::solver::poisson_2d(nx, ny);
+  const std::int64_t n = whole.rows();
+  for (std::int64_t begin : {std::int64_t(0), n / 3, n - 1}) {
+    const std::int64_t end = std::min(n, begin + n / 2 + 1);
+    const LocalRows rows = poisson_rows(dimensions, nx, ny, nz, begin, end);
+    ASSERT_EQ(rows.rows(), end - begin);
+    for (std::int64_t i = begin; i < end; ++i) {
+      std::int64_t j = rows.row_ptr[std::size_t(i - begin)];
+      for (clcg::solver::HostMatrix::InnerIterator it(whole, Eigen::Index(i)); it; ++it, ++j) {
+        ASSERT_LT(j, rows.row_ptr[std::size_t(i - begin) + 1]) << "row " << i;
+        EXPECT_EQ(rows.col[std::size_t(j)], it.col());
+        EXPECT_EQ(rows.values[std::size_t(j)], it.value());
+      }
+      EXPECT_EQ(j, rows.row_ptr[std::size_t(i - begin) + 1]) << "row " << i;
+    }
+    const std::vector<double> diagonal = rows.diagonal();
+    for (double d : diagonal) EXPECT_EQ(d, dimensions == 3 ? 6.0 : 4.0);
+  }
+}
+
+TEST(LocalRows, PoissonRowsMatchTheOneDeviceGenerator) {
+  expect_same_rows(3, 5, 4, 3);
+  expect_same_rows(2, 7, 3, 1);
+  expect_same_rows(3, 1, 1, 1);
+}
+
+TEST(LocalRows, RowSumsAreAOnes) {
+  const LocalRows rows = poisson_rows(2, 3, 3, 1, 0, 9);
+  const std::vector<double> sums = rows.row_sums();
+  EXPECT_EQ(sums[0], 2.0);  // corner: 4 - 1 - 1
+  EXPECT_EQ(sums[4], 0.0);  // centre
+  EXPECT_THROW(poisson_rows(4, 2, 2, 2, 0, 8), std::invalid_argument);
+  EXPECT_THROW(poisson_rows(3, 2, 2, 2, 0, 9), std::invalid_argument);
+}
+
+}  // namespace
