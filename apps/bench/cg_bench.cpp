@@ -44,6 +44,11 @@
 #include "clcg/solver/sparse/spmv.hpp"
 #include "clcg/solver/sparse/vector_ops.hpp"
 #include "cg_breakdown.hpp"
+#include "copy_bandwidth.hpp"
+#ifdef CLCG_HAVE_MPI
+#include "clcg/solver/distributed/launch.hpp"
+#include "distributed_bench.hpp"
+#endif
 #include "cg_time_to_solution.hpp"
 #ifdef CLCG_HAVE_VIENNACL
 #include "viennacl_peer.hpp"
@@ -158,22 +163,6 @@ using clcg::apps::median;
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-// Device-to-device copy bandwidth (bytes read + written per second), median of 10 copies.
-double copy_bandwidth(const clcg::cl::Env& env) {
-  const std::size_t bytes = std::min<std::size_t>(std::size_t{1} << 30, env.info().max_allocation_bytes / 4);
-  cl::Buffer from(env.context(), CL_MEM_READ_WRITE, bytes), to(env.context(), CL_MEM_READ_WRITE, bytes);
-  env.queue().enqueueFillBuffer(from, cl_uchar{1}, 0, bytes);
-  std::vector<double> times;
-  for (int k = 0; k < 11; ++k) {
-    env.queue().finish();
-    const auto start = std::chrono::steady_clock::now();
-    env.queue().enqueueCopyBuffer(from, to, 0, 0, bytes);
-    env.queue().finish();
-    if (k > 0) times.push_back(seconds_since(start));
-  }
-  return 2.0 * static_cast<double>(bytes) / median(times);
 }
 
 struct Row {
@@ -376,7 +365,7 @@ int run(const Args& args) {
   {
     const clcg::cl::Env env =
         clcg::cl::Env::create(clcg::cl::DeviceSelector::parse(args.device, args.platform), /*profiling=*/true);
-    const double copy = copy_bandwidth(env);
+    const double copy = clcg::apps::copy_bandwidth(env);
     std::printf("device %s (%s), copy bandwidth %.0f GB/s\n", env.info().name.c_str(), env.info().platform_name.c_str(),
                 copy / 1e9);
     if (args.breakdown) {
@@ -428,5 +417,8 @@ int run(const Args& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
+#ifdef CLCG_HAVE_MPI
+  if (clcg::distributed::launched_by_mpi()) return run_distributed_bench(argc, argv);
+#endif
   return clcg::apps::app_main(command_line(), argc, argv, [](const po::variables_map& vm) { return run(args_from(vm)); });
 }

@@ -18,6 +18,7 @@
 #include "clcg/cl/env.hpp"
 #include "clcg/solver/distributed/distributed_cg.hpp"
 #include "clcg/solver/distributed/exact_sum.hpp"
+#include "clcg/solver/distributed/launch.hpp"
 #include "clcg/solver/distributed/local_rows.hpp"
 #include "clcg/solver/distributed/partition.hpp"
 #include "clcg/solver/distributed/rank_failure.hpp"
@@ -38,7 +39,6 @@ namespace solver = clcg::solver;
 struct World {
   MPI_Comm comm = MPI_COMM_WORLD;
   int rank = 0, size = 1;
-  int local_rank = 0;  // among the ranks of this node (MPI_Comm_split_type)
 };
 
 // A rank's failure in a phase; `echo`: it only follows another rank's (AnotherRankFailed).
@@ -104,25 +104,17 @@ solver::Settings distributed_settings(const CliOptions& cli, std::int64_t rows) 
   return settings;
 }
 
-// The device of this rank: --device / --platform (or CLCG_DEVICE) when given; else the
-// local_rank-th GPU of the node (wrapping around), else the usual automatic choice.
-clcg::cl::Env rank_device(const CliOptions& cli, const World& world) {
+// The device of this rank: --device / --platform (or CLCG_DEVICE) when given, else the node's
+// GPUs in turn (clcg::distributed::rank_device). Collective.
+clcg::cl::Env rank_env(const CliOptions& cli, const World& world) {
   clcg::cl::DeviceSelector selector;
   try {
     selector = clcg::cl::DeviceSelector::parse(cli.device, cli.platform);
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("--device: ") + e.what());
   }
-  if (cli.device == "auto" && cli.platform.empty()) {
-    const auto devices = reading_environment([] { return clcg::cl::list_devices(); });
-    std::vector<std::size_t> gpus;
-    for (const auto& entry : devices)
-      if (entry.info.is_gpu()) gpus.push_back(entry.index);
-    if (!gpus.empty()) {
-      selector.kind = clcg::cl::DeviceSelector::Kind::index;
-      selector.index = gpus[std::size_t(world.local_rank) % gpus.size()];
-    }
-  }
+  const bool user_chose = cli.device != "auto" || !cli.platform.empty();
+  selector = reading_environment([&] { return dist::rank_device(world.comm, selector, user_chose); });
   return reading_environment([&] { return clcg::cl::Env::create(selector); });
 }
 
@@ -314,7 +306,7 @@ int run_ranks(World& world, int argc, char** argv) {
   std::optional<clcg::cl::Env> env;
   std::optional<dist::DistributedCg> cg;
   solver::Settings settings = distributed_settings(cli, rows);
-  failure = attempt(cli, [&] { env.emplace(rank_device(cli, world)); });
+  failure = attempt(cli, [&] { env.emplace(rank_env(cli, world)); });
   if (Failure agreed = agree(world, failure); agreed.code) return agreed.code;
   // collective inside: all ranks leave it together, the failed ones with their own error
   failure = attempt(cli, [&] { cg.emplace(world.comm, *env, partition, std::move(local), cli.precision, settings); });
@@ -399,12 +391,6 @@ int run_ranks(World& world, int argc, char** argv) {
 
 }  // namespace
 
-bool launched_by_mpi() {
-  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"})
-    if (std::getenv(name)) return true;
-  return false;
-}
-
 int run_distributed(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   std::signal(SIGINT, on_interrupt);
@@ -412,10 +398,6 @@ int run_distributed(int argc, char** argv) {
   World world;
   MPI_Comm_rank(world.comm, &world.rank);
   MPI_Comm_size(world.comm, &world.size);
-  MPI_Comm node;
-  MPI_Comm_split_type(world.comm, MPI_COMM_TYPE_SHARED, world.rank, MPI_INFO_NULL, &node);
-  MPI_Comm_rank(node, &world.local_rank);
-  MPI_Comm_free(&node);
   // Rank 0 alone prints: the others' stdout (help text, JSON) goes nowhere; stderr stays for
   // a rank that must abort with its own message.
   if (world.rank != 0 && !std::freopen("/dev/null", "w", stdout)) return exit_device;

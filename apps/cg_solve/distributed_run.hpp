@@ -4,9 +4,6 @@
 // writes every output and prints; every rank ends with the same exit code.
 namespace cg_solve {
 
-// Whether an MPI launcher started this process (Open MPI's or a PMI/PMIx one), even with -np 1.
-bool launched_by_mpi();
-
 // MPI_Init, the run, MPI_Finalize; returns this rank's exit code (the same on every rank).
 int run_distributed(int argc, char** argv);
 

@@ -29,6 +29,7 @@
 #include "inputs.hpp"
 #include "report.hpp"
 #ifdef CLCG_HAVE_MPI
+#include "clcg/solver/distributed/launch.hpp"
 #include "distributed_run.hpp"
 #endif
 
@@ -193,7 +194,7 @@ int fail(const std::string& message, int code) {
 
 int main(int argc, char** argv) {
 #ifdef CLCG_HAVE_MPI
-  if (launched_by_mpi()) return run_distributed(argc, argv);  // distributed_run.cpp
+  if (clcg::distributed::launched_by_mpi()) return run_distributed(argc, argv);  // distributed_run.cpp
 #endif
   std::signal(SIGINT, on_interrupt);
   std::signal(SIGTERM, on_interrupt);

@@ -126,9 +126,13 @@ void DistributedCg::upload(LocalRows& rows, const std::vector<double>& diagonal,
 }
 
 std::uint64_t DistributedCg::bytes_per_step() const noexcept {
-  // SpMV: row offsets, columns, values, x (once), y; the fused updates and dots: about 10 vector passes.
-  const std::uint64_t n = std::uint64_t(rows_), nnz = std::uint64_t(nnz_);
-  return 8 * (n + 1) + nnz * (4 + element_) + 2 * n * element_ + 10 * n * element_;
+  // SpMV: row offsets (8 B) and the row lists (4 B) per row, column and value per nonzero, x
+  // read once and y written. Vector passes (e = element bytes), counted kernel by kernel:
+  // fused: p.q 2, x/r/z update 8, r.z and r.r 2, p = z + beta p 3: 15 n e; single: three dots
+  // 3, p and s updates 6, x and r updates 6, z = D r 3: 18 n e.
+  const std::uint64_t n = std::uint64_t(rows_), nnz = std::uint64_t(nnz_), e = element_;
+  const std::uint64_t passes = settings_.variant == solver::CgVariant::single ? 18 : 15;
+  return 12 * n + nnz * (4 + e) + 2 * n * e + passes * n * e;
 }
 
 void DistributedCg::launch_rows(const std::vector<std::uint32_t>& list, const ::cl::Buffer& rows, const ::cl::Buffer& x,

@@ -60,7 +60,8 @@ class DistributedCg {
   const StepTimes& times() const noexcept { return times_; }
   double setup_seconds() const noexcept { return setup_seconds_; }
   std::uint64_t device_bytes() const noexcept { return device_bytes_; }
-  // Bytes one step reads and writes on this rank's device at best (the bandwidth floor).
+  // Bytes one step of this variant reads and writes on this rank's device, each kernel's
+  // operands counted once (the bandwidth floor).
   std::uint64_t bytes_per_step() const noexcept;
 
  private:
