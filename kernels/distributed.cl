@@ -2,8 +2,14 @@
 // pack, and dot partials over fixed global chunks. Every result here depends only on the data
 // and on CHUNK / WG_SIZE (fixed for a global problem), never on which rank runs it, so the
 // solve has the same bits for any number of ranks.
-// Needs -D REAL=..., -D CHUNK=... (elements per dot chunk) and -D DOT_WG=... (its work-group,
-// a power of two dividing CHUNK).
+// -D REAL=..., -D CHUNK=... (elements per dot chunk) and -D DOT_WG=... (its work-group, a
+// power of two dividing CHUNK) come from the host; the defaults only let the file build alone.
+#ifndef CHUNK
+#define CHUNK 256
+#endif
+#ifndef DOT_WG
+#define DOT_WG 256
+#endif
 
 // y[row] = sum over j of values[j] * x[col[j]] for the listed rows, j in stored order: one
 // work-item per row, so a row's sum has one order whatever rows its rank holds. row_ptr is
