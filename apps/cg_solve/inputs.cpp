@@ -42,7 +42,7 @@ solver::HostMatrix generated_matrix(const CliOptions& cli, solver::MatrixMarketI
   constexpr std::int64_t limit = std::numeric_limits<std::int32_t>::max();
   if (p.rows() * (p.dimensions == 3 ? 7 : 5) > limit)
     throw UsageError("--generate " + cli.generate + ": more nonzeros than one device's 32-bit indices hold; run it "
-                     "under mpirun over several devices (docs/USAGE.md, \"MPI\")");
+                     "under mpirun over several devices (docs/USAGE.md, \"MPI: one device per rank\")");
   solver::HostMatrix a = p.dimensions == 3 ? solver::poisson_3d(int(p.nx), int(p.ny), int(p.nz))
                                            : solver::poisson_2d(int(p.nx), int(p.ny));
   info.stored_entries = a.nonZeros();
