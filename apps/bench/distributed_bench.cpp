@@ -174,15 +174,14 @@ int run(const Args& args) {
       const double halo_ms = max_over_ranks(t.halo) * 1e3 / steps;
       const double allreduce_ms = max_over_ranks(t.allreduce) * 1e3 / steps;
       const double halo_bytes = max_over_ranks(t.exchanges ? double(t.halo_bytes) / double(t.exchanges) : 0.0);
+      std::int64_t nnz = cg.nnz();
+      MPI_Allreduce(MPI_IN_PLACE, &nnz, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
       nlohmann::json row = {{"problem", p.name}, {"scaling", args.weak ? "weak" : "strong"}, {"ranks", ranks},
-                            {"rows", n}, {"nnz", 0}, {"variant", std::string(solver::cg_variant_name(variant))},
+                            {"rows", n}, {"nnz", nnz}, {"variant", std::string(solver::cg_variant_name(variant))},
                             {"ms_per_iteration", ms}, {"floor_ms", floor_ms}, {"of_floor", ms / floor_ms},
                             {"bytes_per_step_per_rank", bytes}, {"halo_bytes_per_exchange", halo_bytes},
                             {"halo_ms_per_iteration", halo_ms}, {"allreduce_ms_per_iteration", allreduce_ms},
                             {"setup_s", setup}, {"copy_gbps", bandwidth / 1e9}, {"device", env.info().name}};
-      std::int64_t nnz = cg.nnz();
-      MPI_Allreduce(MPI_IN_PLACE, &nnz, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-      row["nnz"] = nnz;
       if (args.solve) {
         cg.settings().tolerance = 1e-8;
         cg.settings().max_iterations = 100000;

@@ -203,28 +203,28 @@ double exact_global_sum(const World& world, const std::vector<double>& terms) {
   return sum.value();
 }
 
-// One rank's figures for the JSON, gathered on rank 0.
+// One rank's figures for the JSON, gathered on rank 0 (plain data: sent as bytes).
 struct RankFigures {
-  std::array<double, 12> numbers{};  // see rank_json
+  std::int64_t rows = 0, nnz = 0, first_row = 0, ghosts = 0, neighbours = 0, device_bytes = 0, bytes_per_step = 0;
+  double setup_seconds = 0, halo_seconds = 0, allreduce_seconds = 0, partials_seconds = 0, halo_bytes_per_exchange = 0;
   std::array<char, 128> device{};
 };
 
 nlohmann::json rank_json(int rank, const RankFigures& f) {
-  const auto& v = f.numbers;
   return {{"rank", rank},
-          {"rows", std::int64_t(v[0])},
-          {"nnz", std::int64_t(v[1])},
-          {"first_row", std::int64_t(v[2])},
-          {"ghosts", std::int64_t(v[3])},
-          {"neighbours", int(v[4])},
+          {"rows", f.rows},
+          {"nnz", f.nnz},
+          {"first_row", f.first_row},
+          {"ghosts", f.ghosts},
+          {"neighbours", f.neighbours},
           {"device", std::string(f.device.data())},
-          {"setup_seconds", v[5]},
-          {"halo_seconds", v[6]},
-          {"allreduce_seconds", v[7]},
-          {"partials_seconds", v[8]},
-          {"halo_bytes_per_exchange", std::int64_t(v[9])},
-          {"device_bytes", std::int64_t(v[10])},
-          {"bytes_per_step", std::int64_t(v[11])}};
+          {"setup_seconds", f.setup_seconds},
+          {"halo_seconds", f.halo_seconds},
+          {"allreduce_seconds", f.allreduce_seconds},
+          {"partials_seconds", f.partials_seconds},
+          {"halo_bytes_per_exchange", std::int64_t(f.halo_bytes_per_exchange)},
+          {"device_bytes", f.device_bytes},
+          {"bytes_per_step", f.bytes_per_step}};
 }
 
 int run_ranks(World& world, int argc, char** argv) {
@@ -335,9 +335,18 @@ int run_ranks(World& world, int argc, char** argv) {
   RankFigures mine;
   const dist::StepTimes& t = cg->times();
   const double per_exchange = t.exchanges ? double(t.halo_bytes) / double(t.exchanges) : 0.0;
-  mine.numbers = {double(local_rows), double(cg->nnz()), double(first_row), double(cg->halo().ghosts),
-                  double(cg->halo().neighbours().size()), cg->setup_seconds(), t.halo, t.allreduce, t.partials,
-                  per_exchange, double(cg->device_bytes()), double(cg->bytes_per_step())};
+  mine.rows = local_rows;
+  mine.nnz = cg->nnz();
+  mine.first_row = first_row;
+  mine.ghosts = cg->halo().ghosts;
+  mine.neighbours = std::int64_t(cg->halo().neighbours().size());
+  mine.device_bytes = std::int64_t(cg->device_bytes());
+  mine.bytes_per_step = std::int64_t(cg->bytes_per_step());
+  mine.setup_seconds = cg->setup_seconds();
+  mine.halo_seconds = t.halo;
+  mine.allreduce_seconds = t.allreduce;
+  mine.partials_seconds = t.partials;
+  mine.halo_bytes_per_exchange = per_exchange;
   std::snprintf(mine.device.data(), mine.device.size(), "%s", env->info().name.c_str());
   std::vector<RankFigures> all(world.rank == 0 ? std::size_t(world.size) : 0);
   MPI_Gather(&mine, int(sizeof mine), MPI_BYTE, all.data(), int(sizeof mine), MPI_BYTE, 0, world.comm);
@@ -357,7 +366,7 @@ int run_ranks(World& world, int argc, char** argv) {
     report.variant = settings.variant;
     report.preconditioner = settings.preconditioner;
     report.upload_seconds = 0;
-    for (const auto& f : all) report.upload_seconds = std::max(report.upload_seconds, f.numbers[5]);
+    for (const auto& f : all) report.upload_seconds = std::max(report.upload_seconds, f.setup_seconds);
     report.error_vs_ones = error_vs_ones;
     report.output_written = write_x;
     try {
@@ -378,8 +387,8 @@ int run_ranks(World& world, int argc, char** argv) {
     if (!cli.quiet) {
       double halo = 0, allreduce = 0;
       for (const auto& f : all) {
-        halo = std::max(halo, f.numbers[6]);
-        allreduce = std::max(allreduce, f.numbers[7]);
+        halo = std::max(halo, f.halo_seconds);
+        allreduce = std::max(allreduce, f.allreduce_seconds);
       }
       std::fprintf(stderr, "%s  %d ranks: halo exchange %.3f s, allreduce %.3f s (slowest rank)\n",
                    human_summary(report).c_str(), world.size, halo, allreduce);
