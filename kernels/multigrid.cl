@@ -1,6 +1,6 @@
-// The V-cycle's own passes (the smoother is chebyshev.cl): the residual, the prolongation
-// added to the fine iterate (both in their matrix's layout, spmv_rows.cl), and the coarsest
-// level's dense solve. The restriction is a plain SpMV with R = P^T (spmv_csr.cl, spmv_ell.cl).
+// The V-cycle's own passes (the smoother is chebyshev.cl): the residual and the prolongation
+// added to the fine iterate (both in their matrix's layout, spmv_rows.cl); the coarsest level
+// is solved on the host (precond/cholesky.hpp). The restriction is a plain SpMV with R = P^T (spmv_csr.cl, spmv_ell.cl).
 #include "spmv_rows.cl"
 
 // res = b - A x
@@ -29,11 +29,3 @@ PROLONG_ADD(prolong_add_scalar, CSR_SCALAR_ARGS, CSR_SCALAR_ROWS)
 PROLONG_ADD(prolong_add_vector, CSR_VECTOR_ARGS, CSR_VECTOR_ROWS)
 PROLONG_ADD(prolong_add_ell, ELL_ARGS, ELL_ROWS)
 
-// x = A^-1 b on the coarsest level, from the dense inverse (row-major, n x n).
-__kernel void dense_solve(const uint n, __global const REAL* inverse, __global const REAL* b, __global REAL* x) {
-  CLCG_FOR_EACH(uint, row, n) {
-    REAL sum = 0;
-    for (uint j = 0; j < n; ++j) sum += inverse[(size_t)row * n + j] * b[j];
-    x[row] = sum;
-  }
-}

@@ -1,8 +1,10 @@
 #pragma once
-// cg-bench --preconds: time to solution per preconditioner, the set-up included. Each repeat
-// uploads A (not timed), sets up the preconditioner (timed, the queue finished), builds the
-// solver with --variant auto and solves b = A 1 to 1e-8 (timed); medians of the repeats after a
-// warm-up repeat that also builds every program. `options.precision` as the library takes it.
+// cg-bench --preconds: time to solution per preconditioner, the set-up included. A is uploaded
+// once (not timed); each repeat plans (auto: the planner with the host matrix, its symbolic
+// analysis timed), sets up the preconditioner or the direct method's factor (timed, the queue
+// finished), builds the solver with --variant auto and solves b = A 1 to 1e-8 (timed); medians
+// of the repeats after a warm-up repeat that also builds every program. `options.precision` as
+// the library takes it.
 #include <string>
 #include <utility>
 #include <vector>
@@ -12,7 +14,7 @@
 #include "clcg/solver/precond/preconditioner.hpp"
 
 struct TimeToSolutionRow {
-  std::string matrix, precond, variant, precision;  // precond: "auto (chebyshev)" for auto
+  std::string matrix, precond, variant, precision;  // precond: "auto (chebyshev)" for auto; variant "direct"
   long long rows = 0, nnz = 0;
   std::size_t iterations = 0;
   double setup_ms = 0, solve_ms = 0, total_ms = 0, true_residual = 0;

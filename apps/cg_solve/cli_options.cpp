@@ -37,7 +37,7 @@ clcg::apps::CommandLine command_line() {
       ("tol", po::value<Real>()->default_value(Real{1e-8}, "1e-8"), "stop when ||b - A x|| <= tol ||b|| (0 < tol < 1)")
       ("max-iter", po::value<Count>(), "iteration limit, >= 1 (default: max(1000, 10 x rows))")
       ("precond", po::value<std::string>()->default_value("auto"),
-       "auto | jacobi | chebyshev | ic0 | amg | none (docs/USAGE.md, \"Preconditioners\")")
+       "auto | jacobi | chebyshev | ic0 | amg | cholesky | none (docs/USAGE.md, \"Preconditioners\")")
       ("chebyshev-degree", po::value<Count>()->default_value(Count{4}, "4"), "Chebyshev: SpMVs per apply (1 .. 64)")
       ("ic0-sweeps", po::value<Count>()->default_value(Count{3}, "3"),
        "IC(0): Jacobi sweeps per triangular factor in an apply (0 .. 64)")

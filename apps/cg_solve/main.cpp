@@ -127,9 +127,6 @@ int run(const CliOptions& cli) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("--variant: ") + e.what());
   }
-  // `auto` resolved here, so the report can name what ran.
-  settings = solver::resolve_automatic(env.info(), settings, std::size_t(a.rows()), std::size_t(a.nonZeros()));
-
   RunReport report;
   report.options = &cli;
   report.matrix_info = info;
@@ -138,8 +135,6 @@ int run(const CliOptions& cli) {
   report.nnz = a.nonZeros();
   report.device = env.info();
   report.max_iterations = settings.iteration_limit(static_cast<std::size_t>(a.rows()));
-  report.variant = settings.variant;
-  report.preconditioner = settings.preconditioner;
 
   const double built_before = env.programs().build_seconds();
   const auto start = std::chrono::steady_clock::now();
@@ -150,6 +145,10 @@ int run(const CliOptions& cli) {
   if (solution.info.status == solver::Status::interrupted) throw Interrupted{solution.info.message};
   if (interrupted) throw Interrupted{};
   report.result = solution.info;
+  report.method = solution.plan.method;  // what `auto` resolved to, and why
+  report.plan_reason = solution.plan.reason;
+  report.variant = solution.plan.settings.variant;
+  report.preconditioner = solution.plan.settings.preconditioner;
   report.preconditioner_report = solution.preconditioner;
   report.upload_seconds =  // the builds include the preconditioner's (its set-up time leaves them out)
       std::max(0.0, total - solution.info.seconds - report.build_seconds - solution.preconditioner.setup_seconds);
@@ -158,12 +157,12 @@ int run(const CliOptions& cli) {
 
   std::vector<std::pair<std::size_t, double>> eigen_history;
   if (cli.reference) {
-    report.reference = solver::eigen_reference_solve(a, b, x0, cli.tolerance, report.max_iterations, settings.preconditioner);
+    report.reference = solver::eigen_reference_solve(a, b, x0, cli.tolerance, report.max_iterations, report.preconditioner);
     const double ref_norm = report.reference->x.norm();
     const double difference = (solution.x - report.reference->x).norm();
     report.difference_vs_reference = ref_norm > 0 ? difference / ref_norm : difference;
     if (!cli.history.empty())
-      eigen_history = solver::eigen_reference_history(a, b, x0, report.reference->iterations + 1, settings.preconditioner);
+      eigen_history = solver::eigen_reference_history(a, b, x0, report.reference->iterations + 1, report.preconditioner);
   }
   if (interrupted) throw Interrupted{};
   // x is written when it solves the system, or when the user asks for the last iterate: a rerun

@@ -81,7 +81,9 @@ nlohmann::json to_json(const RunReport& report) {
                     {"name", report.device.name},
                     {"type", report.device.type_name()},
                     {"driver", report.device.driver_version}};
-  json["solver"] = {{"variant", std::string(clcg::solver::cg_variant_name(report.variant))},
+  json["solver"] = {{"method", std::string(clcg::solver::method_name(report.method))},
+                    {"plan", report.plan_reason},
+                    {"variant", std::string(clcg::solver::cg_variant_name(report.variant))},
                     {"variant_requested", options.variant},
                     {"precond", std::string(clcg::solver::preconditioner_name(report.preconditioner))},
                     {"precond_requested", std::string(clcg::solver::preconditioner_name(options.preconditioner))},
@@ -127,9 +129,13 @@ std::string human_summary(const RunReport& report) {
   std::ostringstream out;
   out << "cg-solve: " << (report.options->matrix.empty() ? report.options->generate : report.options->matrix) << ": n = " << report.rows << ", nnz = " << report.nnz << "\n"
       << "  device     " << report.device.name << " (" << report.device.platform_name << ")\n"
-      << "  solver     " << clcg::solver::cg_variant_name(report.variant)
-      << (report.options->variant == "auto" ? " (auto)" : "") << " CG, precond " << preconditioner_text(report) << ", "
-      << clcg::reduction::type_name(report.options->precision) << ", tol " << report.options->tolerance << "\n"
+      << "  solver     ";
+  if (report.method == clcg::solver::Method::direct) out << "direct (sparse LDL^T on the host)";
+  else out << clcg::solver::cg_variant_name(report.variant) << (report.options->variant == "auto" ? " (auto)" : "")
+           << " CG, precond " << preconditioner_text(report);
+  out << ", " << clcg::reduction::type_name(report.options->precision) << ", tol " << report.options->tolerance << "\n";
+  if (!report.plan_reason.empty()) out << "  plan       " << report.plan_reason << "\n";
+  out
       << "  result     " << result.message << "\n"
       << "  iterations " << result.iterations << " of at most " << report.max_iterations << "\n"
       << "  residual   " << result.true_residual << " true (||b - A x|| / ||b||), " << result.recursive_residual

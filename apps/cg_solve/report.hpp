@@ -12,6 +12,7 @@
 #include "clcg/cl/device.hpp"
 #include "clcg/solver/eigen/reference_solve.hpp"
 #include "clcg/solver/io/matrix_market.hpp"
+#include "clcg/solver/krylov/plan.hpp"
 #include "clcg/solver/krylov/settings.hpp"
 #include "clcg/solver/krylov/solve_info.hpp"
 #include "clcg/solver/precond/device_preconditioner.hpp"
@@ -25,6 +26,8 @@ struct RunReport {
   clcg::cl::DeviceInfo device;
   clcg::solver::SolveInfo result;
   std::size_t max_iterations = 0;
+  clcg::solver::Method method = clcg::solver::Method::cg;           // direct or CG (the planner's)
+  std::string plan_reason;                                          // why (krylov/plan.hpp)
   clcg::solver::CgVariant variant = clcg::solver::CgVariant::fused;  // the one that ran
   clcg::solver::Preconditioner preconditioner = clcg::solver::Preconditioner::none;  // the one that ran
   clcg::solver::PreconditionerReport preconditioner_report;

@@ -27,7 +27,7 @@ __version__ = _clcg.__version__
 DeviceError = _clcg.DeviceError
 DeviceError.__doc__ = "An OpenCL or device error (no device, out of device memory, a failed build)."
 
-PRECONDITIONERS = ("auto", "jacobi", "chebyshev", "ic0", "amg", "none")
+PRECONDITIONERS = ("auto", "jacobi", "chebyshev", "ic0", "amg", "cholesky", "none")
 VARIANTS = ("auto", "fused", "textbook", "pipelined", "single")
 
 

@@ -2,21 +2,11 @@
 
 #include "clcg/solver/krylov/cg_solver.hpp"
 #include "clcg/solver/krylov/pipelined_cg_solver.hpp"
+#include "clcg/solver/krylov/plan.hpp"
 #include "clcg/solver/krylov/preconditioner_factory.hpp"
 #include "clcg/solver/krylov/single_reduction_cg_solver.hpp"
 
 namespace clcg::solver {
-
-Settings resolve_automatic(const cl::DeviceInfo& device, Settings settings, std::size_t rows, std::size_t nnz) {
-  if (settings.preconditioner == Preconditioner::automatic) {
-    settings.preconditioner = choose_preconditioner(device, rows, nnz);
-    const bool diagonal = settings.preconditioner == Preconditioner::jacobi;
-    if (settings.variant == CgVariant::pipelined && !diagonal) settings.preconditioner = Preconditioner::jacobi;
-  }
-  if (settings.variant == CgVariant::automatic)
-    settings.variant = choose_cg_variant(device, rows, nnz, settings.precision, settings.preconditioner);
-  return settings;
-}
 
 std::unique_ptr<CgMethod> make_cg_solver(const cl::Env& env, const DeviceCsrMatrix& a, const Settings& settings,
                                          std::shared_ptr<DevicePreconditioner> preconditioner) {

@@ -5,8 +5,10 @@
 #include <limits>
 #include <stdexcept>
 #include <utility>
+#include <vector>
 
 #include "clcg/cl/error.hpp"
+#include "clcg/solver/krylov/direct_solve.hpp"
 #include "clcg/solver/krylov/preconditioner_factory.hpp"
 #include "clcg/solver/krylov/solve.hpp"
 #include "clcg/solver/sparse/device_memory.hpp"
@@ -22,26 +24,59 @@ HostMatrixSolver::HostMatrixSolver(const cl::Env& env, HostCsr a, ElementType ty
   const auto start = std::chrono::steady_clock::now();
   const std::size_t n = rows(), nnz = static_cast<std::size_t>(host_.nnz());
   require_precision(env_.info(), type_);
-  check_device_memory(env_.info(),
-                      bytes_needed(n, nnz, type_) + solver_vector_bytes(n, type_, settings.preconditioner, true),
-                      std::uint64_t(std::max<std::size_t>(nnz, 1)) * reduction::element_size(type_), "CG solve");
-  const DeviceCsrMatrix device_a(env_, host_, type_);
-  resolved_ = settings;
-  resolved_.precision = type_;
-  resolved_ = resolve_automatic(env_.info(), resolved_, n, nnz);
-  try {  // set up here, where the host matrix is at hand (IC(0) and AMG need it: no read-back)
-    preconditioner_ = make_preconditioner(env_, device_a, &host_, resolved_.preconditioner, resolved_.precond_options);
-  } catch (const PreconditionerBreakdown& failure) {
-    setup_failure_ = failure.what();
+  Settings requested = settings;
+  requested.precision = type_;
+  plan_ = plan_solve(env_.info(), requested, n, nnz, &host_);
+  resolved_ = plan_.settings;
+  if (plan_.method == Method::direct) {
+    set_up_direct();
+  } else {
+    check_device_memory(env_.info(),
+                        bytes_needed(n, nnz, type_) + solver_vector_bytes(n, type_, resolved_.preconditioner, true),
+                        std::uint64_t(std::max<std::size_t>(nnz, 1)) * reduction::element_size(type_), "CG solve");
+    const DeviceCsrMatrix device_a(env_, host_, type_);
+    try {  // set up here, where the host matrix is at hand (IC(0) and AMG need it: no read-back)
+      preconditioner_ = make_preconditioner(env_, device_a, &host_, resolved_.preconditioner, resolved_.precond_options);
+    } catch (const PreconditionerBreakdown& failure) {
+      setup_failure_ = failure.what();
+    }
+    if (!setup_failure_) cg_ = make_cg_solver(env_, device_a, resolved_, preconditioner_);
   }
-  if (!setup_failure_) cg_ = make_cg_solver(env_, device_a, resolved_, preconditioner_);
   b_ = make_vector(env_, type_, n);
   x_ = make_vector(env_, type_, n);
   setup_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+void HostMatrixSolver::set_up_direct() {
+  const auto start = std::chrono::steady_clock::now();
+  try {  // A stays on the host: the factor is the whole solver
+    direct_ = std::make_shared<CholeskyPreconditioner>(env_, host_, type_, plan_.analysis);
+    preconditioner_ = direct_;
+  } catch (const PreconditionerBreakdown& failure) {
+    setup_failure_ = failure.what();
+    return;
+  }
+  const double factorize = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  direct_->record_setup(plan_.analysis->estimate().analyse_seconds + factorize, 0, reduction::type_name(type_));
+}
+
+SolveInfo HostMatrixSolver::solve_direct(const void* b, void* x, bool use_guess) {
+  const std::size_t n = rows();
+  if (type_ == ElementType::f64)
+    return solve_directly(host_, direct_->factor(), {static_cast<const double*>(b), n}, {static_cast<double*>(x), n},
+                          use_guess, resolved_);
+  const float* bf = static_cast<const float*>(b);
+  float* xf = static_cast<float*>(x);
+  const std::vector<double> bd(bf, bf + n);
+  std::vector<double> xd(xf, xf + n);
+  const SolveInfo info = solve_directly(host_, direct_->factor(), bd, xd, use_guess, resolved_);
+  std::copy(xd.begin(), xd.end(), xf);
+  return info;
+}
+
 SolveInfo HostMatrixSolver::solve(const void* b, void* x, bool use_guess, bool true_residual) {
   if (setup_failure_) return setup_failure_info();
+  if (direct_) return solve_direct(b, x, use_guess);
   const std::size_t bytes = rows() * reduction::element_size(type_);
   cl::checked("uploading b and x0", [&] {
     if (!bytes) return;
@@ -57,6 +92,20 @@ SolveInfo HostMatrixSolver::solve(const void* b, void* x, bool use_guess, bool t
 
 SolveInfo HostMatrixSolver::solve(const ::cl::Buffer& b, const ::cl::Buffer& x, bool use_guess, bool true_residual) {
   if (setup_failure_) return setup_failure_info();
+  if (direct_) {  // the vectors cross to the host and back: the factor lives there
+    const std::size_t bytes = rows() * reduction::element_size(type_);
+    std::vector<char> host_b(bytes), host_x(bytes);
+    cl::checked("reading b (and x0) for the direct solve", [&] {
+      if (!bytes) return;
+      env_.queue().enqueueReadBuffer(b, CL_TRUE, 0, bytes, host_b.data());
+      if (use_guess) env_.queue().enqueueReadBuffer(x, CL_TRUE, 0, bytes, host_x.data());
+    });
+    const SolveInfo info = solve_direct(host_b.data(), host_x.data(), use_guess);
+    cl::checked("writing x after the direct solve", [&] {
+      if (bytes) env_.queue().enqueueWriteBuffer(x, CL_TRUE, 0, bytes, host_x.data());
+    });
+    return info;
+  }
   ::cl::Buffer solution = x;  // the CG solver writes through the handle, not into it
   return cg_->solve(b, solution, use_guess, true_residual);  // on the device: no host pass over A
 }

@@ -6,7 +6,9 @@
 #include <stdexcept>
 #include <string>
 
+#include "clcg/solver/krylov/plan.hpp"
 #include "clcg/solver/multigrid/amg.hpp"
+#include "clcg/solver/precond/cholesky.hpp"
 #include "clcg/solver/precond/chebyshev.hpp"
 #include "clcg/solver/precond/ic0.hpp"
 #include "clcg/solver/precond/jacobi.hpp"
@@ -14,17 +16,6 @@
 #include "clcg/solver/sparse/conversion.hpp"
 
 namespace clcg::solver {
-
-Preconditioner choose_preconditioner(const cl::DeviceInfo& device, std::size_t rows, std::size_t) {
-  return !device.is_cpu() && rows >= chebyshev_from_rows ? Preconditioner::chebyshev : Preconditioner::jacobi;
-}
-
-ElementType choose_preconditioner_precision(const cl::DeviceInfo& device, Preconditioner p, ElementType solve,
-                                            std::size_t rows) {
-  const bool has_own_passes = p == Preconditioner::chebyshev || p == Preconditioner::ic0 || p == Preconditioner::amg;
-  const bool bandwidth_bound = !device.is_cpu() && rows >= float_apply_from_rows;
-  return solve == ElementType::f64 && has_own_passes && bandwidth_bound ? ElementType::f32 : solve;
-}
 
 namespace {
 
@@ -36,6 +27,7 @@ std::shared_ptr<DevicePreconditioner> construct(const cl::Env& env, const Device
     case Preconditioner::chebyshev: return std::make_shared<ChebyshevPreconditioner>(env, a, options.chebyshev);
     case Preconditioner::ic0: return std::make_shared<Ic0Preconditioner>(env, a, host(), options.ic0);
     case Preconditioner::amg: return std::make_shared<AmgPreconditioner>(env, a, host(), options.amg);
+    case Preconditioner::cholesky: return std::make_shared<CholeskyPreconditioner>(env, host(), a.type());
     case Preconditioner::none:
     case Preconditioner::automatic: break;
   }

@@ -47,12 +47,4 @@ CgVariant parse_cg_variant(std::string_view name) {
   throw std::invalid_argument("unknown CG variant '" + std::string(name) + "' (known: " + known + ")");
 }
 
-CgVariant choose_cg_variant(const cl::DeviceInfo& device, std::size_t rows, std::size_t nnz, ElementType precision,
-                            Preconditioner preconditioner) {
-  if (device.is_cpu()) return rows + nnz < cpu_fused_from_work ? CgVariant::single : CgVariant::fused;
-  if (rows >= gpu_fused_from_rows) return CgVariant::fused;
-  const bool pipelined_is_safe = precision == ElementType::f64 && preconditioner == Preconditioner::jacobi;
-  return pipelined_is_safe ? CgVariant::pipelined : CgVariant::single;
-}
-
 }  // namespace clcg::solver

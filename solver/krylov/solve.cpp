@@ -78,6 +78,7 @@ HostSolution solve(const cl::Env& env, const HostMatrix& a, const Eigen::VectorX
                                 std::to_string(a.cols()) + " columns");
   HostMatrixSolver solver(env, to_host_csr(a, Storage::full), settings.precision, settings);
   HostSolution out;
+  out.plan = solver.plan();
   if (const PreconditionerReport* report = solver.preconditioner_report()) out.preconditioner = *report;
   const bool use_guess = x0 != nullptr;
   if (settings.precision == ElementType::f64) {

@@ -1,8 +1,5 @@
 #include "clcg/solver/multigrid/amg.hpp"
 
-#include <Eigen/Cholesky>
-#include <Eigen/Core>
-
 #include <algorithm>
 #include <chrono>
 #include <optional>
@@ -10,6 +7,7 @@
 #include <string>
 
 #include "clcg/solver/multigrid/coarsening.hpp"
+#include "clcg/solver/precond/cholesky.hpp"
 #include "clcg/solver/precond/jacobi.hpp"
 #include "clcg/solver/precond/spectrum.hpp"
 
@@ -39,22 +37,11 @@ class PhaseClock {
   double builds_ = 0;
 };
 
-// Most rows the coarsest level may keep for a dense inverse (n^2 values on the device); a
-// hierarchy that stops coarsening above it ends with a Chebyshev solve of high degree instead.
-constexpr std::size_t dense_coarse_limit = 2000;
+// Most rows the coarsest level may keep for a sparse Cholesky solve; a hierarchy that stops
+// coarsening above it (or whose coarsest operator is not positive definite) ends with a
+// Chebyshev solve of high degree instead.
+constexpr std::size_t coarse_factor_limit = 2000;
 constexpr unsigned coarse_chebyshev_degree = 16;
-
-Eigen::MatrixXd dense_of(const HostCsr& c) {
-  Eigen::MatrixXd dense = Eigen::MatrixXd::Zero(c.rows, c.rows);
-  for (std::int32_t i = 0; i < c.rows; ++i)
-    for (std::int32_t k = c.row_ptr[i]; k < c.row_ptr[i + 1]; ++k) dense(i, c.col_idx[std::size_t(k)]) += c.values[std::size_t(k)];
-  return dense;
-}
-
-// Whether a small operator has a Cholesky factor (only asked of one that may get a dense inverse).
-bool positive_definite(const HostCsr& c) {
-  return c.rows > std::int32_t(dense_coarse_limit) || Eigen::LLT<Eigen::MatrixXd>(dense_of(c)).info() == Eigen::Success;
-}
 
 }  // namespace
 
@@ -107,19 +94,31 @@ AmgPreconditioner::AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& 
   }
   // Device: each level's matrix, SpMV, smoother and work vectors.
   for (std::size_t l = 0; l < operators.size(); ++l) {
-    phase.start();
     auto level = std::make_unique<Level>();
     level->n = std::size_t(operators[l].rows);
-    level->a = l == 0 ? a : DeviceCsrMatrix(env, operators[l], type);
-    level->spmv.emplace(env, level->a);
-    level->layout.emplace(env, *level->spmv);
-    level->inv_diag = make_vector(env, type, level->n);
-    jacobi_inverse_diagonal(env, level->a, level->inv_diag);
-    level->residual = make_vector(env, type, level->n);
+    const bool coarsest = l + 1 == operators.size();
+    if (coarsest && level->n > 0 && level->n <= coarse_factor_limit) {
+      phase.start();
+      try {  // the exact coarse solve, factored on the host (A_c small: sparse LDL^T in a ms or less)
+        coarse_solve_ = std::make_unique<CholeskyPreconditioner>(env, operators[l], type);
+      } catch (const PreconditionerBreakdown&) {
+        // Not positive definite: a Chebyshev solve below; CG reports A's breakdown itself.
+      }
+      coarse_s = phase.seconds();
+    }
+    phase.start();
     if (l > 0) level->x = make_vector(env, type, level->n), level->b = make_vector(env, type, level->n);
-    level->residual_kernel = cl::CachedKernel(
-        env.kernel("multigrid.cl", level->layout->kernel_name("residual").c_str(), level->layout->build_options()));
-    if (l < prolongators.size()) {
+    if (!coarsest || !coarse_solve_) {  // the operator on the device: smoothing and residuals
+      level->a = l == 0 ? a : DeviceCsrMatrix(env, operators[l], type);
+      level->spmv.emplace(env, level->a);
+      level->layout.emplace(env, *level->spmv);
+      level->inv_diag = make_vector(env, type, level->n);
+      jacobi_inverse_diagonal(env, level->a, level->inv_diag);
+    }
+    if (!coarsest) {
+      level->residual = make_vector(env, type, level->n);
+      level->residual_kernel = cl::CachedKernel(
+          env.kernel("multigrid.cl", level->layout->kernel_name("residual").c_str(), level->layout->build_options()));
       level->p = DeviceCsrMatrix(env, prolongators[l], type);
       level->r = DeviceCsrMatrix(env, restrictions[l], type);
       level->spmv_p.emplace(env, level->p);
@@ -130,8 +129,7 @@ AmgPreconditioner::AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& 
     }
     upload_s += phase.seconds();
     phase.start();
-    const bool coarsest = l + 1 == operators.size();
-    if (!coarsest || level->n > dense_coarse_limit || !positive_definite(operators[l])) {
+    if (level->n > 0 && (!coarsest || !coarse_solve_)) {
       const double estimate = estimate_lambda_max(env, *level->spmv, level->inv_diag, 10);
       const double upper = 1.1 * (estimate > 0 ? estimate : 1.0);
       const double ratio = coarsest ? 1000.0 : options.smoother_lower_ratio;
@@ -143,22 +141,7 @@ AmgPreconditioner::AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& 
     report_.level_nnz.push_back(std::size_t(operators[l].nnz()));
     levels_.push_back(std::move(level));
   }
-  // The coarsest level: a dense inverse (Cholesky on the host) where it is small enough and
-  // positive definite (else the Chebyshev solve above; CG then reports A's breakdown itself).
   const Level& last = *levels_.back();
-  if (!last.smoother && last.n > 0) {
-    phase.start();
-    const HostCsr& c = operators.back();
-    const Eigen::LLT<Eigen::MatrixXd> cholesky(dense_of(c));
-    const Eigen::MatrixXd inverse = cholesky.solve(Eigen::MatrixXd::Identity(c.rows, c.rows));
-    std::vector<double> row_major(std::size_t(c.rows) * std::size_t(c.rows));
-    for (std::int32_t i = 0; i < c.rows; ++i)
-      for (std::int32_t j = 0; j < c.rows; ++j) row_major[std::size_t(i) * std::size_t(c.rows) + std::size_t(j)] = inverse(i, j);
-    coarse_inverse_ = make_vector(env, type, row_major.size());
-    upload_vector(env, row_major, type, coarse_inverse_);
-    dense_solve_ = cl::CachedKernel(env.kernel("multigrid.cl", "dense_solve", real_build_options(type)));
-    coarse_s = phase.seconds();
-  }
   env.queue().finish();
   report_.name = "amg";
   double nnz_total = 0;
@@ -172,7 +155,7 @@ AmgPreconditioner::AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& 
                     {"Galerkin products (host)", galerkin_s},
                     {"upload and kernels", upload_s},
                     {"smoother bounds (device Lanczos)", smoother_s},
-                    {"coarse inverse (host)", coarse_s}};
+                    {"coarse Cholesky factor (host)", coarse_s}};
 }
 
 void AmgPreconditioner::cycle(std::size_t l, const ::cl::Buffer& b, ::cl::Buffer& x) {
@@ -183,12 +166,7 @@ void AmgPreconditioner::cycle(std::size_t l, const ::cl::Buffer& b, ::cl::Buffer
       level.smoother->apply(b, x, true);
       return;
     }
-    cl_uint arg = 0;
-    dense_solve_.set(arg++, static_cast<cl_uint>(level.n));
-    dense_solve_.set(arg++, coarse_inverse_);
-    dense_solve_.set(arg++, b);
-    dense_solve_.set(arg++, x);
-    level.layout->launch(dense_solve_, "dense_solve", level.layout->row_groups());
+    coarse_solve_->apply(b, x);  // x = A_c^-1 b: read back, solved on the host, written
     return;
   }
   Level& next = *levels_[l + 1];

@@ -7,7 +7,8 @@ namespace clcg::solver {
 namespace {
 
 constexpr Preconditioner all[] = {Preconditioner::none, Preconditioner::jacobi, Preconditioner::chebyshev,
-                                  Preconditioner::ic0, Preconditioner::amg, Preconditioner::automatic};
+                                  Preconditioner::ic0, Preconditioner::amg, Preconditioner::cholesky,
+                                  Preconditioner::automatic};
 
 }  // namespace
 
@@ -18,6 +19,7 @@ std::string_view preconditioner_name(Preconditioner p) noexcept {
     case Preconditioner::chebyshev: return "chebyshev";
     case Preconditioner::ic0: return "ic0";
     case Preconditioner::amg: return "amg";
+    case Preconditioner::cholesky: return "cholesky";
     case Preconditioner::automatic: return "auto";
   }
   return "?";

@@ -1,10 +1,9 @@
-// The rule behind --variant auto (choose_cg_variant; docs/USAGE.md "Which variant auto takes"),
-// decided from device facts alone: no device needed.
+// The CG rules behind `auto` (krylov/plan.hpp: choose_cg_variant, choose_preconditioner and its
+// precision; docs/USAGE.md "Which variant auto takes"), decided from device facts alone: no
+// device needed. The direct-or-CG choice is tests/krylov/plan_test.cpp.
 #include <gtest/gtest.h>
 
-#include "clcg/solver/krylov/cg_method.hpp"
-#include "clcg/solver/krylov/preconditioner_factory.hpp"
-#include "clcg/solver/krylov/settings.hpp"
+#include "clcg/solver/krylov/plan.hpp"
 
 namespace {
 

@@ -19,11 +19,13 @@ ALLOWED = {
     "io": {"io"},
     "problems": {"io", "problems"},
     "sparse": {"cl", "reduction", "io", "sparse"},
-    "precond": {"cl", "reduction", "io", "sparse", "precond"},
-    "krylov": {"cl", "reduction", "io", "sparse", "precond", "multigrid", "krylov"},
-    "multigrid": {"cl", "reduction", "io", "sparse", "precond", "multigrid"},
-    "distributed": {"cl", "reduction", "io", "problems", "sparse", "precond", "multigrid", "krylov", "distributed"},
-    "eigen": {"cl", "reduction", "io", "sparse", "precond", "multigrid", "krylov", "eigen"},
+    "direct": {"cl", "reduction", "io", "sparse", "direct"},
+    "precond": {"cl", "reduction", "io", "sparse", "direct", "precond"},
+    "krylov": {"cl", "reduction", "io", "sparse", "direct", "precond", "multigrid", "krylov"},
+    "multigrid": {"cl", "reduction", "io", "sparse", "direct", "precond", "multigrid"},
+    "distributed": {"cl", "reduction", "io", "problems", "sparse", "direct", "precond", "multigrid", "krylov",
+                    "distributed"},
+    "eigen": {"cl", "reduction", "io", "sparse", "direct", "precond", "multigrid", "krylov", "eigen"},
 }
 # clcg/solver/version.hpp belongs to no layer: anyone may include it.
 ANYONE = {"clcg/solver/version.hpp"}

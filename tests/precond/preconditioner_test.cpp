@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "clcg/solver/krylov/host_matrix_solver.hpp"
 #include "clcg/solver/krylov/preconditioner_factory.hpp"
 #include "clcg/solver/krylov/solve.hpp"
 #include "clcg/solver/precond/chebyshev.hpp"
@@ -31,7 +32,7 @@ using clcg::test::test_env;
 using Eigen::VectorXd;
 
 constexpr Preconditioner every[] = {Preconditioner::jacobi, Preconditioner::chebyshev, Preconditioner::ic0,
-                                    Preconditioner::amg};
+                                    Preconditioner::amg, Preconditioner::cholesky};
 
 std::vector<ElementType> types() {
   std::vector<ElementType> t{ElementType::f32};
@@ -108,8 +109,9 @@ TEST(Preconditioner, EmptyAndOneByOneSystems) {
       const Applied m = set_up(one, p, type);
       const double z = m(VectorXd::Constant(1, 2.0))[0];
       EXPECT_GT(z, 0);
-      if (p == Preconditioner::jacobi || p == Preconditioner::ic0 || p == Preconditioner::amg) {
-        EXPECT_NEAR(z, 0.5, 1e-6);  // exact for n = 1: diag, the Cholesky factor, the dense inverse
+      if (p == Preconditioner::jacobi || p == Preconditioner::ic0 || p == Preconditioner::amg ||
+          p == Preconditioner::cholesky) {
+        EXPECT_NEAR(z, 0.5, 1e-6);  // exact for n = 1: diag, the Cholesky factors, AMG's coarse solve
       }
       const Applied empty = set_up(HostMatrix(0, 0), p, type);
       EXPECT_EQ(empty(VectorXd()).size(), 0);
@@ -323,9 +325,87 @@ TEST(MixedPrecision, JacobiStaysInTheSolvesPrecisionAndDoubleForAFloatSolveIsRef
 
 TEST(Preconditioner, ParseAndNameRoundTrip) {
   for (Preconditioner p : {Preconditioner::none, Preconditioner::jacobi, Preconditioner::chebyshev, Preconditioner::ic0,
-                           Preconditioner::amg, Preconditioner::automatic})
+                           Preconditioner::amg, Preconditioner::cholesky, Preconditioner::automatic})
     EXPECT_EQ(clcg::solver::parse_preconditioner(clcg::solver::preconditioner_name(p)), p);
   EXPECT_THROW(clcg::solver::parse_preconditioner("ilu"), std::invalid_argument);
+}
+
+}  // namespace
+
+namespace {
+
+// CG with the exact preconditioner: one step, two where rounding leaves the first short, on
+// every shared SPD matrix, in double and in float (its own tolerance).
+TEST(Cholesky, CgEndsInOneOrTwoStepsOnEverySharedSpdMatrix) {
+  const std::string dir = CLCG_SHARED_MATRICES;
+  if (!std::filesystem::is_directory(dir)) GTEST_SKIP() << "shared matrices absent: " << dir;
+  for (const char* name : {"bcsstk01", "pts5ldd03", "494_bus", "gr_30_30", "1138_bus", "bcsstk13", "bcsstk16",
+                           "lap2D_5pt_n100"}) {
+    const HostMatrix a = clcg::test::read_mtx(dir + "/" + name + ".mtx");
+    for (ElementType type : types()) {
+      SCOPED_TRACE(std::string(name) + " in " + std::string(clcg::reduction::type_name(type)));
+      const double tol = type == ElementType::f64 ? 1e-8 : 1e-5;
+      // float's own rounding of A and the vectors limits what one exact step reaches on the
+      // ill-conditioned stiffness matrices: a few steps then, still far below Jacobi's hundreds.
+      const std::size_t limit = type == ElementType::f64 ? 2 : 8;
+      EXPECT_LE(device_steps(a, Preconditioner::cholesky, {}, type, tol), limit);
+    }
+  }
+}
+
+// The direct method (krylov/plan.hpp): `auto` on a small matrix solves on the host, the true
+// residual checked; float and double; n = 0 and 1; not SPD is a breakdown naming the reason.
+TEST(DirectMethod, AutoSolvesSmallMatricesDirectlyInBothPrecisions) {
+  clcg::solver::Settings settings;
+  settings.preconditioner = Preconditioner::automatic;
+  settings.variant = clcg::solver::CgVariant::automatic;
+  const HostMatrix a = clcg::test::poisson(23, 17);  // 391 rows: a factor of a few Kflop
+  for (ElementType type : types()) {
+    SCOPED_TRACE(std::string(clcg::reduction::type_name(type)));
+    settings.precision = type;
+    settings.tolerance = type == ElementType::f64 ? 1e-10 : 1e-5;
+    const VectorXd b = a * VectorXd::Ones(a.cols());
+    const auto solved = clcg::solver::solve(test_env(), a, b, settings);
+    EXPECT_EQ(solved.plan.method, clcg::solver::Method::direct) << solved.plan.reason;
+    EXPECT_EQ(solved.preconditioner.name, "cholesky");
+    EXPECT_TRUE(solved.info.converged()) << solved.info.message;
+    EXPECT_LE(solved.info.iterations, 2u);
+    EXPECT_LE((b - a * solved.x).norm() / b.norm(), 1.5 * settings.tolerance);
+    EXPECT_GT(figure(solved.preconditioner, "factor_nonzeros"), 0);
+  }
+  settings.precision = ElementType::f64;
+  HostMatrix one(1, 1);
+  one.insert(0, 0) = 4;
+  const auto single = clcg::solver::solve(test_env(), one, VectorXd::Constant(1, 2.0), settings);
+  EXPECT_TRUE(single.info.converged());
+  EXPECT_DOUBLE_EQ(single.x[0], 0.5);
+  const auto empty = clcg::solver::solve(test_env(), HostMatrix(0, 0), VectorXd(), settings);
+  EXPECT_TRUE(empty.info.converged());
+  EXPECT_EQ(empty.plan.method, clcg::solver::Method::cg);  // nothing to factor
+  HostMatrix indefinite = a;
+  indefinite.coeffRef(5, 5) = -4;
+  const auto broken = clcg::solver::solve(test_env(), indefinite, a * VectorXd::Ones(a.cols()), settings);
+  EXPECT_EQ(broken.info.status, clcg::solver::Status::breakdown);
+  EXPECT_NE(broken.info.message.find("not positive definite"), std::string::npos) << broken.info.message;
+}
+
+// The device-buffer solve of a direct plan (what pyopencl callers use): b read, x written.
+TEST(DirectMethod, DeviceBuffersRoundTripThroughTheHostFactor) {
+  const HostMatrix a = clcg::test::poisson(9, 8, 7);
+  clcg::solver::Settings settings;
+  settings.preconditioner = Preconditioner::automatic;
+  settings.variant = clcg::solver::CgVariant::automatic;
+  clcg::solver::HostMatrixSolver solver(test_env(), clcg::solver::to_host_csr(a), ElementType::f32, settings);
+  ASSERT_EQ(solver.plan().method, clcg::solver::Method::direct) << solver.plan().reason;
+  solver.settings().tolerance = 1e-5;
+  const VectorXd b = a * VectorXd::Ones(a.cols());
+  ::cl::Buffer bd = clcg::solver::make_vector(test_env(), ElementType::f32, solver.rows());
+  ::cl::Buffer xd = clcg::solver::make_vector(test_env(), ElementType::f32, solver.rows());
+  clcg::solver::upload_vector(test_env(), std::vector<double>(b.data(), b.data() + b.size()), ElementType::f32, bd);
+  const auto info = solver.solve(bd, xd, false);
+  EXPECT_TRUE(info.converged()) << info.message;
+  const std::vector<double> x = clcg::solver::download_vector(test_env(), xd, ElementType::f32, solver.rows());
+  for (double v : x) EXPECT_NEAR(v, 1.0, 1e-4);
 }
 
 }  // namespace

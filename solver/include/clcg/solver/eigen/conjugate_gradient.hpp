@@ -327,6 +327,9 @@ class ConjugateGradient : public Eigen::IterativeSolverBase<ConjugateGradient<Ma
     device->nnz = a.nonZeros();
     solver::Settings chosen = settings_;
     chosen.preconditioner = kind;
+    // AutoPreconditioner hands the whole choice to the planner (krylov/plan.hpp): direct or CG,
+    // and for CG the variant too; settings().variant applies to the named preconditioners.
+    if (kind == solver::Preconditioner::automatic) chosen.variant = solver::CgVariant::automatic;
     chosen.confirm_true_residual = false;  // Eigen's stopping rule exactly
     device->solver =
         std::make_unique<solver::HostMatrixSolver>(env(), solver::to_host_csr(a, storage), element_type, chosen);

@@ -24,12 +24,7 @@ class CgMethod {
   virtual const DevicePreconditioner* preconditioner() const noexcept = 0;
 };
 
-// `settings` with `automatic` resolved for a matrix of `rows` and `nnz` on `device`: the
-// preconditioner first (choose_preconditioner's; Jacobi where the variant is pipelined, whose
-// recurrences take a diagonal M only), then the variant for it (choose_cg_variant's).
-Settings resolve_automatic(const cl::DeviceInfo& device, Settings settings, std::size_t rows, std::size_t nnz);
-
-// The solver settings.variant names (automatic: choose_cg_variant's), bound to `a`, applying
+// The solver settings.variant names (automatic: resolve_automatic's, krylov/plan.hpp), bound to `a`, applying
 // `preconditioner` (set up for `a`; null builds the one settings.preconditioner names, reading
 // A back from the device where its set-up needs the host matrix).
 std::unique_ptr<CgMethod> make_cg_solver(const cl::Env& env, const DeviceCsrMatrix& a, const Settings& settings,

@@ -1,7 +1,9 @@
 #pragma once
-// A CG solver for one host matrix, set up once (A uploaded, preconditioner set up, kernels
-// built, work vectors allocated) and then solving any number of right-hand sides that live in
-// host memory: what the Eigen facade and the Python binding hold between solves.
+// A solver for one host matrix, set up once and then solving any number of right-hand sides
+// that live in host memory: what cg-solve, the Eigen facade and the Python binding hold between
+// solves. The planner (krylov/plan.hpp) decides how: CG on the device (A uploaded,
+// preconditioner set up, kernels built, work vectors allocated) or, for `auto` on a matrix
+// whose factor is cheap, a direct solve on the host (A factored once, never uploaded).
 #include <cstddef>
 #include <memory>
 #include <optional>
@@ -9,8 +11,10 @@
 
 #include "clcg/cl/env.hpp"
 #include "clcg/solver/krylov/cg_method.hpp"
+#include "clcg/solver/krylov/plan.hpp"
 #include "clcg/solver/krylov/settings.hpp"
 #include "clcg/solver/krylov/solve_info.hpp"
+#include "clcg/solver/precond/cholesky.hpp"
 #include "clcg/solver/precond/device_preconditioner.hpp"
 #include "clcg/solver/sparse/csr_matrix.hpp"
 
@@ -19,9 +23,10 @@ namespace clcg::solver {
 class HostMatrixSolver {
  public:
   // `a` square, in full storage; `type` is what the device solves in. Checks the device's memory
-  // first. `settings`' automatic preconditioner and variant are resolved here (resolve_automatic). A preconditioner whose
-  // set-up finds A not SPD (PreconditionerBreakdown) leaves setup_failure() set: every solve
-  // then reports Status::breakdown with its message. Device errors throw.
+  // first. `settings`' automatic preconditioner and variant are planned here (plan_solve). A
+  // set-up that finds A not SPD (a preconditioner's PreconditionerBreakdown, or the direct
+  // method's factorisation) leaves setup_failure() set: every solve then reports
+  // Status::breakdown with its message. Device errors throw.
   HostMatrixSolver(const cl::Env& env, HostCsr a, ElementType type, const Settings& settings);
 
   // b and x: rows() elements of the solver's type (float or double) in host memory; x is the
@@ -38,6 +43,7 @@ class HostMatrixSolver {
   // record_history, should_stop, on_iteration, the early stops); the rest was used at set-up.
   Settings& settings() noexcept { return cg_ ? cg_->settings() : resolved_; }
   const Settings& resolved() const noexcept { return resolved_; }  // the preconditioner and variant chosen
+  const Plan& plan() const noexcept { return plan_; }              // how, and why (direct or CG)
   const PreconditionerReport* preconditioner_report() const noexcept {
     return preconditioner_ ? &preconditioner_->report() : nullptr;
   }
@@ -51,12 +57,16 @@ class HostMatrixSolver {
 
  private:
   SolveInfo setup_failure_info() const;
+  void set_up_direct();
+  SolveInfo solve_direct(const void* b, void* x, bool use_guess);
 
   cl::Env env_;
   HostCsr host_;
   ElementType type_;
+  Plan plan_;
   Settings resolved_;
   std::shared_ptr<DevicePreconditioner> preconditioner_;
+  std::shared_ptr<CholeskyPreconditioner> direct_;  // the direct method's factor (also preconditioner_)
   std::unique_ptr<CgMethod> cg_;
   ::cl::Buffer b_, x_;
   std::optional<std::string> setup_failure_;

@@ -24,30 +24,18 @@ using reduction::ElementType;
 //              r update writes r.r partials); 2 host syncs a step
 //   pipelined  Ghysels-Vanroose: one fused update, its read-back overlapping the SpMV
 //   single     Chronopoulos-Gear: one fused kernel and one host sync a step
-//   automatic  the one choose_cg_variant picks for the device and the matrix
+//   automatic  the one the planner picks for the device and the matrix (krylov/plan.hpp)
 enum class CgVariant { textbook, fused, pipelined, single, automatic };
 std::string_view cg_variant_name(CgVariant v) noexcept;  // "textbook", ..., "auto"
 CgVariant parse_cg_variant(std::string_view name);      // std::invalid_argument listing the names
 std::span<const CgVariant> all_cg_variants() noexcept;  // the four that run (not automatic)
-
-// The variant `automatic` stands for, measured fastest to solution (docs/PERFORMANCE.md,
-// "Which variant"). On a GPU, from gpu_fused_from_rows rows `fused` (at the bandwidth floor,
-// where the second host sync is hidden); below it one host sync a step wins: `pipelined`
-// (its read overlaps the SpMV) in double with Jacobi, where it takes textbook's steps (+1% on
-// the test matrices), else `single` (without a preconditioner pipelined needs up to 30% more
-// steps on ill-conditioned matrices, and in float its recurrences stagnate). On a CPU (PoCL)
-// `single` below cpu_fused_from_work rows + nonzeros (launches dominate), else `fused`.
-inline constexpr std::size_t gpu_fused_from_rows = 1'250'000;
-inline constexpr std::size_t cpu_fused_from_work = 100'000;
-CgVariant choose_cg_variant(const cl::DeviceInfo& device, std::size_t rows, std::size_t nnz, ElementType precision,
-                            Preconditioner preconditioner);
 
 struct Settings {
   double tolerance = 1e-8;           // stop when ||r|| <= tolerance * ||b|| (recursive residual)
   std::int64_t max_iterations = -1;  // < 0: 2 * rows (Eigen's default); 0 checks x0 only
   Preconditioner preconditioner = Preconditioner::none;
   PreconditionerOptions precond_options = {};  // degree, sweeps, AMG parameters
-  CgVariant variant = CgVariant::fused;  // automatic: choose_cg_variant (cg-solve's default)
+  CgVariant variant = CgVariant::fused;  // automatic: the planner's choice (cg-solve's default)
   // Precision of the device matrix and vectors for the host-matrix APIs; the buffer API takes
   // the DeviceCsrMatrix's type and ignores this.
   ElementType precision = ElementType::f64;

@@ -8,6 +8,7 @@
 
 #include "clcg/cl/env.hpp"
 #include "clcg/solver/io/host_matrix.hpp"
+#include "clcg/solver/krylov/plan.hpp"
 #include "clcg/solver/krylov/settings.hpp"
 #include "clcg/solver/krylov/solve_info.hpp"
 #include "clcg/solver/precond/device_preconditioner.hpp"
@@ -20,12 +21,14 @@ namespace clcg::solver {
 SolveInfo solve(const cl::Env& env, const DeviceCsrMatrix& a, const ::cl::Buffer& b, ::cl::Buffer& x,
                 const Settings& settings = {}, bool use_guess = false);
 
-// Host in, host out: uploads A (full storage) and b in settings.precision, solves, reads x
-// back and computes the true residual in double on the host from the double matrix.
+// Host in, host out, as the planner decides (HostMatrixSolver): CG uploads A (full storage) and
+// b in settings.precision, solves, reads x back; the direct method stays on the host. The true
+// residual is computed in double on the host from the double matrix.
 struct HostSolution {
   Eigen::VectorXd x;
   SolveInfo info;
   PreconditionerReport preconditioner;  // name "" for none; set-up time, figures, levels
+  Plan plan;                            // direct or CG, what `auto` resolved to, and why
 };
 HostSolution solve(const cl::Env& env, const HostMatrix& a, const Eigen::VectorXd& b, const Settings& settings = {},
                    const Eigen::VectorXd* x0 = nullptr);

@@ -3,8 +3,9 @@
 // the host (coarsening.hpp: strength, aggregation, smoothed prolongator, Galerkin A_c = P^T A P)
 // and uploaded once; z = M^-1 r is one V-cycle on the device from z = 0, with the same
 // Chebyshev smoother before and after the coarse correction on every level (so M is
-// symmetric) and a dense inverse on the coarsest level (so it is positive definite). Nothing
-// is read back during an apply.
+// symmetric) and an exact solve on the coarsest level through a sparse Cholesky factor on the
+// host (so it is positive definite; precond/cholesky.hpp): the coarse vector, at most
+// AmgOptions::coarse_rows values, is the only thing read back during an apply.
 #include <cstddef>
 #include <memory>
 #include <vector>
@@ -35,8 +36,7 @@ class AmgPreconditioner : public DevicePreconditioner {
 
   cl::Env env_;
   std::vector<std::unique_ptr<Level>> levels_;
-  ::cl::Buffer coarse_inverse_;  // row-major dense A^-1 of the coarsest level
-  cl::CachedKernel dense_solve_;
+  std::unique_ptr<DevicePreconditioner> coarse_solve_;  // A_c^-1 on the coarsest level, unless Chebyshev
 };
 
 }  // namespace clcg::solver

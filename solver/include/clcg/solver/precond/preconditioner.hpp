@@ -16,6 +16,7 @@ enum class Preconditioner {
   chebyshev,  // M^-1 = a Chebyshev polynomial in D^-1 A times D^-1; precond/chebyshev.hpp
   ic0,        // incomplete Cholesky with zero fill, applied by Jacobi sweeps; precond/ic0.hpp
   amg,        // smoothed-aggregation algebraic multigrid, one V-cycle; multigrid/amg.hpp
+  cholesky,   // M = A: a sparse LDL^T factor on the host, exact (precond/cholesky.hpp)
   automatic,  // the one choose_preconditioner picks for the matrix (krylov/preconditioner_factory.hpp)
 };
 
@@ -35,7 +36,7 @@ struct Ic0Options {
 
 struct AmgOptions {
   double strength = 0.08;        // |a_ij| >= strength sqrt(a_ii a_jj): a strong connection
-  std::size_t coarse_rows = 600; // coarsen until at most this many rows (then a dense inverse)
+  std::size_t coarse_rows = 600; // coarsen until at most this many rows (then a sparse Cholesky solve)
   std::size_t max_levels = 25;
   unsigned smoother_degree = 2;  // Chebyshev smoother, the same before and after (M stays SPD)
   double smoother_lower_ratio = 30;

@@ -1,0 +1,94 @@
+#include "clcg/solver/direct/sparse_cholesky.hpp"
+
+#include <Eigen/SparseCholesky>
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+
+namespace clcg::solver {
+namespace {
+
+using ColumnMatrix = Eigen::SparseMatrix<double, Eigen::ColMajor, int>;
+
+// Eigen's factor with its column counts in reach (the symbolic analysis computes them, the
+// public API does not show them).
+class Ldlt : public Eigen::SimplicialLDLT<ColumnMatrix, Eigen::Lower> {
+ public:
+  const Eigen::VectorXi& column_counts() const noexcept { return m_nonZerosPerCol; }
+};
+
+// A full-storage CSR matrix is its own transpose's CSC: the same arrays read as columns.
+ColumnMatrix as_columns(const HostCsr& a) {
+  return Eigen::Map<const ColumnMatrix>(a.rows, a.cols, a.nnz(), a.row_ptr.data(), a.col_idx.data(), a.values.data());
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+struct SparseCholesky::Impl {
+  Ldlt ldlt;
+  bool factorized = false;
+};
+
+SparseCholesky::SparseCholesky(const HostCsr& a) : impl_(std::make_unique<Impl>()) {
+  if (a.rows != a.cols)
+    throw std::invalid_argument("a Cholesky factorisation needs a square matrix, got " + std::to_string(a.rows) +
+                                " x " + std::to_string(a.cols));
+  const auto start = std::chrono::steady_clock::now();
+  rows_ = std::size_t(a.rows);
+  nnz_ = std::size_t(a.nnz());
+  impl_->ldlt.analyzePattern(as_columns(a));
+  for (Eigen::Index j = 0; j < impl_->ldlt.column_counts().size(); ++j) {
+    const double c = impl_->ldlt.column_counts()[j];
+    estimate_.factor_nonzeros += std::size_t(c);
+    estimate_.flops += (c + 1) * (c + 1);
+  }
+  estimate_.analyse_seconds = seconds_since(start);
+}
+
+SparseCholesky::~SparseCholesky() = default;
+SparseCholesky::SparseCholesky(SparseCholesky&&) noexcept = default;
+SparseCholesky& SparseCholesky::operator=(SparseCholesky&&) noexcept = default;
+
+bool SparseCholesky::factorized() const noexcept { return impl_->factorized; }
+
+void SparseCholesky::factorize(const HostCsr& a) {
+  if (std::size_t(a.rows) != rows_ || std::size_t(a.nnz()) != nnz_)
+    throw std::invalid_argument("factorize: the matrix (" + std::to_string(a.rows) + " rows, " +
+                                std::to_string(a.nnz()) + " nonzeros) is not the analysed one (" +
+                                std::to_string(rows_) + " rows, " + std::to_string(nnz_) + " nonzeros)");
+  const auto start = std::chrono::steady_clock::now();
+  impl_->factorized = false;
+  impl_->ldlt.factorize(as_columns(a));
+  if (rows_ > 0) {
+    const auto& d = impl_->ldlt.vectorD();
+    Eigen::Index worst = 0;
+    const double smallest = d.minCoeff(&worst);
+    if (impl_->ldlt.info() != Eigen::Success || !(smallest > 0)) {
+      char pivot[32];
+      std::snprintf(pivot, sizeof pivot, "%.3g", smallest);
+      throw NotPositiveDefinite("A is not positive definite: its LDL^T factorisation has pivot " +
+                                std::string(pivot) + " (at position " + std::to_string(worst + 1) +
+                                " of the fill-reducing order)");
+    }
+  }
+  impl_->factorized = true;
+  factorize_seconds_ = seconds_since(start);
+}
+
+void SparseCholesky::solve(std::span<const double> b, std::span<double> x) const {
+  if (!impl_->factorized) throw std::logic_error("SparseCholesky::solve before a successful factorize");
+  if (b.size() != rows_ || x.size() != rows_)
+    throw std::invalid_argument("SparseCholesky::solve: vectors of " + std::to_string(b.size()) + " and " +
+                                std::to_string(x.size()) + " entries for " + std::to_string(rows_) + " rows");
+  if (rows_ == 0) return;
+  const Eigen::Map<const Eigen::VectorXd> bv(b.data(), Eigen::Index(rows_));
+  Eigen::Map<Eigen::VectorXd> xv(x.data(), Eigen::Index(rows_));
+  xv = impl_->ldlt.solve(bv);  // solve() evaluates into a temporary: b and x may alias
+}
+
+}  // namespace clcg::solver

@@ -1,0 +1,60 @@
+#pragma once
+// A sparse LDL^T factorisation of an SPD matrix with a fill-reducing ordering (AMD), on the host:
+// Eigen's SimplicialLDLT, measured faster than CHOLMOD's supernodal factor on every matrix where
+// a factorisation beats CG (docs/PERFORMANCE.md, "Direct or CG"). The symbolic analysis
+// (ordering, elimination tree, column counts) is a step of its own: it predicts the factor's
+// size and cost before any number is computed, which is what the planner needs
+// (krylov/plan.hpp), and a matrix with the same pattern and new values keeps it.
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <stdexcept>
+
+#include "clcg/solver/sparse/csr_matrix.hpp"
+
+namespace clcg::solver {
+
+// The factorisation met a pivot <= 0 (or a zero one): A is not positive definite (or not
+// symmetric, for a general matrix whose upper triangle alone was factored).
+class NotPositiveDefinite : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// What the symbolic analysis predicts for the numeric factorisation.
+struct FactorEstimate {
+  std::size_t factor_nonzeros = 0;  // nnz(L), the unit diagonal left out
+  double flops = 0;                 // sum over columns of (c_j + 1)^2, c_j = nnz of L's column j
+  double analyse_seconds = 0;       // the ordering and the symbolic factorisation
+};
+
+class SparseCholesky {
+ public:
+  // Symbolic analysis of `a` (square, full storage, sorted columns; only the upper triangle is
+  // read, so a general matrix is factored as the symmetric matrix of its upper triangle: the
+  // direct method's residual check against the whole A then says it was not symmetric).
+  explicit SparseCholesky(const HostCsr& a);
+  ~SparseCholesky();
+  SparseCholesky(SparseCholesky&&) noexcept;
+  SparseCholesky& operator=(SparseCholesky&&) noexcept;
+
+  // Numeric factorisation of a matrix with the analysed pattern (new values allowed). Throws
+  // NotPositiveDefinite naming the first pivot <= 0, std::invalid_argument for another pattern.
+  void factorize(const HostCsr& a);
+  bool factorized() const noexcept;
+  // x = A^-1 b with the last factorisation (b and x may alias).
+  void solve(std::span<const double> b, std::span<double> x) const;
+
+  const FactorEstimate& estimate() const noexcept { return estimate_; }
+  std::size_t rows() const noexcept { return rows_; }
+  double factorize_seconds() const noexcept { return factorize_seconds_; }
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  FactorEstimate estimate_;
+  std::size_t rows_ = 0, nnz_ = 0;
+  double factorize_seconds_ = 0;
+};
+
+}  // namespace clcg::solver

@@ -1,0 +1,89 @@
+#pragma once
+// What `auto` means, decided here and nowhere else: from cheap facts about the matrix and the
+// device, how a solve runs (a sparse direct solve on the host, or CG on the device), with
+// which preconditioner, CG variant and apply precision, and why. Each threshold below comes
+// from a measurement in docs/PERFORMANCE.md ("What auto picks"); tests/krylov/plan_test.cpp
+// holds the decisions as a table.
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "clcg/cl/device.hpp"
+#include "clcg/solver/direct/sparse_cholesky.hpp"
+#include "clcg/solver/krylov/settings.hpp"
+#include "clcg/solver/precond/preconditioner.hpp"
+#include "clcg/solver/sparse/csr_matrix.hpp"
+
+namespace clcg::solver {
+
+enum class Method {
+  cg,      // CG on the device (Settings' preconditioner and variant)
+  direct,  // A = L D L^T on the host, x by triangular solves, the true residual checked
+};
+std::string_view method_name(Method m) noexcept;  // "cg", "direct"
+
+struct Plan {
+  Method method = Method::cg;
+  Settings settings;   // `automatic` resolved (the preconditioner is `cholesky` for direct)
+  std::string reason;  // one line for the summary and the JSON, e.g. "factor 41K nonzeros, 0.3 Mflop: direct"
+  // The symbolic factorisation the plan was based on, when it ran one (direct reuses it).
+  std::shared_ptr<SparseCholesky> analysis;
+};
+
+// The whole choice for `requested` (its automatic preconditioner and variant) on `device`.
+// With `host` (A in full storage) a matrix small enough is analysed symbolically (AMD
+// ordering, elimination tree, column counts: about what a pass over A costs for these sizes)
+// and solved directly when its factor is cheap; without it (a matrix only on the device) the
+// plan is always CG. Direct is only chosen when both the preconditioner and the variant are
+// automatic: a user who names either asked for CG.
+Plan plan_solve(const cl::DeviceInfo& device, const Settings& requested, std::size_t rows, std::size_t nnz,
+                const HostCsr* host = nullptr);
+
+// The same for CG alone (never direct): `settings` with `automatic` resolved. What the buffer
+// API and make_cg_solver use.
+Settings resolve_automatic(const cl::DeviceInfo& device, Settings settings, std::size_t rows, std::size_t nnz);
+
+// --- The rules behind a plan, each measured (docs/PERFORMANCE.md) ---------------------------
+
+// Direct or CG. A symbolic analysis runs only for matrices of at most `analyse_up_to_nnz`
+// nonzeros (GPU; the CPU's bound is larger because CG steps cost more there): above it CG won
+// on every matrix measured, and the analysis would be paid for nothing. After it, direct where
+// the factorisation's predicted flops are at most `direct_up_to_flops` (GPU) or
+// `cpu_direct_up_to_flops` (CPU device): below that a host LDL^T solve beats the start-up of a
+// device solve (a few launches and round trips: ~1.5 ms on the H100 for the smallest matrices).
+inline constexpr std::size_t analyse_up_to_nnz = 40'000;
+inline constexpr std::size_t cpu_analyse_up_to_nnz = 200'000;
+inline constexpr double direct_up_to_flops = 4e6;
+inline constexpr double cpu_direct_up_to_flops = 5e7;
+bool worth_analysing(const cl::DeviceInfo& device, std::size_t rows, std::size_t nnz);
+bool direct_pays(const cl::DeviceInfo& device, const FactorEstimate& factor);
+
+// The preconditioner for CG (docs/PERFORMANCE.md, "Preconditioners"): on a GPU, Chebyshev from
+// chebyshev_from_rows rows (4-16% ahead of Jacobi on every Poisson problem measured, set-up
+// 2-23 ms), else Jacobi (on small matrices no other set-up and per-step cost paid off on more
+// than a few); on a CPU, Jacobi (PoCL runs Chebyshev's extra SpMVs slower than it saves steps).
+inline constexpr std::size_t chebyshev_from_rows = 100'000;
+Preconditioner choose_preconditioner(const cl::DeviceInfo& device, std::size_t rows, std::size_t nnz);
+
+// The precision an unset PreconditionerOptions::precision stands for: float for Chebyshev,
+// IC(0) and AMG in a double solve on a GPU from float_apply_from_rows rows, where their applies
+// are bandwidth bound and float halves them (CG's steps the same on every mesh problem
+// measured); else the solve's own. Below it an apply is latency bound, float saves nothing, and
+// on ill-conditioned matrices it costs steps (IC(0) on 1138_bus: 232 instead of 149).
+inline constexpr std::size_t float_apply_from_rows = 100'000;
+ElementType choose_preconditioner_precision(const cl::DeviceInfo& device, Preconditioner p, ElementType solve,
+                                            std::size_t rows);
+
+// The CG variant (docs/PERFORMANCE.md, "Which variant"). On a GPU, from gpu_fused_from_rows
+// rows `fused` (at the bandwidth floor, where the second host sync is hidden); below it one
+// host sync a step wins: `pipelined` (its read overlaps the SpMV) in double with Jacobi, where
+// it takes textbook's steps (+1% on the test matrices), else `single` (without a
+// preconditioner pipelined needs up to 30% more steps on ill-conditioned matrices, and in float
+// its recurrences stagnate). On a CPU (PoCL) `single` below cpu_fused_from_work rows +
+// nonzeros (launches dominate), else `fused`.
+inline constexpr std::size_t gpu_fused_from_rows = 1'250'000;
+inline constexpr std::size_t cpu_fused_from_work = 100'000;
+CgVariant choose_cg_variant(const cl::DeviceInfo& device, std::size_t rows, std::size_t nnz, ElementType precision,
+                            Preconditioner preconditioner);
+
+}  // namespace clcg::solver

@@ -1,0 +1,134 @@
+// The planner (krylov/plan.hpp) as a table of inputs and the choices expected: direct or CG,
+// preconditioner, variant, and the reason it gives. Host only: the device is a DeviceInfo.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "clcg/solver/krylov/plan.hpp"
+#include "clcg/solver/sparse/csr_matrix.hpp"
+#include "support/cg_problems.hpp"
+
+namespace {
+
+using clcg::solver::CgVariant;
+using clcg::solver::ElementType;
+using clcg::solver::FactorEstimate;
+using clcg::solver::HostCsr;
+using clcg::solver::Method;
+using clcg::solver::Preconditioner;
+using clcg::solver::Settings;
+
+clcg::cl::DeviceInfo device_of_type(cl_device_type type) {
+  clcg::cl::DeviceInfo info;
+  info.type = type;
+  info.compute_units = 132;
+  return info;
+}
+const clcg::cl::DeviceInfo gpu = device_of_type(CL_DEVICE_TYPE_GPU), cpu = device_of_type(CL_DEVICE_TYPE_CPU);
+
+Settings automatic() {
+  Settings s;
+  s.preconditioner = Preconditioner::automatic;
+  s.variant = CgVariant::automatic;
+  return s;
+}
+
+clcg::solver::Plan plan(const clcg::cl::DeviceInfo& device, const HostCsr& a, const Settings& requested = automatic()) {
+  return clcg::solver::plan_solve(device, requested, std::size_t(a.rows), std::size_t(a.nnz()), &a);
+}
+
+TEST(Plan, ThresholdsOfTheDirectRule) {
+  FactorEstimate f;
+  f.flops = clcg::solver::direct_up_to_flops;
+  EXPECT_TRUE(clcg::solver::direct_pays(gpu, f));
+  f.flops *= 1.01;
+  EXPECT_FALSE(clcg::solver::direct_pays(gpu, f));
+  EXPECT_TRUE(clcg::solver::direct_pays(cpu, f));  // CG steps cost more on a CPU device
+  f.flops = 1.01 * clcg::solver::cpu_direct_up_to_flops;
+  EXPECT_FALSE(clcg::solver::direct_pays(cpu, f));
+  const std::size_t g = clcg::solver::analyse_up_to_nnz, c = clcg::solver::cpu_analyse_up_to_nnz;
+  EXPECT_TRUE(clcg::solver::worth_analysing(gpu, 1000, g));
+  EXPECT_FALSE(clcg::solver::worth_analysing(gpu, 1000, g + 1));
+  EXPECT_TRUE(clcg::solver::worth_analysing(cpu, 1000, g + 1));
+  EXPECT_FALSE(clcg::solver::worth_analysing(cpu, 1000, c + 1));
+  EXPECT_FALSE(clcg::solver::worth_analysing(gpu, 0, 0));  // n = 0: nothing to factor
+}
+
+TEST(Plan, SmallMatricesWithACheapFactorAreSolvedDirectly) {
+  // bcsstk01's size (48 rows), a 2D grid of 30 x 30 (gr_30_30's), a random sparse SPD matrix.
+  for (const auto& a : {clcg::solver::to_host_csr(clcg::test::poisson(8, 6)),
+                        clcg::solver::to_host_csr(clcg::test::poisson(30, 30)),
+                        clcg::solver::to_host_csr(clcg::test::random_dd_spd(500, 3, 4))})
+    for (const auto& device : {gpu, cpu}) {
+      const auto p = plan(device, a);
+      SCOPED_TRACE(p.reason);
+      EXPECT_EQ(p.method, Method::direct);
+      EXPECT_EQ(p.settings.preconditioner, Preconditioner::cholesky);
+      ASSERT_TRUE(p.analysis);
+      EXPECT_LE(p.analysis->estimate().flops, clcg::solver::direct_up_to_flops);
+      EXPECT_NE(p.reason.find("Mflop: direct"), std::string::npos);
+      EXPECT_NE(p.reason.find("factor "), std::string::npos);
+    }
+}
+
+TEST(Plan, AnExpensiveFactorMeansCgAndTheAnalysisIsDropped) {
+  // A 3D grid of 16^3: few nonzeros (27K, analysed), but a factor of tens of Mflop.
+  const HostCsr a = clcg::solver::to_host_csr(clcg::test::poisson(16, 16, 16));
+  const auto p = plan(gpu, a);
+  SCOPED_TRACE(p.reason);
+  EXPECT_EQ(p.method, Method::cg);
+  EXPECT_FALSE(p.analysis);
+  EXPECT_EQ(p.settings.preconditioner, Preconditioner::jacobi);
+  EXPECT_EQ(p.settings.variant, CgVariant::pipelined);
+  EXPECT_NE(p.reason.find("Mflop: CG, jacobi, pipelined"), std::string::npos);
+}
+
+TEST(Plan, LargeMatricesAreNotAnalysed) {
+  // lap2D_5pt_n100's size: on a GPU CG wins and the analysis is skipped; on a CPU device (PoCL)
+  // CG steps cost ~50x more and its factor (~13 Mflop) is cheaper than the solve.
+  const HostCsr a = clcg::solver::to_host_csr(clcg::test::poisson(100, 100));
+  const auto on_gpu = plan(gpu, a);
+  EXPECT_EQ(on_gpu.method, Method::cg);
+  EXPECT_FALSE(on_gpu.analysis);
+  EXPECT_EQ(on_gpu.reason, "10K rows, 49.6K nonzeros on a GPU: CG, jacobi, pipelined");
+  EXPECT_EQ(plan(cpu, a).method, Method::direct) << plan(cpu, a).reason;
+  // 3D Poisson 256^3 on a GPU: Chebyshev, fused (no host matrix: the planner is given sizes).
+  const auto big = clcg::solver::plan_solve(gpu, automatic(), 16'777'216, 117'047'296);
+  EXPECT_EQ(big.method, Method::cg);
+  EXPECT_EQ(big.settings.preconditioner, Preconditioner::chebyshev);
+  EXPECT_EQ(big.settings.variant, CgVariant::fused);
+  EXPECT_EQ(big.reason, "16.8M rows, 117M nonzeros on a GPU: CG, chebyshev, fused");
+}
+
+TEST(Plan, NamingAPreconditionerOrAVariantAsksForCg) {
+  const HostCsr a = clcg::solver::to_host_csr(clcg::test::poisson(8, 6));
+  Settings s = automatic();
+  s.preconditioner = Preconditioner::ic0;
+  auto p = plan(gpu, a, s);
+  EXPECT_EQ(p.method, Method::cg);
+  EXPECT_EQ(p.settings.preconditioner, Preconditioner::ic0);
+  EXPECT_EQ(p.settings.variant, CgVariant::single);
+  EXPECT_NE(p.reason.find("ic0 (requested), single"), std::string::npos) << p.reason;
+  s = automatic();
+  s.variant = CgVariant::textbook;
+  p = plan(gpu, a, s);
+  EXPECT_EQ(p.method, Method::cg);
+  EXPECT_EQ(p.settings.preconditioner, Preconditioner::jacobi);
+  EXPECT_NE(p.reason.find("textbook (requested)"), std::string::npos) << p.reason;
+  s.variant = CgVariant::pipelined;  // pipelined takes a diagonal M only
+  EXPECT_EQ(plan(gpu, a, s).settings.preconditioner, Preconditioner::jacobi);
+  s.precision = ElementType::f32;
+  s.variant = CgVariant::automatic;
+  s.preconditioner = Preconditioner::automatic;
+  EXPECT_EQ(plan(gpu, a, s).method, Method::direct);  // the factor is in double whatever the solve's type
+}
+
+TEST(Plan, WithoutAHostMatrixThePlanIsCg) {
+  const auto p = clcg::solver::plan_solve(gpu, automatic(), 48, 400);
+  EXPECT_EQ(p.method, Method::cg);
+  EXPECT_EQ(p.settings.preconditioner, Preconditioner::jacobi);
+  EXPECT_EQ(clcg::solver::resolve_automatic(gpu, automatic(), 48, 400).variant, p.settings.variant);
+  EXPECT_EQ(clcg::solver::plan_solve(gpu, automatic(), 0, 0, nullptr).method, Method::cg);  // n = 0
+}
+
+}  // namespace
