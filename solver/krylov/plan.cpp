@@ -33,13 +33,9 @@ std::string cg_text(const Settings& s, bool preconditioner_chosen, bool variant_
 
 std::string_view method_name(Method m) noexcept { return m == Method::direct ? "direct" : "cg"; }
 
-bool worth_analysing(const cl::DeviceInfo& device, std::size_t rows, std::size_t nnz) {
-  return rows > 0 && nnz <= (device.is_cpu() ? cpu_analyse_up_to_nnz : analyse_up_to_nnz);
-}
+bool worth_analysing(std::size_t rows, std::size_t nnz) { return rows > 0 && nnz <= analyse_up_to_nnz; }
 
-bool direct_pays(const cl::DeviceInfo& device, const FactorEstimate& factor) {
-  return factor.flops <= (device.is_cpu() ? cpu_direct_up_to_flops : direct_up_to_flops);
-}
+bool direct_pays(const FactorEstimate& factor) { return factor.flops <= direct_up_to_flops; }
 
 Preconditioner choose_preconditioner(const cl::DeviceInfo& device, std::size_t rows, std::size_t) {
   return !device.is_cpu() && rows >= chebyshev_from_rows ? Preconditioner::chebyshev : Preconditioner::jacobi;
@@ -77,10 +73,10 @@ Plan plan_solve(const cl::DeviceInfo& device, const Settings& requested, std::si
   const bool choose_preconditioner = requested.preconditioner == Preconditioner::automatic;
   const bool choose_variant = requested.variant == CgVariant::automatic;
   std::string facts;
-  if (host && choose_preconditioner && choose_variant && worth_analysing(device, rows, nnz)) {
+  if (host && choose_preconditioner && choose_variant && worth_analysing(rows, nnz)) {
     plan.analysis = std::make_shared<SparseCholesky>(*host);
     facts = factor_text(plan.analysis->estimate());
-    if (direct_pays(device, plan.analysis->estimate())) {
+    if (direct_pays(plan.analysis->estimate())) {
       plan.method = Method::direct;
       plan.settings = requested;
       plan.settings.preconditioner = Preconditioner::cholesky;

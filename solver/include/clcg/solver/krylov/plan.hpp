@@ -45,18 +45,19 @@ Settings resolve_automatic(const cl::DeviceInfo& device, Settings settings, std:
 
 // --- The rules behind a plan, each measured (docs/PERFORMANCE.md) ---------------------------
 
-// Direct or CG. A symbolic analysis runs only for matrices of at most `analyse_up_to_nnz`
-// nonzeros (GPU; the CPU's bound is larger because CG steps cost more there): above it CG won
-// on every matrix measured, and the analysis would be paid for nothing. After it, direct where
-// the factorisation's predicted flops are at most `direct_up_to_flops` (GPU) or
-// `cpu_direct_up_to_flops` (CPU device): below that a host LDL^T solve beats the start-up of a
-// device solve (a few launches and round trips: ~1.5 ms on the H100 for the smallest matrices).
-inline constexpr std::size_t analyse_up_to_nnz = 40'000;
-inline constexpr std::size_t cpu_analyse_up_to_nnz = 200'000;
+// Direct or CG, the same rule on a GPU and on a CPU device (PoCL). The symbolic analysis (its
+// AMD ordering: 0.1-0.7 ms at these sizes on the H100 machine's host, 2 ms at 11K nonzeros
+// of a 3D grid) runs only for matrices of at most `analyse_up_to_nnz` nonzeros: above it a
+// well-conditioned mesh converges with CG in about what the analysis alone costs (3D Poisson
+// 12^3: 1.1 ms CG, 1.9 ms analysis), so the analysis would often be paid for nothing. After it,
+// direct where the factorisation's predicted flops are at most `direct_up_to_flops`: a host
+// LDL^T below that costs about a millisecond, what a device CG solve costs to start (launches
+// and round trips: 0.9-1.7 ms on the H100 for the smallest matrices), and on ill-conditioned
+// matrices (the bus and stiffness matrices: 400-1400 Jacobi steps) it is 10-40x faster.
+inline constexpr std::size_t analyse_up_to_nnz = 10'000;
 inline constexpr double direct_up_to_flops = 4e6;
-inline constexpr double cpu_direct_up_to_flops = 5e7;
-bool worth_analysing(const cl::DeviceInfo& device, std::size_t rows, std::size_t nnz);
-bool direct_pays(const cl::DeviceInfo& device, const FactorEstimate& factor);
+bool worth_analysing(std::size_t rows, std::size_t nnz);
+bool direct_pays(const FactorEstimate& factor);
 
 // The preconditioner for CG (docs/PERFORMANCE.md, "Preconditioners"): on a GPU, Chebyshev from
 // chebyshev_from_rows rows (4-16% ahead of Jacobi on every Poisson problem measured, set-up
