@@ -60,6 +60,9 @@ SolveInfo solve_directly(const HostCsr& a, const SparseCholesky& factor, std::sp
     ++info.iterations;
     rr = residual(a, b, x, r);
     if (settings.on_iteration) settings.on_iteration(info.iterations, std::sqrt(rr) / scale);
+    if (settings.record_history)  // one row a solve (no alpha or beta: there is no CG step)
+      info.history.push_back({info.iterations, std::sqrt(rr) / scale, 0, 0,
+                              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()});
   }
   info.true_residual = info.recursive_residual = std::sqrt(rr) / scale;
   info.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

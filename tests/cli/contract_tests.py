@@ -38,10 +38,12 @@ class ContractTest(unittest.TestCase):
 
     def test_json_contract_and_reference(self):
         matrix = os.path.join(support.DATA, SMALL)
-        out = self.solve_json(["--matrix", matrix, "--reference"])
+        out = self.solve_json(["--matrix", matrix, "--reference", "--precond", "jacobi"])
         self.assert_keys(out, "matrix", ["path", "rows", "cols", "nnz"])
         self.assert_keys(out, "device", ["platform", "name"])
-        self.assert_keys(out, "solver", ["precond", "precision", "tol", "max_iter"])
+        self.assert_keys(out, "solver", ["method", "plan", "precond", "precision", "tol", "max_iter"])
+        self.assertEqual(out["solver"]["method"], "cg")
+        self.assertIn("CG, jacobi (requested)", out["solver"]["plan"])
         self.assert_keys(out, "result", ["converged", "iterations", "relative_residual", "solve_seconds",
                                          "seconds_per_iteration", "error_vs_ones"])
         self.assert_keys(out, "reference", ["converged", "iterations", "relative_residual", "solve_seconds",
@@ -124,9 +126,17 @@ class ContractTest(unittest.TestCase):
                         self.assertEqual(rows[0], out["matrix"]["rows"])
                         self.assertEqual(rows, sorted(rows, reverse=True))
                         self.assertGreaterEqual(p["operator_complexity"], 1)
-        # auto: Jacobi on a CPU and below 100K rows (docs/USAGE.md, "Preconditioners")
+        # auto on a small matrix with a cheap factor: the direct method (docs/USAGE.md, "What auto picks")
         out = self.solve_json(["--matrix", matrix])
-        self.assertEqual((out["solver"]["precond"], out["solver"]["precond_requested"]), ("jacobi", "auto"))
+        self.assertEqual((out["solver"]["precond"], out["solver"]["precond_requested"]), ("cholesky", "auto"))
+        self.assertEqual(out["solver"]["method"], "direct")
+        self.assertRegex(out["solver"]["plan"], r"^factor \S+ nonzeros, \S+ Mflop: direct$")
+        self.assertLessEqual(out["result"]["iterations"], 2)
+        self.assertLessEqual(out["result"]["relative_residual"], 1e-8)
+        self.assertGreater(out["preconditioner"]["factor_nonzeros"], 0)
+        # naming the variant asks for CG: Jacobi on a CPU and below 100K rows
+        out = self.solve_json(["--matrix", matrix, "--variant", "fused"])
+        self.assertEqual((out["solver"]["method"], out["solver"]["precond"]), ("cg", "jacobi"))
 
     def test_rhs_and_x0_files(self):
         matrix = os.path.join(support.DATA, SMALL)
@@ -136,7 +146,7 @@ class ContractTest(unittest.TestCase):
         rhs = os.path.join(self.dir, "b.mtx")
         write_array(rhs, multiply(rows, values, x_true))
         output = os.path.join(self.dir, "x.mtx")
-        out = self.solve_json(["--matrix", matrix, "--rhs", rhs, "--output", output])
+        out = self.solve_json(["--matrix", matrix, "--rhs", rhs, "--output", output, "--precond", "jacobi"])
         self.assertNotIn("error_vs_ones", out["result"], "b is not A*1: no error_vs_ones")
         self.assertLessEqual(out["result"]["relative_residual"], 1.5e-8)
         self.assertLess(relative_difference(read_array(output), x_true), 1e-6)
@@ -145,7 +155,7 @@ class ContractTest(unittest.TestCase):
         # A close initial guess must shorten the run and still reach x_true.
         x0 = os.path.join(self.dir, "x0.mtx")
         write_array(x0, [t * (1 + 1e-5 * rng.uniform(-1, 1)) for t in x_true])
-        out = self.solve_json(["--matrix", matrix, "--rhs", rhs, "--x0", x0, "--output", output])
+        out = self.solve_json(["--matrix", matrix, "--rhs", rhs, "--x0", x0, "--output", output, "--precond", "jacobi"])
         self.assertLess(out["result"]["iterations"], iterations_from_zero)
         self.assertLess(relative_difference(read_array(output), x_true), 1e-6)
 
@@ -186,7 +196,8 @@ class ContractTest(unittest.TestCase):
         rows, _, _ = read_coordinate(matrix)
         output = os.path.join(self.dir, "x.mtx")
         history = os.path.join(self.dir, "h.csv")
-        out = self.solve_json(["--matrix", matrix, "--output", output, "--history", history, "--reference"])
+        out = self.solve_json(["--matrix", matrix, "--output", output, "--history", history, "--reference",
+                               "--precond", "jacobi"])
         x = read_array(output)
         self.assertEqual(len(x), rows)
         self.assertLess(max(abs(t - 1) for t in x), 1e-6)

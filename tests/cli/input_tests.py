@@ -27,7 +27,7 @@ class SharedMatricesTest(unittest.TestCase):
         for name in names:
             with self.subTest(matrix=name):
                 path = os.path.join(support.SHARED, name)
-                proc = run_cg(["--matrix", path, "--json", "--reference", "--quiet"])
+                proc = run_cg(["--matrix", path, "--json", "--reference", "--quiet", "--precond", "jacobi"])
                 self.assertEqual(proc.returncode, EXIT_CONVERGED, describe(proc))
                 out = json.loads(proc.stdout)
                 result, ref = out["result"], out["reference"]
@@ -39,6 +39,27 @@ class SharedMatricesTest(unittest.TestCase):
                 self.assertLess(result["error_vs_ones"], 1e-3)
                 rows, cols, values = read_coordinate(path)
                 self.assertEqual((out["matrix"]["rows"], out["matrix"]["nnz"]), (rows, len(values)))
+
+    def test_auto_plans_each_spd_matrix_and_solves_it(self):
+        # The planner's choice (docs/USAGE.md, "What auto picks"), whatever it is, solves A to the
+        # tolerance; a direct plan takes one or two solves with the factor and says why.
+        for name in sorted(n for n in os.listdir(support.SHARED) if n.endswith(".mtx")):
+            with self.subTest(matrix=name):
+                proc = run_cg(["--matrix", os.path.join(support.SHARED, name), "--json"])
+                self.assertEqual(proc.returncode, EXIT_CONVERGED, describe(proc))
+                out = json.loads(proc.stdout)
+                solver, result = out["solver"], out["result"]
+                self.assertLessEqual(result["relative_residual"], 1.5e-8)
+                self.assertIn(solver["method"], ("direct", "cg"))
+                if solver["method"] == "direct":
+                    self.assertEqual(solver["precond"], "cholesky")
+                    self.assertLessEqual(result["iterations"], 2)
+                    self.assertTrue(solver["plan"].endswith(": direct"), solver["plan"])
+                    self.assertIn("plan       factor", proc.stderr)
+                else:
+                    self.assertIn(": CG, ", solver["plan"])
+                if out["matrix"]["nnz"] <= 8000:  # bcsstk01 ... gr_30_30: a factor of at most 0.4 Mflop
+                    self.assertEqual(solver["method"], "direct", solver["plan"])
 
     def test_indefinite_jagmesh7(self):
         path = os.path.join(support.SHARED, "negative", "jagmesh7.mtx")
