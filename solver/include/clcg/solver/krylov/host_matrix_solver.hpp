@@ -8,6 +8,7 @@
 #include <string>
 
 #include "clcg/cl/env.hpp"
+#include "clcg/cl/staged_upload.hpp"
 #include "clcg/solver/krylov/cg_method.hpp"
 #include "clcg/solver/krylov/settings.hpp"
 #include "clcg/solver/krylov/solve_info.hpp"
@@ -23,6 +24,10 @@ class HostMatrixSolver {
   // set-up finds A not SPD (PreconditionerBreakdown) leaves setup_failure() set: every solve
   // then reports Status::breakdown with its message. Device errors throw.
   HostMatrixSolver(const cl::Env& env, HostCsr a, ElementType type, const Settings& settings);
+  // The same on arrays the caller owns, read in place (no host copy of A); they must stay
+  // alive and unchanged for the solver's life. IC(0) and AMG, which keep a host matrix of
+  // their own, copy it during their set-up.
+  HostMatrixSolver(const cl::Env& env, const CsrView& a, ElementType type, const Settings& settings);
 
   // b and x: rows() elements of the solver's type (float or double) in host memory; x is the
   // guess when use_guess, and the last iterate afterwards. Tolerance and limits are taken from
@@ -42,25 +47,33 @@ class HostMatrixSolver {
     return preconditioner_ ? &preconditioner_->report() : nullptr;
   }
   const std::optional<std::string>& setup_failure() const noexcept { return setup_failure_; }
-  const HostCsr& host() const noexcept { return host_; }
+  const CsrView& host() const noexcept { return host_; }
   std::size_t rows() const noexcept { return static_cast<std::size_t>(host_.rows); }
   ElementType type() const noexcept { return type_; }
   // The current x on the device (e.g. to read an iterate back from on_iteration).
   const ::cl::Buffer& device_x() const noexcept { return x_; }
   double setup_seconds() const noexcept { return setup_seconds_; }  // upload + preconditioner + kernels
+  // Seconds spent copying host data to the device so far: A at set-up, then b (and x0) at
+  // each solve from host memory. Each copy is waited for, so this is what a caller waits.
+  double upload_seconds() const noexcept { return upload_seconds_; }
 
  private:
+  HostMatrixSolver(const cl::Env& env, const CsrView& view, ElementType type, const Settings& settings,
+                   std::optional<HostCsr> owned);  // A in `owned` when it has a value, else in `view`
   SolveInfo setup_failure_info() const;
 
   cl::Env env_;
-  HostCsr host_;
+  std::optional<HostCsr> owned_;  // A when the solver was given its arrays
+  CsrView host_;                  // A, in owned_ or the caller's arrays
   ElementType type_;
+  std::unique_ptr<cl::StagedUpload> staging_;  // pinned staging for A, then b and x0
   Settings resolved_;
   std::shared_ptr<DevicePreconditioner> preconditioner_;
   std::unique_ptr<CgMethod> cg_;
   ::cl::Buffer b_, x_;
   std::optional<std::string> setup_failure_;
   double setup_seconds_ = 0;
+  double upload_seconds_ = 0;
 };
 
 }  // namespace clcg::solver
