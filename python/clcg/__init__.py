@@ -93,6 +93,10 @@ class Solver:
     check_symmetry: refuse a matrix that is not symmetric (relative 1e-12), as cg-solve does.
     queue / context: a pyopencl CommandQueue (in-order) or Context to run on instead of device=;
     then b, x0 and out may be pyopencl arrays on that context, used in place on the device.
+
+    A CSR with sorted rows, int32 indices and float64 values is read in place (no copy); keep it
+    unchanged while the Solver lives. setup_seconds: upload + preconditioner + kernels;
+    upload_seconds: host-to-device copies so far (A, then b and x0 of each host solve).
     """
 
     def __init__(self, A, *, precond="auto", variant="auto", precision="double", precond_precision="auto",
@@ -118,6 +122,10 @@ class Solver:
         self.variant = self._native.variant
         self.device = self._native.device
         self._norm_a = None
+
+    @property
+    def upload_seconds(self):
+        return self._native.upload_seconds
 
     def solve(self, b, x0=None, *, rtol=1e-8, atol=0.0, maxiter=None, callback=None, out=None):
         """Solves A x = b to ||b - A x|| <= max(rtol ||b||, atol) (recursive residual), at most
