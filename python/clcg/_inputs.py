@@ -51,7 +51,9 @@ def as_csr(A, *, check_symmetry=True):
                          f"(at most {_INT32_MAX} of each)")
     # Converted only where they are not already int32 / float64 and contiguous.
     data = np.ascontiguousarray(csr.data, dtype=np.float64)
-    if not np.isfinite(np.add.reduce(data)):  # one pass, no temporary; searched only on failure
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = np.add.reduce(data)  # one pass, no temporary; the entries are searched only on failure
+    if not np.isfinite(total):
         bad = np.flatnonzero(~np.isfinite(data))
         if bad.size:  # else a finite sum overflowed: nothing to refuse
             row = int(np.searchsorted(csr.indptr, bad[0], side="right") - 1)
