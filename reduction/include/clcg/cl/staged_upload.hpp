@@ -21,7 +21,7 @@
 
 namespace clcg::cl {
 
-// Measured on the H100 with upload-bench (docs/RELIABILITY.md): large enough that the
+// Not yet measured on a GPU (upload-bench --chunk-mb compares sizes): large enough that the
 // per-write overhead is small, small enough that allocating the pinned halves is cheap.
 inline constexpr std::size_t default_staging_chunk_bytes = std::size_t(16) << 20;
 
