@@ -1,9 +1,11 @@
 #include "clcg/solver/sparse/csr_matrix.hpp"
 
+#include <mutex>
 #include <optional>
 #include <string>
 
 #include "clcg/cl/error.hpp"
+#include "clcg/cl/host_threads.hpp"
 
 namespace clcg::solver {
 
@@ -49,6 +51,19 @@ namespace {
                      [&] { return ::cl::Buffer(env.context(), CL_MEM_READ_ONLY, bytes == 0 ? 8 : bytes); });
 }
 
+// The longest row, on every host core (a pass over row_ptr: 64 MB for 16M rows).
+std::int32_t longest_row(std::span<const std::int32_t> row_ptr) {
+  std::mutex mutex;
+  std::int32_t longest = 0;
+  cl::parallel_ranges(row_ptr.size() - 1, std::size_t(1) << 18, [&](std::size_t begin, std::size_t end) {
+    std::int32_t mine = 0;
+    for (std::size_t i = begin; i < end; ++i) mine = std::max(mine, row_ptr[i + 1] - row_ptr[i]);
+    const std::lock_guard lock(mutex);
+    longest = std::max(longest, mine);
+  });
+  return longest;
+}
+
 }  // namespace
 
 DeviceCsrMatrix::DeviceCsrMatrix(const cl::Env& env, const CsrView& host, ElementType type, cl::StagedUpload* staging)
@@ -64,8 +79,7 @@ DeviceCsrMatrix::DeviceCsrMatrix(const cl::Env& env, const CsrView& host, Elemen
   const std::uint64_t largest =
       std::max({(n + 1) * sizeof(std::int32_t), nnz * sizeof(std::int32_t), std::uint64_t(value_bytes)});
   check_device_memory(env.info(), bytes_needed(n, nnz, type), largest, "matrix");
-  for (std::int32_t i = 0; i < rows_; ++i)
-    max_row_length_ = std::max(max_row_length_, host.row_ptr[std::size_t(i) + 1] - host.row_ptr[std::size_t(i)]);
+  max_row_length_ = longest_row(host.row_ptr);
   row_ptr_ = allocate(env, host.row_ptr.size_bytes(), "row pointers");
   col_idx_ = allocate(env, host.col_idx.size_bytes(), "column indices");
   values_ = allocate(env, value_bytes, "values");

@@ -61,6 +61,20 @@ TEST(CsrUpload, DeviceHoldsTheArraysBitForBitWithChunksFarSmallerThanThem) {
     }
 }
 
+TEST(CsrUpload, LongestRowIsFoundWhereverItIs) {
+  // Enough rows that the pass over row_ptr is split between threads; the longest row late.
+  for (const std::int32_t at : {0, 400'000, 699'999}) {
+    HostCsr a;
+    a.rows = a.cols = 700'000;
+    for (std::int32_t i = 0; i < a.rows; ++i) {
+      const int length = i == at ? 9 : i % 3;
+      for (int k = 0; k < length; ++k) a.col_idx.push_back(k), a.values.push_back(1.0);
+      a.row_ptr.push_back(std::int32_t(a.col_idx.size()));
+    }
+    EXPECT_EQ(DeviceCsrMatrix(test_env(), a, ElementType::f32).max_row_length(), 9) << "longest row " << at;
+  }
+}
+
 TEST(CsrUpload, CompressedEigenMatrixIsViewedInPlace) {
   const clcg::solver::HostMatrix a = clcg::test::poisson(7, 5);
   const CsrView view = clcg::solver::csr_view(a);
