@@ -43,7 +43,7 @@ HostMatrixSolver::HostMatrixSolver(const cl::Env& env, const CsrView& view, Elem
                       bytes_needed(n, nnz, type_) + solver_vector_bytes(n, type_, settings.preconditioner, true),
                       std::uint64_t(std::max<std::size_t>(nnz, 1)) * reduction::element_size(type_), "CG solve");
   staging_ = std::make_unique<cl::StagedUpload>(env_);
-  const DeviceCsrMatrix device_a(env_, host_, type_, staging_.get());
+  device_a_ = DeviceCsrMatrix(env_, host_, type_, staging_.get());
   upload_seconds_ = seconds_since(start);
   resolved_ = settings;
   resolved_.precision = type_;
@@ -53,11 +53,11 @@ HostMatrixSolver::HostMatrixSolver(const cl::Env& env, const CsrView& view, Elem
   if (!owned_ && needs_host_matrix(resolved_.preconditioner)) copy = to_host_csr(host_);
   const HostCsr* host_matrix = owned_ ? &*owned_ : copy ? &*copy : nullptr;
   try {
-    preconditioner_ = make_preconditioner(env_, device_a, host_matrix, resolved_.preconditioner, resolved_.precond_options);
+    preconditioner_ = make_preconditioner(env_, device_a_, host_matrix, resolved_.preconditioner, resolved_.precond_options);
   } catch (const PreconditionerBreakdown& failure) {
     setup_failure_ = failure.what();
   }
-  if (!setup_failure_) cg_ = make_cg_solver(env_, device_a, resolved_, preconditioner_);
+  if (!setup_failure_) cg_ = make_cg_solver(env_, device_a_, resolved_, preconditioner_);
   b_ = make_vector(env_, type_, n);
   x_ = make_vector(env_, type_, n);
   setup_seconds_ = seconds_since(start);

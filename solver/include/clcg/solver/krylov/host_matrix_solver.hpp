@@ -48,6 +48,7 @@ class HostMatrixSolver {
   }
   const std::optional<std::string>& setup_failure() const noexcept { return setup_failure_; }
   const CsrView& host() const noexcept { return host_; }
+  const DeviceCsrMatrix& device_matrix() const noexcept { return device_a_; }  // A on the device
   std::size_t rows() const noexcept { return static_cast<std::size_t>(host_.rows); }
   ElementType type() const noexcept { return type_; }
   // The current x on the device (e.g. to read an iterate back from on_iteration).
@@ -67,6 +68,7 @@ class HostMatrixSolver {
   CsrView host_;                  // A, in owned_ or the caller's arrays
   ElementType type_;
   std::unique_ptr<cl::StagedUpload> staging_;  // pinned staging for A, then b and x0
+  DeviceCsrMatrix device_a_;
   Settings resolved_;
   std::shared_ptr<DevicePreconditioner> preconditioner_;
   std::unique_ptr<CgMethod> cg_;
