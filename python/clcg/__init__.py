@@ -19,7 +19,7 @@ import numpy as np
 
 from . import _clcg
 from . import _device_arrays as dev
-from ._inputs import as_csr, as_vector, precision_of
+from ._inputs import as_csr, as_vector, precision_of, refuse_if_asymmetric
 
 __all__ = ["cg", "Solver", "SolveResult", "devices", "reduce", "DeviceError", "PRECONDITIONERS", "__version__"]
 __version__ = _clcg.__version__
@@ -110,12 +110,16 @@ class Solver:
         self.queue = dev.caller_queue(queue, context)
         if self.queue is not None and device is not None:
             raise ValueError("pass device= or queue=/context=, not both (the queue names its device)")
-        csr = as_csr(A, check_symmetry=check_symmetry)
+        # In a double solve the device checks the symmetry of the uploaded matrix (no host pass).
+        check_on_device = check_symmetry and precision == "double"
+        csr = as_csr(A, check_symmetry=check_symmetry and not check_on_device)
         self.shape = csr.shape
         self.dtype = np.dtype(np.float32 if precision == "float" else np.float64)
         self._native = _clcg.Solver(csr.indptr, csr.indices, csr.data, csr.shape[0], precond, variant, precision,
                                     precond_precision, *_device_args(device),
                                     0 if self.queue is None else self.queue.int_ptr)
+        if check_on_device:
+            refuse_if_asymmetric(*self._native.symmetry())
         self.setup_seconds = self._native.setup_seconds
         self.preconditioner = self._native.preconditioner
         self.preconditioner_precision = self._native.preconditioner_precision or None

@@ -73,16 +73,22 @@ def _check_dtype(dtype, name):
         raise TypeError(f"{name} has dtype {dtype}; clcg needs real numbers")
 
 
-def _check_symmetric(csr, relative_tolerance=1e-12):
-    """The rule cg-solve applies: max |a_ij - a_ji| <= 1e-12 max |a_ij|."""
+def _check_symmetric(csr):
+    """The rule cg-solve applies, on the host: max |a_ij - a_ji| <= 1e-12 max |a_ij|."""
     if csr.nnz == 0:
         return
     diff = abs(csr - csr.T).tocoo()
     largest = float(np.max(np.abs(csr.data)))
-    if diff.nnz and float(diff.data.max()) > relative_tolerance * largest:
+    if diff.nnz:
         k = int(np.argmax(diff.data))
-        i, j = int(diff.row[k]), int(diff.col[k])
-        raise ValueError(f"A is not symmetric: |a[{i},{j}] - a[{j},{i}]| = {float(diff.data[k]):.3g} "
+        refuse_if_asymmetric(float(diff.data[k]), largest, int(diff.row[k]), int(diff.col[k]))
+
+
+def refuse_if_asymmetric(mismatch, largest, i, j, relative_tolerance=1e-12):
+    """ValueError naming the largest |a_ij - a_ji| (at row i, column j) when it is above the
+    tolerance: for the host check above and the device's (Solver.symmetry)."""
+    if mismatch > relative_tolerance * largest:
+        raise ValueError(f"A is not symmetric: |a[{i},{j}] - a[{j},{i}]| = {mismatch:.3g} "
                          f"(largest entry {largest:.3g}); pass check_symmetry=False to solve it anyway")
 
 

@@ -23,6 +23,7 @@
 #include "clcg/solver/krylov/host_matrix_solver.hpp"
 #include "clcg/solver/krylov/settings.hpp"
 #include "clcg/solver/precond/preconditioner.hpp"
+#include "clcg/solver/sparse/symmetry.hpp"
 #include "clcg/solver/version.hpp"
 
 namespace py = pybind11;
@@ -143,6 +144,16 @@ class Solver {
 
   double setup_seconds() const { return solver_->setup_seconds(); }
   double upload_seconds() const { return solver_->upload_seconds(); }
+  // io's symmetry check on the uploaded matrix (a double solver only): (largest |a_ij - a_ji|,
+  // largest |a_ij|, row, col of the mismatch).
+  py::tuple symmetry() const {
+    clcg::solver::SymmetryReport report;
+    {
+      py::gil_scoped_release unlocked;
+      report = clcg::solver::device_symmetry(env_, solver_->device_matrix(), solver_->host());
+    }
+    return py::make_tuple(report.max_abs_mismatch, report.max_abs_entry, report.row, report.col);
+  }
   std::string preconditioner() const { return std::string(clcg::solver::preconditioner_name(solver_->resolved().preconditioner)); }
   std::string preconditioner_precision() const {
     const auto* report = solver_->preconditioner_report();
@@ -310,6 +321,7 @@ PYBIND11_MODULE(_clcg, m) {
       .def_property_readonly("context_handle", &Solver::context_handle)
       .def_property_readonly("setup_seconds", &Solver::setup_seconds)
       .def_property_readonly("upload_seconds", &Solver::upload_seconds)
+      .def("symmetry", &Solver::symmetry)
       .def_property_readonly("preconditioner", &Solver::preconditioner)
       .def_property_readonly("preconditioner_precision", &Solver::preconditioner_precision)
       .def_property_readonly("variant", &Solver::variant)

@@ -145,3 +145,17 @@ def test_nan_is_found_where_finite_values_sum_to_infinity():
     assert as_csr(huge).nnz == 3
     with pytest.raises(ValueError, match=r"\(2, 2\)"):
         as_csr(sp.csr_array(np.diag([1e308, 1e308, np.nan])))
+
+
+def test_symmetry_is_refused_alike_on_the_device_and_on_the_host():
+    A = sp.lil_array(A64)
+    A[3, 5] = A[3, 5] + 0.5
+    A = sp.csr_array(A)
+    messages = []
+    for precision in ("double", "float"):  # double: checked on the device; float: on the host
+        with pytest.raises(ValueError, match="not symmetric") as raised:
+            clcg.Solver(A, precision=precision)
+        messages.append(str(raised.value))
+    assert messages[0] == messages[1]
+    assert "a[3,5]" in messages[0] and "0.5" in messages[0]
+    clcg.Solver(A, check_symmetry=False)  # on request it is not checked at all
