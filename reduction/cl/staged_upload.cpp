@@ -2,9 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
-#include <string>
 
-#include "clcg/cl/error.hpp"
 #include "clcg/cl/host_threads.hpp"
 
 namespace clcg::cl {
