@@ -5,18 +5,25 @@
 //   staged    DeviceCsrMatrix's path: cl::StagedUpload, double-buffered pinned chunks filled on
 //             every host core, for each --chunk-mb; "fresh" allocates the pinned staging in the
 //             run (what one process pays), "reused" keeps it from the previous run.
+// and, to tell which side limits the staged path, for each chunk size: "pinned alloc" (the
+// two mapped halves), "fill only" (the same bytes memcpy'd into them on every core, no
+// transfer) and "dma only" (non-blocking writes of whole chunks from them, no fill).
 // Every staged upload is read back once and compared bit for bit with the host arrays.
 // Exit codes: 0 ok, 1 the device contents differ, 2 bad usage, 3 OpenCL or device error.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "clcg/cl/env.hpp"
 #include "clcg/cl/error.hpp"
+#include "clcg/cl/host_threads.hpp"
+#include "clcg/cl/pinned_buffer.hpp"
 #include "clcg/cl/staged_upload.hpp"
 #include "clcg/solver/problems/generators.hpp"
 #include "clcg/solver/sparse/csr_matrix.hpp"
@@ -67,6 +74,38 @@ void pageable_upload(const clcg::cl::Env& env, const CsrView& a, ElementType typ
     const std::vector<float> narrow(a.values.begin(), a.values.end());
     write(narrow.data(), narrow.size() * sizeof(float));
   }
+}
+
+// The bytes of A's arrays as the device holds them (a float matrix's values: the first half
+// of the doubles' bytes, as many as the device gets), for the fill-only diagnostic.
+std::vector<std::pair<const unsigned char*, std::size_t>> device_sized_arrays(const CsrView& a, ElementType type) {
+  auto bytes_of = [](const auto& span) { return reinterpret_cast<const unsigned char*>(span.data()); };
+  return {{bytes_of(a.values), a.values.size() * clcg::reduction::element_size(type)},
+          {bytes_of(a.col_idx), a.col_idx.size_bytes()},
+          {bytes_of(a.row_ptr), a.row_ptr.size_bytes()}};
+}
+
+// Copies the arrays chunk by chunk into the two halves of `pinned` in turn, as StagedUpload
+// fills them, with no transfer.
+void fill_only(const clcg::cl::PinnedBuffer& pinned, std::size_t chunk,
+               const std::vector<std::pair<const unsigned char*, std::size_t>>& arrays) {
+  int half = 0;
+  for (const auto& [data, size] : arrays)
+    for (std::size_t first = 0; first < size; first += chunk, half = 1 - half) {
+      unsigned char* to = pinned.data() + std::size_t(half) * chunk;
+      const unsigned char* from = data + first;
+      clcg::cl::parallel_ranges(std::min(chunk, size - first), std::size_t(1) << 20,
+                                [&](std::size_t b, std::size_t e) { std::memcpy(to + b, from + b, e - b); });
+    }
+}
+
+// Writes `bytes` to the device in whole chunks from the two halves of `pinned` in turn, all
+// non-blocking, then waits: the link's speed from pinned memory, with no fill.
+void dma_only(const clcg::cl::Env& env, const clcg::cl::PinnedBuffer& pinned, std::size_t chunk, std::size_t bytes) {
+  const ::cl::Buffer target(env.context(), CL_MEM_READ_ONLY, chunk);
+  for (std::size_t done = 0, half = 0; done < bytes; done += chunk, half = 1 - half)
+    env.queue().enqueueWriteBuffer(target, CL_FALSE, 0, std::min(chunk, bytes - done), pinned.data() + half * chunk);
+  env.queue().finish();
 }
 
 bool same_on_device(const clcg::cl::Env& env, const DeviceCsrMatrix& device, const CsrView& host, ElementType type) {
@@ -123,9 +162,11 @@ int run(const po::variables_map& args) {
     const clcg::solver::HostMatrix a = p.three_d ? clcg::solver::poisson_3d(p.n, p.n, p.n) : clcg::solver::poisson_2d(p.n, p.n);
     const CsrView view = clcg::solver::csr_view(a);
     const double bytes = double(clcg::solver::bytes_needed(std::uint64_t(view.rows), std::uint64_t(view.nnz()), type));
-    auto line = [&](const char* path, std::size_t chunk, double seconds) {
-      std::printf("%-16s %10d %11d %9.1f  %-16s %8s %10.2f %8.2f\n", p.name.c_str(), view.rows, view.nnz(), bytes / 1e6,
-                  path, chunk ? std::to_string(chunk >> 20).c_str() : "-", seconds * 1e3, bytes / seconds / 1e9);
+    auto line = [&](const char* path, std::size_t chunk, double seconds, bool moves_a = true) {
+      char rate[32] = "-";
+      if (moves_a) std::snprintf(rate, sizeof rate, "%.2f", bytes / seconds / 1e9);
+      std::printf("%-16s %10d %11d %9.1f  %-16s %8s %10.2f %8s\n", p.name.c_str(), view.rows, view.nnz(), bytes / 1e6,
+                  path, chunk ? std::to_string(chunk >> 20).c_str() : "-", seconds * 1e3, rate);
       std::fflush(stdout);
     };
     line("pageable", 0, best_of(repeat, [&] {
@@ -137,6 +178,13 @@ int run(const po::variables_map& args) {
              clcg::cl::StagedUpload staging(env, chunk);
              const DeviceCsrMatrix device(env, view, type, &staging);
            }));
+      clcg::cl::PinnedBuffer pinned;
+      line("pinned alloc", chunk, best_of(repeat, [&] {
+             pinned = clcg::cl::PinnedBuffer();
+             pinned = clcg::cl::PinnedBuffer(env, 2 * chunk);
+           }), false);
+      line("fill only", chunk, best_of(repeat, [&] { fill_only(pinned, chunk, device_sized_arrays(view, type)); }));
+      line("dma only", chunk, best_of(repeat, [&] { dma_only(env, pinned, chunk, std::size_t(bytes)); }));
       clcg::cl::StagedUpload staging(env, chunk);
       std::optional<DeviceCsrMatrix> last;
       line("staged reused", chunk, best_of(repeat, [&] {
