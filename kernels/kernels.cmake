@@ -19,6 +19,7 @@ set(CLCG_KERNEL_FILES
   spmv_csr.cl
   jacobi.cl
   spmv_ell.cl
+  symmetry.cl
   blas1.cl
   cg_update.cl
   distributed.cl

@@ -27,6 +27,7 @@ std::vector<TimeToSolutionRow> time_to_solution(const clcg::cl::Env& env, const 
                                                 const std::vector<solver::Preconditioner>& preconds,
                                                 const solver::PreconditionerOptions& options, int repeats) {
   const solver::HostCsr host = solver::to_host_csr(a);
+  const solver::CsrView view = host;
   const std::size_t n = std::size_t(a.rows());
   const Eigen::VectorXd b = a * Eigen::VectorXd::Ones(a.cols());
   const solver::DeviceCsrMatrix device_a(env, host, ElementType::f64);
@@ -51,7 +52,7 @@ std::vector<TimeToSolutionRow> time_to_solution(const clcg::cl::Env& env, const 
       auto start = Clock::now();
       // auto: the planner decides with the host matrix at hand, as cg-solve's does; its
       // symbolic analysis counts in the set-up.
-      const solver::Plan plan = solver::plan_solve(env.info(), settings, n, std::size_t(a.nonZeros()), &host);
+      const solver::Plan plan = solver::plan_solve(env.info(), settings, n, std::size_t(a.nonZeros()), &view);
       std::shared_ptr<solver::DevicePreconditioner> m;
       std::shared_ptr<solver::CholeskyPreconditioner> factor;
       if (plan.method == solver::Method::direct) {

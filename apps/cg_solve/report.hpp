@@ -31,7 +31,7 @@ struct RunReport {
   clcg::solver::CgVariant variant = clcg::solver::CgVariant::fused;  // the one that ran
   clcg::solver::Preconditioner preconditioner = clcg::solver::Preconditioner::none;  // the one that ran
   clcg::solver::PreconditionerReport preconditioner_report;
-  double upload_seconds = 0;  // matrix and vectors to the device, solver set-up
+  double upload_seconds = 0;  // A, b and x0 to the device (HostSolution::upload_seconds)
   double build_seconds = 0;   // OpenCL program builds (PoCL compiles on first use; cached after)
   bool output_written = false;
   std::optional<double> error_vs_ones;  // when b = A 1

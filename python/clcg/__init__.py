@@ -19,7 +19,7 @@ import numpy as np
 
 from . import _clcg
 from . import _device_arrays as dev
-from ._inputs import as_csr, as_vector, precision_of
+from ._inputs import as_csr, as_vector, precision_of, refuse_if_asymmetric
 
 __all__ = ["cg", "Solver", "SolveResult", "devices", "reduce", "DeviceError", "PRECONDITIONERS", "__version__"]
 __version__ = _clcg.__version__
@@ -93,6 +93,10 @@ class Solver:
     check_symmetry: refuse a matrix that is not symmetric (relative 1e-12), as cg-solve does.
     queue / context: a pyopencl CommandQueue (in-order) or Context to run on instead of device=;
     then b, x0 and out may be pyopencl arrays on that context, used in place on the device.
+
+    A CSR with sorted rows, int32 indices and float64 values is read in place (no copy); keep it
+    unchanged while the Solver lives. setup_seconds: upload + preconditioner + kernels;
+    upload_seconds: host-to-device copies so far (A, then b and x0 of each host solve).
     """
 
     def __init__(self, A, *, precond="auto", variant="auto", precision="double", precond_precision="auto",
@@ -106,18 +110,26 @@ class Solver:
         self.queue = dev.caller_queue(queue, context)
         if self.queue is not None and device is not None:
             raise ValueError("pass device= or queue=/context=, not both (the queue names its device)")
-        csr = as_csr(A, check_symmetry=check_symmetry)
+        # In a double solve the device checks the symmetry of the uploaded matrix (no host pass).
+        check_on_device = check_symmetry and precision == "double"
+        csr = as_csr(A, check_symmetry=check_symmetry and not check_on_device)
         self.shape = csr.shape
         self.dtype = np.dtype(np.float32 if precision == "float" else np.float64)
         self._native = _clcg.Solver(csr.indptr, csr.indices, csr.data, csr.shape[0], precond, variant, precision,
                                     precond_precision, *_device_args(device),
                                     0 if self.queue is None else self.queue.int_ptr)
+        if check_on_device:
+            refuse_if_asymmetric(*self._native.symmetry())
         self.setup_seconds = self._native.setup_seconds
         self.preconditioner = self._native.preconditioner
         self.preconditioner_precision = self._native.preconditioner_precision or None
         self.variant = self._native.variant
         self.device = self._native.device
         self._norm_a = None
+
+    @property
+    def upload_seconds(self):
+        return self._native.upload_seconds
 
     def solve(self, b, x0=None, *, rtol=1e-8, atol=0.0, maxiter=None, callback=None, out=None):
         """Solves A x = b to ||b - A x|| <= max(rtol ||b||, atol) (recursive residual), at most

@@ -26,10 +26,14 @@ def _refuse_operator(A):
 
 
 def as_csr(A, *, check_symmetry=True):
-    """A as a canonical CSR (sorted, duplicates summed) with int32 indices and float64 values."""
+    """A as a canonical CSR (sorted, duplicates summed) with int32 indices and float64 values.
+    A CSR that already is one is taken as it is: its arrays are used in place, never copied."""
     _refuse_operator(A)
     if sp.issparse(A):
-        csr = sp.csr_matrix(A, copy=True)  # never sort or sum the caller's arrays in place
+        csr = A.tocsr()  # the same object for a CSR; a new one for any other format
+        if not csr.has_canonical_format:  # SciPy's flag: one pass, cached on the matrix
+            csr = csr.copy() if csr is A else csr  # never sort or sum the caller's arrays in place
+            csr.sum_duplicates()  # also sorts the columns of each row
     elif isinstance(A, np.ndarray) or hasattr(A, "__array__"):
         dense = np.asarray(A)
         if dense.ndim != 2:
@@ -45,14 +49,18 @@ def as_csr(A, *, check_symmetry=True):
     if rows > _INT32_MAX or csr.nnz > _INT32_MAX:
         raise ValueError(f"A has {rows} rows and {csr.nnz} nonzeros; clcg's CSR indices are 32-bit "
                          f"(at most {_INT32_MAX} of each)")
-    csr.sum_duplicates()  # also sorts the columns of each row
+    # Converted only where they are not already int32 / float64 and contiguous.
     data = np.ascontiguousarray(csr.data, dtype=np.float64)
-    if not np.all(np.isfinite(data)):
-        bad = int(np.flatnonzero(~np.isfinite(data))[0])
-        row = int(np.searchsorted(csr.indptr, bad, side="right") - 1)
-        raise ValueError(f"A has a NaN or Inf entry at ({row}, {int(csr.indices[bad])})")
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = np.add.reduce(data)  # one pass, no temporary; the entries are searched only on failure
+    if not np.isfinite(total):
+        bad = np.flatnonzero(~np.isfinite(data))
+        if bad.size:  # else a finite sum overflowed: nothing to refuse
+            row = int(np.searchsorted(csr.indptr, bad[0], side="right") - 1)
+            raise ValueError(f"A has a NaN or Inf entry at ({row}, {int(csr.indices[bad[0]])})")
     out = sp.csr_matrix((data, np.ascontiguousarray(csr.indices, dtype=np.int32),
-                         np.ascontiguousarray(csr.indptr, dtype=np.int32)), shape=csr.shape)
+                         np.ascontiguousarray(csr.indptr, dtype=np.int32)), shape=csr.shape, copy=False)
+    out.has_canonical_format = True  # checked or made above
     if check_symmetry:
         _check_symmetric(out)
     return out
@@ -65,16 +73,22 @@ def _check_dtype(dtype, name):
         raise TypeError(f"{name} has dtype {dtype}; clcg needs real numbers")
 
 
-def _check_symmetric(csr, relative_tolerance=1e-12):
-    """The rule cg-solve applies: max |a_ij - a_ji| <= 1e-12 max |a_ij|."""
+def _check_symmetric(csr):
+    """The rule cg-solve applies, on the host: max |a_ij - a_ji| <= 1e-12 max |a_ij|."""
     if csr.nnz == 0:
         return
     diff = abs(csr - csr.T).tocoo()
     largest = float(np.max(np.abs(csr.data)))
-    if diff.nnz and float(diff.data.max()) > relative_tolerance * largest:
+    if diff.nnz:
         k = int(np.argmax(diff.data))
-        i, j = int(diff.row[k]), int(diff.col[k])
-        raise ValueError(f"A is not symmetric: |a[{i},{j}] - a[{j},{i}]| = {float(diff.data[k]):.3g} "
+        refuse_if_asymmetric(float(diff.data[k]), largest, int(diff.row[k]), int(diff.col[k]))
+
+
+def refuse_if_asymmetric(mismatch, largest, i, j, relative_tolerance=1e-12):
+    """ValueError naming the largest |a_ij - a_ji| (at row i, column j) when it is above the
+    tolerance: for the host check above and the device's (Solver.symmetry)."""
+    if mismatch > relative_tolerance * largest:
+        raise ValueError(f"A is not symmetric: |a[{i},{j}] - a[{j},{i}]| = {mismatch:.3g} "
                          f"(largest entry {largest:.3g}); pass check_symmetry=False to solve it anyway")
 
 

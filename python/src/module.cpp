@@ -23,6 +23,7 @@
 #include "clcg/solver/krylov/host_matrix_solver.hpp"
 #include "clcg/solver/krylov/settings.hpp"
 #include "clcg/solver/precond/preconditioner.hpp"
+#include "clcg/solver/sparse/symmetry.hpp"
 #include "clcg/solver/version.hpp"
 
 namespace py = pybind11;
@@ -105,12 +106,10 @@ class Solver {
          std::int32_t n, const std::string& precond, const std::string& variant, const std::string& precision,
          const std::string& precond_precision, const std::string& device, const std::string& platform,
          std::uintptr_t queue)
-      : env_(env_for(device, platform, queue)) {
-    clcg::solver::HostCsr a;
-    a.rows = a.cols = n;
-    a.row_ptr.assign(indptr.data(), indptr.data() + indptr.size());
-    a.col_idx.assign(indices.data(), indices.data() + indices.size());
-    a.values.assign(data.data(), data.data() + data.size());
+      : env_(env_for(device, platform, queue)), indptr_(indptr), indices_(indices), data_(data) {
+    // A is read in place from the arrays (kept alive as members): no host copy.
+    const clcg::solver::CsrView a(n, n, {indptr_.data(), std::size_t(indptr_.size())},
+                                  {indices_.data(), std::size_t(indices_.size())}, {data_.data(), std::size_t(data_.size())});
     clcg::solver::Settings settings;
     settings.preconditioner = clcg::solver::parse_preconditioner(precond);
     settings.variant = clcg::solver::parse_cg_variant(variant);
@@ -120,7 +119,7 @@ class Solver {
     settings.confirm_true_residual = false;
     const ElementType type = parse_precision(precision);
     py::gil_scoped_release unlocked;
-    solver_ = std::make_unique<clcg::solver::HostMatrixSolver>(env_, std::move(a), type, settings);
+    solver_ = std::make_unique<clcg::solver::HostMatrixSolver>(env_, a, type, settings);
   }
 
   // b (and x0) contiguous host arrays of the solver's dtype; returns x in host memory.
@@ -144,6 +143,17 @@ class Solver {
   }
 
   double setup_seconds() const { return solver_->setup_seconds(); }
+  double upload_seconds() const { return solver_->upload_seconds(); }
+  // io's symmetry check on the uploaded matrix (a double solver only): (largest |a_ij - a_ji|,
+  // largest |a_ij|, row, col of the mismatch).
+  py::tuple symmetry() const {
+    clcg::solver::SymmetryReport report;
+    {
+      py::gil_scoped_release unlocked;
+      report = clcg::solver::device_symmetry(env_, solver_->device_matrix(), solver_->host());
+    }
+    return py::make_tuple(report.max_abs_mismatch, report.max_abs_entry, report.row, report.col);
+  }
   std::string preconditioner() const { return std::string(clcg::solver::preconditioner_name(solver_->resolved().preconditioner)); }
   std::string preconditioner_precision() const {
     const auto* report = solver_->preconditioner_report();
@@ -230,6 +240,8 @@ class Solver {
   }
 
   clcg::cl::Env env_;
+  Array<std::int32_t> indptr_, indices_;  // A's arrays, which solver_ reads in place
+  Array<double> data_;
   std::unique_ptr<clcg::solver::HostMatrixSolver> solver_;
 };
 
@@ -308,6 +320,8 @@ PYBIND11_MODULE(_clcg, m) {
            py::arg("tolerance"), py::arg("max_iterations"), py::arg("callback"))
       .def_property_readonly("context_handle", &Solver::context_handle)
       .def_property_readonly("setup_seconds", &Solver::setup_seconds)
+      .def_property_readonly("upload_seconds", &Solver::upload_seconds)
+      .def("symmetry", &Solver::symmetry)
       .def_property_readonly("preconditioner", &Solver::preconditioner)
       .def_property_readonly("preconditioner_precision", &Solver::preconditioner_precision)
       .def_property_readonly("variant", &Solver::variant)

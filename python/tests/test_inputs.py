@@ -100,3 +100,62 @@ def test_devices_lists_the_one_in_use():
     assert listed and all({"index", "name", "platform", "type", "fp64"} <= d.keys() for d in listed)
     solver = clcg.Solver(poisson2d(3))
     assert solver.device in [d["name"] for d in listed]
+
+
+def test_canonical_int32_csr_is_used_in_place():
+    from clcg._inputs import as_csr
+    A = sp.csr_array(A64)
+    A.sum_duplicates()  # canonical: sorted rows, no duplicates
+    A.indices, A.indptr = A.indices.astype(np.int32), A.indptr.astype(np.int32)
+    csr = as_csr(A)
+    for ours, theirs in ((csr.data, A.data), (csr.indices, A.indices), (csr.indptr, A.indptr)):
+        assert np.shares_memory(ours, theirs)  # no copy, no conversion
+    solver = clcg.Solver(A, precond="none")
+    assert solver.upload_seconds > 0
+    x = solver.solve(B64, rtol=1e-12).x
+    np.testing.assert_allclose(x, X_TRUE, atol=1e-8)
+
+
+def test_unsorted_csr_is_sorted_in_a_copy_leaving_the_callers_arrays():
+    from clcg._inputs import as_csr
+    A = sp.csr_array(A64)
+    A.sum_duplicates()
+    A.indices, A.indptr = A.indices.astype(np.int32), A.indptr.astype(np.int32)
+    data, indices = A.data[::-1].copy(), A.indices.copy()
+    for i in range(A.shape[0]):  # each row's entries reversed: unsorted, same matrix
+        lo, hi = A.indptr[i], A.indptr[i + 1]
+        indices[lo:hi] = A.indices[lo:hi][::-1]
+        data[lo:hi] = A.data[lo:hi][::-1]
+    unsorted = sp.csr_array((data, indices, A.indptr.copy()), shape=A.shape)
+    unsorted.has_canonical_format = False
+    before = unsorted.indices.copy()
+    csr = as_csr(unsorted)
+    np.testing.assert_array_equal(unsorted.indices, before)  # the caller's arrays untouched
+    assert not np.shares_memory(csr.indices, unsorted.indices)
+    np.testing.assert_array_equal(csr.indices, A.indices)
+    np.testing.assert_array_equal(csr.data, A.data)
+    x, info = clcg.cg(unsorted, B64, rtol=1e-12)
+    assert info == 0
+    np.testing.assert_allclose(x, X_TRUE, atol=1e-8)
+
+
+def test_nan_is_found_where_finite_values_sum_to_infinity():
+    from clcg._inputs import as_csr
+    huge = sp.csr_array(np.diag([1e308, 1e308, 1.0]))  # the sum overflows: no entry is refused
+    assert as_csr(huge).nnz == 3
+    with pytest.raises(ValueError, match=r"\(2, 2\)"):
+        as_csr(sp.csr_array(np.diag([1e308, 1e308, np.nan])))
+
+
+def test_symmetry_is_refused_alike_on_the_device_and_on_the_host():
+    A = sp.lil_array(A64)
+    A[3, 5] = A[3, 5] + 0.5
+    A = sp.csr_array(A)
+    messages = []
+    for precision in ("double", "float"):  # double: checked on the device; float: on the host
+        with pytest.raises(ValueError, match="not symmetric") as raised:
+            clcg.Solver(A, precision=precision)
+        messages.append(str(raised.value))
+    assert messages[0] == messages[1]
+    assert "a[3,5]" in messages[0] and "0.5" in messages[0]
+    clcg.Solver(A, check_symmetry=False)  # on request it is not checked at all

@@ -19,7 +19,7 @@ class Ldlt : public Eigen::SimplicialLDLT<ColumnMatrix, Eigen::Lower> {
 };
 
 // A full-storage CSR matrix is its own transpose's CSC: the same arrays read as columns.
-ColumnMatrix as_columns(const HostCsr& a) {
+ColumnMatrix as_columns(const CsrView& a) {
   return Eigen::Map<const ColumnMatrix>(a.rows, a.cols, a.nnz(), a.row_ptr.data(), a.col_idx.data(), a.values.data());
 }
 
@@ -34,7 +34,7 @@ struct SparseCholesky::Impl {
   bool factorized = false;
 };
 
-SparseCholesky::SparseCholesky(const HostCsr& a) : impl_(std::make_unique<Impl>()) {
+SparseCholesky::SparseCholesky(const CsrView& a) : impl_(std::make_unique<Impl>()) {
   if (a.rows != a.cols)
     throw std::invalid_argument("a Cholesky factorisation needs a square matrix, got " + std::to_string(a.rows) +
                                 " x " + std::to_string(a.cols));
@@ -56,7 +56,7 @@ SparseCholesky& SparseCholesky::operator=(SparseCholesky&&) noexcept = default;
 
 bool SparseCholesky::factorized() const noexcept { return impl_->factorized; }
 
-void SparseCholesky::factorize(const HostCsr& a) {
+void SparseCholesky::factorize(const CsrView& a) {
   if (std::size_t(a.rows) != rows_ || std::size_t(a.nnz()) != nnz_)
     throw std::invalid_argument("factorize: the matrix (" + std::to_string(a.rows) + " rows, " +
                                 std::to_string(a.nnz()) + " nonzeros) is not the analysed one (" +

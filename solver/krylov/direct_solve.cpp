@@ -11,7 +11,7 @@ namespace clcg::solver {
 namespace {
 
 // r = b - A x; returns ||r||^2.
-double residual(const HostCsr& a, std::span<const double> b, std::span<const double> x, std::vector<double>& r) {
+double residual(const CsrView& a, std::span<const double> b, std::span<const double> x, std::vector<double>& r) {
   double rr = 0;
   for (std::int32_t i = 0; i < a.rows; ++i) {
     double ax = 0;
@@ -30,7 +30,7 @@ std::string relative_text(double value) {
 
 }  // namespace
 
-SolveInfo solve_directly(const HostCsr& a, const SparseCholesky& factor, std::span<const double> b, std::span<double> x,
+SolveInfo solve_directly(const CsrView& a, const SparseCholesky& factor, std::span<const double> b, std::span<double> x,
                          bool use_guess, const Settings& settings) {
   const auto start = std::chrono::steady_clock::now();
   const std::size_t n = std::size_t(a.rows);

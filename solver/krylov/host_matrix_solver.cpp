@@ -16,8 +16,25 @@
 
 namespace clcg::solver {
 
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+bool needs_host_matrix(Preconditioner p) { return p == Preconditioner::ic0 || p == Preconditioner::amg; }
+
+}  // namespace
+
 HostMatrixSolver::HostMatrixSolver(const cl::Env& env, HostCsr a, ElementType type, const Settings& settings)
-    : env_(env), host_(std::move(a)), type_(type) {
+    : HostMatrixSolver(env, CsrView(), type, settings, std::move(a)) {}
+
+HostMatrixSolver::HostMatrixSolver(const cl::Env& env, const CsrView& a, ElementType type, const Settings& settings)
+    : HostMatrixSolver(env, a, type, settings, std::nullopt) {}
+
+HostMatrixSolver::HostMatrixSolver(const cl::Env& env, const CsrView& view, ElementType type, const Settings& settings,
+                                   std::optional<HostCsr> owned)
+    : env_(env), owned_(std::move(owned)), host_(owned_ ? CsrView(*owned_) : view), type_(type) {
   if (host_.rows != host_.cols)
     throw std::invalid_argument("CG needs a square matrix, got " + std::to_string(host_.rows) + " x " +
                                 std::to_string(host_.cols));
@@ -29,22 +46,30 @@ HostMatrixSolver::HostMatrixSolver(const cl::Env& env, HostCsr a, ElementType ty
   plan_ = plan_solve(env_.info(), requested, n, nnz, &host_);
   resolved_ = plan_.settings;
   if (plan_.method == Method::direct) {
-    set_up_direct();
+    set_up_direct();  // A stays on the host: nothing to upload
   } else {
     check_device_memory(env_.info(),
                         bytes_needed(n, nnz, type_) + solver_vector_bytes(n, type_, resolved_.preconditioner, true),
                         std::uint64_t(std::max<std::size_t>(nnz, 1)) * reduction::element_size(type_), "CG solve");
-    const DeviceCsrMatrix device_a(env_, host_, type_);
-    try {  // set up here, where the host matrix is at hand (IC(0) and AMG need it: no read-back)
-      preconditioner_ = make_preconditioner(env_, device_a, &host_, resolved_.preconditioner, resolved_.precond_options);
+    const auto upload_start = std::chrono::steady_clock::now();
+    staging_ = std::make_unique<cl::StagedUpload>(env_);
+    device_a_ = DeviceCsrMatrix(env_, host_, type_, staging_.get());
+    upload_seconds_ = seconds_since(upload_start);
+    // IC(0) and AMG set up on the host matrix in double (never one read back from the device).
+    std::optional<HostCsr> copy;
+    if (!owned_ && needs_host_matrix(resolved_.preconditioner)) copy = to_host_csr(host_);
+    const HostCsr* host_matrix = owned_ ? &*owned_ : copy ? &*copy : nullptr;
+    try {
+      preconditioner_ =
+          make_preconditioner(env_, device_a_, host_matrix, resolved_.preconditioner, resolved_.precond_options);
     } catch (const PreconditionerBreakdown& failure) {
       setup_failure_ = failure.what();
     }
-    if (!setup_failure_) cg_ = make_cg_solver(env_, device_a, resolved_, preconditioner_);
+    if (!setup_failure_) cg_ = make_cg_solver(env_, device_a_, resolved_, preconditioner_);
   }
   b_ = make_vector(env_, type_, n);
   x_ = make_vector(env_, type_, n);
-  setup_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  setup_seconds_ = seconds_since(start);
 }
 
 void HostMatrixSolver::set_up_direct() {
@@ -78,11 +103,13 @@ SolveInfo HostMatrixSolver::solve(const void* b, void* x, bool use_guess, bool t
   if (setup_failure_) return setup_failure_info();
   if (direct_) return solve_direct(b, x, use_guess);
   const std::size_t bytes = rows() * reduction::element_size(type_);
+  const auto start = std::chrono::steady_clock::now();
   cl::checked("uploading b and x0", [&] {
-    if (!bytes) return;
-    env_.queue().enqueueWriteBuffer(b_, CL_TRUE, 0, bytes, b);
-    if (use_guess) env_.queue().enqueueWriteBuffer(x_, CL_TRUE, 0, bytes, x);
+    staging_->write(b_, b, bytes);
+    if (use_guess) staging_->write(x_, x, bytes);
+    staging_->finish();
   });
+  upload_seconds_ += seconds_since(start);
   SolveInfo info = solve(b_, x_, use_guess, true_residual);
   cl::checked("reading x back", [&] {
     if (bytes) env_.queue().enqueueReadBuffer(x_, CL_TRUE, 0, bytes, x);

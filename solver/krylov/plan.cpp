@@ -68,7 +68,7 @@ Settings resolve_automatic(const cl::DeviceInfo& device, Settings settings, std:
 }
 
 Plan plan_solve(const cl::DeviceInfo& device, const Settings& requested, std::size_t rows, std::size_t nnz,
-                const HostCsr* host) {
+                const CsrView* host) {
   Plan plan;
   const bool choose_preconditioner = requested.preconditioner == Preconditioner::automatic;
   const bool choose_variant = requested.variant == CgVariant::automatic;

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -54,7 +55,7 @@ SolveInfo solve(const cl::Env& env, const DeviceCsrMatrix& a, const ::cl::Buffer
   return solver->solve(b, x, use_guess, true);
 }
 
-double relative_residual(const HostCsr& a, const Eigen::VectorXd& b, const Eigen::VectorXd& x) {
+double relative_residual(const CsrView& a, const Eigen::VectorXd& b, const Eigen::VectorXd& x) {
   if (b.size() != a.rows || x.size() != a.cols)
     throw std::invalid_argument("relative_residual: sizes do not match the matrix");
   double rr = 0, bb = 0;
@@ -76,22 +77,30 @@ HostSolution solve(const cl::Env& env, const HostMatrix& a, const Eigen::VectorX
   if (x0 && x0->size() != a.cols())
     throw std::invalid_argument("x0 has " + std::to_string(x0->size()) + " entries but the matrix has " +
                                 std::to_string(a.cols()) + " columns");
-  HostMatrixSolver solver(env, to_host_csr(a, Storage::full), settings.precision, settings);
+  // A's own arrays, read in place where they are compressed (the reader's and the generators'
+  // matrices are): no host copy of A.
+  std::optional<HostCsr> copy;
+  if (!a.isCompressed()) copy = to_host_csr(a, Storage::full);
+  HostMatrixSolver solver(env, copy ? CsrView(*copy) : csr_view(a), settings.precision, settings);
   HostSolution out;
   out.plan = solver.plan();
   if (const PreconditionerReport* report = solver.preconditioner_report()) out.preconditioner = *report;
   const bool use_guess = x0 != nullptr;
+  // In double the device computes the true residual in double from the same matrix; in float
+  // its matrix is rounded, so the residual of the double system is computed on the host.
+  const bool on_device = settings.precision == ElementType::f64;
   if (settings.precision == ElementType::f64) {
     out.x = use_guess ? *x0 : Eigen::VectorXd::Zero(a.rows());
-    out.info = solver.solve(b.data(), out.x.data(), use_guess, false);
+    out.info = solver.solve(b.data(), out.x.data(), use_guess, on_device);
   } else {
     const Eigen::VectorXf bf = b.cast<float>();
     Eigen::VectorXf xf = use_guess ? Eigen::VectorXf(x0->cast<float>()) : Eigen::VectorXf::Zero(a.rows());
-    out.info = solver.solve(bf.data(), xf.data(), use_guess, false);
+    out.info = solver.solve(bf.data(), xf.data(), use_guess, on_device);
     out.x = xf.cast<double>();
   }
+  out.upload_seconds = solver.upload_seconds();
   if (solver.setup_failure()) out.x.setZero();  // no step was taken: x = 0, as for any breakdown before one
-  else out.info.true_residual = relative_residual(solver.host(), b, out.x);
+  else if (!on_device) out.info.true_residual = relative_residual(solver.host(), b, out.x);
   return out;
 }
 

@@ -6,7 +6,7 @@
 
 namespace clcg::solver {
 
-CholeskyPreconditioner::CholeskyPreconditioner(const cl::Env& env, const HostCsr& host, ElementType type,
+CholeskyPreconditioner::CholeskyPreconditioner(const cl::Env& env, const CsrView& host, ElementType type,
                                                std::shared_ptr<SparseCholesky> analysed)
     : env_(env), type_(type), factor_(analysed ? std::move(analysed) : std::make_shared<SparseCholesky>(host)) {
   try {

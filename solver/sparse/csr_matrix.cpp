@@ -1,8 +1,11 @@
 #include "clcg/solver/sparse/csr_matrix.hpp"
 
+#include <mutex>
+#include <optional>
 #include <string>
 
 #include "clcg/cl/error.hpp"
+#include "clcg/cl/host_threads.hpp"
 
 namespace clcg::solver {
 
@@ -21,23 +24,49 @@ std::uint64_t bytes_needed(std::uint64_t rows, std::uint64_t nnz, ElementType ty
   return (rows + 1) * sizeof(std::int32_t) + nnz * (sizeof(std::int32_t) + reduction::element_size(type));
 }
 
+CsrView csr_view(const Eigen::SparseMatrix<double, Eigen::RowMajor, int>& a) {
+  if (!a.isCompressed()) throw std::invalid_argument("csr_view: the matrix is not compressed (call makeCompressed())");
+  check_index_range(std::uint64_t(a.rows()), std::uint64_t(a.cols()), std::uint64_t(a.nonZeros()));
+  const std::size_t rows = std::size_t(a.rows()), nnz = std::size_t(a.nonZeros());
+  return CsrView(static_cast<std::int32_t>(a.rows()), static_cast<std::int32_t>(a.cols()), {a.outerIndexPtr(), rows + 1},
+                 {a.innerIndexPtr(), nnz}, {a.valuePtr(), nnz});
+}
+
+HostCsr to_host_csr(const CsrView& a) {
+  HostCsr copy;
+  copy.rows = a.rows;
+  copy.cols = a.cols;
+  copy.row_ptr.assign(a.row_ptr.begin(), a.row_ptr.end());
+  copy.col_idx.assign(a.col_idx.begin(), a.col_idx.end());
+  copy.values.assign(a.values.begin(), a.values.end());
+  return copy;
+}
+
 namespace {
 
-::cl::Buffer upload_bytes(const cl::Env& env, const void* data, std::size_t bytes, const char* what) {
-  // OpenCL has no empty buffers: an empty array still gets one element's worth.
-  const std::size_t size = bytes == 0 ? 8 : bytes;
-  return cl::checked(std::string("uploading CSR ") + what + " (" + std::to_string(bytes) + " bytes) to " +
+// OpenCL has no empty buffers: an empty array still gets one element's worth.
+::cl::Buffer allocate(const cl::Env& env, std::size_t bytes, const char* what) {
+  return cl::checked(std::string("allocating CSR ") + what + " (" + std::to_string(bytes) + " bytes) on " +
                          env.info().name,
-                     [&] {
-                       ::cl::Buffer buffer(env.context(), CL_MEM_READ_ONLY, size);
-                       if (bytes != 0) env.queue().enqueueWriteBuffer(buffer, CL_TRUE, 0, bytes, data);
-                       return buffer;
-                     });
+                     [&] { return ::cl::Buffer(env.context(), CL_MEM_READ_ONLY, bytes == 0 ? 8 : bytes); });
+}
+
+// The longest row, on every host core (a pass over row_ptr: 64 MB for 16M rows).
+std::int32_t longest_row(std::span<const std::int32_t> row_ptr) {
+  std::mutex mutex;
+  std::int32_t longest = 0;
+  cl::parallel_ranges(row_ptr.size() - 1, std::size_t(1) << 18, [&](std::size_t begin, std::size_t end) {
+    std::int32_t mine = 0;
+    for (std::size_t i = begin; i < end; ++i) mine = std::max(mine, row_ptr[i + 1] - row_ptr[i]);
+    const std::lock_guard lock(mutex);
+    longest = std::max(longest, mine);
+  });
+  return longest;
 }
 
 }  // namespace
 
-DeviceCsrMatrix::DeviceCsrMatrix(const cl::Env& env, const HostCsr& host, ElementType type)
+DeviceCsrMatrix::DeviceCsrMatrix(const cl::Env& env, const CsrView& host, ElementType type, cl::StagedUpload* staging)
     : rows_(host.rows), cols_(host.cols), nnz_(host.nnz()), type_(type) {
   if (host.row_ptr.size() != std::size_t(host.rows) + 1 || host.values.size() != host.col_idx.size() ||
       host.row_ptr.back() != host.nnz())
@@ -46,19 +75,24 @@ DeviceCsrMatrix::DeviceCsrMatrix(const cl::Env& env, const HostCsr& host, Elemen
                                 std::to_string(host.col_idx.size()) + " column indices, " +
                                 std::to_string(host.values.size()) + " values");
   const std::uint64_t n = std::uint64_t(rows_), nnz = std::uint64_t(nnz_);
+  const std::size_t value_bytes = std::size_t(nnz) * reduction::element_size(type);
   const std::uint64_t largest =
-      std::max({(n + 1) * sizeof(std::int32_t), nnz * sizeof(std::int32_t), nnz * reduction::element_size(type)});
+      std::max({(n + 1) * sizeof(std::int32_t), nnz * sizeof(std::int32_t), std::uint64_t(value_bytes)});
   check_device_memory(env.info(), bytes_needed(n, nnz, type), largest, "matrix");
-  for (std::int32_t i = 0; i < rows_; ++i)
-    max_row_length_ = std::max(max_row_length_, host.row_ptr[std::size_t(i) + 1] - host.row_ptr[std::size_t(i)]);
-  row_ptr_ = upload_bytes(env, host.row_ptr.data(), host.row_ptr.size() * sizeof(std::int32_t), "row pointers");
-  col_idx_ = upload_bytes(env, host.col_idx.data(), host.col_idx.size() * sizeof(std::int32_t), "column indices");
-  if (type == ElementType::f64) {
-    values_ = upload_bytes(env, host.values.data(), host.values.size() * sizeof(double), "values");
-  } else {
-    const std::vector<float> narrow(host.values.begin(), host.values.end());
-    values_ = upload_bytes(env, narrow.data(), narrow.size() * sizeof(float), "values");
-  }
+  max_row_length_ = longest_row(host.row_ptr);
+  row_ptr_ = allocate(env, host.row_ptr.size_bytes(), "row pointers");
+  col_idx_ = allocate(env, host.col_idx.size_bytes(), "column indices");
+  values_ = allocate(env, value_bytes, "values");
+  std::optional<cl::StagedUpload> own;
+  if (!staging) staging = &own.emplace(env);
+  cl::checked("uploading a CSR matrix (" + std::to_string(bytes()) + " bytes) to " + env.info().name, [&] {
+    // The largest array first, so the pinned staging is allocated once at its final size.
+    if (type == ElementType::f64) staging->write(values_, host.values.data(), value_bytes);
+    else staging->write_narrowed(values_, host.values.data(), host.values.size());
+    staging->write(col_idx_, host.col_idx.data(), host.col_idx.size_bytes());
+    staging->write(row_ptr_, host.row_ptr.data(), host.row_ptr.size_bytes());
+    staging->finish();
+  });
 }
 
 DeviceCsrMatrix::DeviceCsrMatrix(::cl::Buffer row_ptr, ::cl::Buffer col_idx, ::cl::Buffer values, std::int32_t rows,

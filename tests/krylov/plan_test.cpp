@@ -34,7 +34,8 @@ Settings automatic() {
 }
 
 clcg::solver::Plan plan(const clcg::cl::DeviceInfo& device, const HostCsr& a, const Settings& requested = automatic()) {
-  return clcg::solver::plan_solve(device, requested, std::size_t(a.rows), std::size_t(a.nnz()), &a);
+  const clcg::solver::CsrView view = a;
+  return clcg::solver::plan_solve(device, requested, std::size_t(a.rows), std::size_t(a.nnz()), &view);
 }
 
 TEST(Plan, ThresholdsOfTheDirectRule) {

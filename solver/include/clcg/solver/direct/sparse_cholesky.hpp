@@ -33,14 +33,14 @@ class SparseCholesky {
   // Symbolic analysis of `a` (square, full storage, sorted columns; only the upper triangle is
   // read, so a general matrix is factored as the symmetric matrix of its upper triangle: the
   // direct method's residual check against the whole A then says it was not symmetric).
-  explicit SparseCholesky(const HostCsr& a);
+  explicit SparseCholesky(const CsrView& a);
   ~SparseCholesky();
   SparseCholesky(SparseCholesky&&) noexcept;
   SparseCholesky& operator=(SparseCholesky&&) noexcept;
 
   // Numeric factorisation of a matrix with the analysed pattern (new values allowed). Throws
   // NotPositiveDefinite naming the first pivot <= 0, std::invalid_argument for another pattern.
-  void factorize(const HostCsr& a);
+  void factorize(const CsrView& a);
   bool factorized() const noexcept;
   // x = A^-1 b with the last factorisation (b and x may alias).
   void solve(std::span<const double> b, std::span<double> x) const;

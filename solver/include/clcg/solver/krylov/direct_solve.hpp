@@ -18,7 +18,7 @@ inline constexpr std::size_t max_direct_solves = 3;
 
 // `factor` factorised from `a`; b and x: a.rows entries; x is the guess when use_guess.
 // settings: tolerance, max_iterations (0 checks the guess only) and should_stop are honoured.
-SolveInfo solve_directly(const HostCsr& a, const SparseCholesky& factor, std::span<const double> b, std::span<double> x,
+SolveInfo solve_directly(const CsrView& a, const SparseCholesky& factor, std::span<const double> b, std::span<double> x,
                          bool use_guess, const Settings& settings);
 
 }  // namespace clcg::solver

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "clcg/cl/env.hpp"
+#include "clcg/cl/staged_upload.hpp"
 #include "clcg/solver/krylov/cg_method.hpp"
 #include "clcg/solver/krylov/plan.hpp"
 #include "clcg/solver/krylov/settings.hpp"
@@ -28,6 +29,10 @@ class HostMatrixSolver {
   // method's factorisation) leaves setup_failure() set: every solve then reports
   // Status::breakdown with its message. Device errors throw.
   HostMatrixSolver(const cl::Env& env, HostCsr a, ElementType type, const Settings& settings);
+  // The same on arrays the caller owns, read in place (no host copy of A); they must stay
+  // alive and unchanged for the solver's life. IC(0) and AMG, which keep a host matrix of
+  // their own, copy it during their set-up.
+  HostMatrixSolver(const cl::Env& env, const CsrView& a, ElementType type, const Settings& settings);
 
   // b and x: rows() elements of the solver's type (float or double) in host memory; x is the
   // guess when use_guess, and the last iterate afterwards. Tolerance and limits are taken from
@@ -48,22 +53,31 @@ class HostMatrixSolver {
     return preconditioner_ ? &preconditioner_->report() : nullptr;
   }
   const std::optional<std::string>& setup_failure() const noexcept { return setup_failure_; }
-  const HostCsr& host() const noexcept { return host_; }
+  const CsrView& host() const noexcept { return host_; }
+  const DeviceCsrMatrix& device_matrix() const noexcept { return device_a_; }  // A on the device
   std::size_t rows() const noexcept { return static_cast<std::size_t>(host_.rows); }
   ElementType type() const noexcept { return type_; }
   // The current x on the device (e.g. to read an iterate back from on_iteration).
   const ::cl::Buffer& device_x() const noexcept { return x_; }
   double setup_seconds() const noexcept { return setup_seconds_; }  // upload + preconditioner + kernels
+  // Seconds spent copying host data to the device so far: A at set-up, then b (and x0) at
+  // each solve from host memory. Each copy is waited for, so this is what a caller waits.
+  double upload_seconds() const noexcept { return upload_seconds_; }
 
  private:
+  HostMatrixSolver(const cl::Env& env, const CsrView& view, ElementType type, const Settings& settings,
+                   std::optional<HostCsr> owned);  // A in `owned` when it has a value, else in `view`
   SolveInfo setup_failure_info() const;
   void set_up_direct();
   SolveInfo solve_direct(const void* b, void* x, bool use_guess);
 
   cl::Env env_;
-  HostCsr host_;
+  std::optional<HostCsr> owned_;  // A when the solver was given its arrays
+  CsrView host_;                  // A, in owned_ or the caller's arrays
   ElementType type_;
   Plan plan_;
+  std::unique_ptr<cl::StagedUpload> staging_;  // pinned staging for A, then b and x0 (CG only)
+  DeviceCsrMatrix device_a_;                    // CG only: the direct method keeps A on the host
   Settings resolved_;
   std::shared_ptr<DevicePreconditioner> preconditioner_;
   std::shared_ptr<CholeskyPreconditioner> direct_;  // the direct method's factor (also preconditioner_)
@@ -71,6 +85,7 @@ class HostMatrixSolver {
   ::cl::Buffer b_, x_;
   std::optional<std::string> setup_failure_;
   double setup_seconds_ = 0;
+  double upload_seconds_ = 0;
 };
 
 }  // namespace clcg::solver

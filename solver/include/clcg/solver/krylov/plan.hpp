@@ -37,7 +37,7 @@ struct Plan {
 // plan is always CG. Direct is only chosen when both the preconditioner and the variant are
 // automatic: a user who names either asked for CG.
 Plan plan_solve(const cl::DeviceInfo& device, const Settings& requested, std::size_t rows, std::size_t nnz,
-                const HostCsr* host = nullptr);
+                const CsrView* host = nullptr);
 
 // The same for CG alone (never direct): `settings` with `automatic` resolved. What the buffer
 // API and make_cg_solver use.

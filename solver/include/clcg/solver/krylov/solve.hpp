@@ -21,20 +21,22 @@ namespace clcg::solver {
 SolveInfo solve(const cl::Env& env, const DeviceCsrMatrix& a, const ::cl::Buffer& b, ::cl::Buffer& x,
                 const Settings& settings = {}, bool use_guess = false);
 
-// Host in, host out, as the planner decides (HostMatrixSolver): CG uploads A (full storage) and
-// b in settings.precision, solves, reads x back; the direct method stays on the host. The true
-// residual is computed in double on the host from the double matrix.
+// Host in, host out, as the planner decides (HostMatrixSolver): CG uploads A (full storage, read
+// in place when compressed) and b in settings.precision, solves, reads x back; the direct
+// method stays on the host. The true residual is computed in double: on the device in a double
+// CG solve, on the host from the double matrix in a float one and in the direct method.
 struct HostSolution {
   Eigen::VectorXd x;
   SolveInfo info;
   PreconditionerReport preconditioner;  // name "" for none; set-up time, figures, levels
   Plan plan;                            // direct or CG, what `auto` resolved to, and why
+  double upload_seconds = 0;            // A, b and x0 to the device (HostMatrixSolver::upload_seconds)
 };
 HostSolution solve(const cl::Env& env, const HostMatrix& a, const Eigen::VectorXd& b, const Settings& settings = {},
                    const Eigen::VectorXd* x0 = nullptr);
 
 // ||b - A x|| / ||b|| in double on the host; the absolute ||b - A x|| when b = 0.
-double relative_residual(const HostCsr& a, const Eigen::VectorXd& b, const Eigen::VectorXd& x);
+double relative_residual(const CsrView& a, const Eigen::VectorXd& b, const Eigen::VectorXd& x);
 
 // Throws cl::DeviceCapabilityError (an OpenCL / device error; cg-solve exit 3) when `type` is
 // double and the device has no fp64, suggesting float (cg-solve --precision float).

@@ -20,7 +20,7 @@ class CholeskyPreconditioner : public DevicePreconditioner {
   // Factors `host` (full storage) for vectors of `type` on env's queue; `analysed`, when given,
   // is its symbolic analysis done already (the planner's). Throws PreconditionerBreakdown
   // when A is not positive definite.
-  CholeskyPreconditioner(const cl::Env& env, const HostCsr& host, ElementType type,
+  CholeskyPreconditioner(const cl::Env& env, const CsrView& host, ElementType type,
                          std::shared_ptr<SparseCholesky> analysed = nullptr);
   void apply(const ::cl::Buffer& r, ::cl::Buffer& z) override;
   const SparseCholesky& factor() const noexcept { return *factor_; }

@@ -18,11 +18,13 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <span>
 #include <tuple>
 #include <utility>
 #include <vector>
 
 #include "clcg/cl/env.hpp"
+#include "clcg/cl/staged_upload.hpp"
 #include "clcg/reduction/op.hpp"
 #include "clcg/solver/sparse/device_memory.hpp"
 
@@ -55,6 +57,31 @@ struct HostCsr {
   std::int32_t nnz() const noexcept { return static_cast<std::int32_t>(col_idx.size()); }
 };
 
+// A CSR matrix in arrays someone else owns (a HostCsr, a compressed row-major Eigen matrix,
+// NumPy arrays), read in place: what is uploaded, with no copy on the host.
+struct CsrView {
+  std::int32_t rows = 0;
+  std::int32_t cols = 0;
+  std::span<const std::int32_t> row_ptr;
+  std::span<const std::int32_t> col_idx;
+  std::span<const double> values;
+
+  CsrView() = default;
+  CsrView(std::int32_t rows_, std::int32_t cols_, std::span<const std::int32_t> row_ptr_,
+          std::span<const std::int32_t> col_idx_, std::span<const double> values_)
+      : rows(rows_), cols(cols_), row_ptr(row_ptr_), col_idx(col_idx_), values(values_) {}
+  CsrView(const HostCsr& a) : CsrView(a.rows, a.cols, a.row_ptr, a.col_idx, a.values) {}  // NOLINT: implicit on purpose
+  std::int32_t nnz() const noexcept { return static_cast<std::int32_t>(col_idx.size()); }
+};
+
+// The arrays of a compressed row-major matrix with int indices (what the Matrix Market
+// reader and the generators return) as a view; std::invalid_argument when it is not
+// compressed or its sizes exceed 32-bit indices.
+CsrView csr_view(const Eigen::SparseMatrix<double, Eigen::RowMajor, int>& a);
+
+// A copy of the view's arrays: for host set-ups (IC(0), AMG) that keep their own.
+HostCsr to_host_csr(const CsrView& a);
+
 // Expands any Eigen sparse matrix or expression into HostCsr with sorted columns. Checks the index range
 // (in 64 bits) before allocating anything. Explicitly stored zeros are kept.
 template <class Derived>
@@ -63,8 +90,10 @@ HostCsr to_host_csr(const Eigen::SparseMatrixBase<Derived>& matrix, Storage stor
 class DeviceCsrMatrix {
  public:
   DeviceCsrMatrix() = default;
-  // Uploads `host` (values converted to `type`) on env's queue. Checks memory first.
-  DeviceCsrMatrix(const cl::Env& env, const HostCsr& host, ElementType type);
+  // Uploads `host` (values converted to `type`) on env's queue through pinned staging
+  // (cl::StagedUpload: `staging` if given, else its own) and waits until the device holds it.
+  // Checks the arrays' consistency and the device's memory first.
+  DeviceCsrMatrix(const cl::Env& env, const CsrView& host, ElementType type, cl::StagedUpload* staging = nullptr);
   // Wraps buffers the caller owns (not copied): row_ptr (rows + 1 ints), col_idx (nnz ints)
   // and values (nnz elements of `type`), with the same layout as above. Sizes are checked
   // against the buffers' sizes (std::invalid_argument).
