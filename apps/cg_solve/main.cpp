@@ -187,8 +187,9 @@ int run(const CliOptions& cli, WallClock::time_point process_start) {
     // Disk full, I/O error, ...: the temporary is gone and the target untouched (AtomicFile).
     throw OutputError(e.what());
   }
+  const clcg::cl::BinaryCache& disk = env.programs().disk();
   report.programs = {env.programs().builds(), env.programs().loaded_from_disk(),
-                     env.programs().disk().directory().string()};
+                     disk.serves(env.device()) ? disk.directory().string() : ""};
   report.time = time;
   report.time.finish();
   if (cli.json) {

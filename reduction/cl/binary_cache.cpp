@@ -52,7 +52,13 @@ std::uint64_t fnv1a_64(std::string_view bytes, std::uint64_t hash) {
   return hash;
 }
 
-BinaryCache::BinaryCache(std::filesystem::path directory) : directory_(std::move(directory)) {}
+BinaryCache::BinaryCache(std::filesystem::path directory, CachedDevices devices)
+    : directory_(std::move(directory)), devices_(devices) {}
+
+bool BinaryCache::serves(const ::cl::Device& device) const {
+  if (!enabled()) return false;
+  return devices_ == CachedDevices::all || (device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_CPU) == 0;
+}
 
 BinaryCache BinaryCache::from_environment() {
   const std::string switch_value = environment("CLCG_CACHE");
@@ -60,11 +66,12 @@ BinaryCache BinaryCache::from_environment() {
   if (!switch_value.empty() && switch_value != "1")
     throw std::invalid_argument("CLCG_CACHE must be 0 (build every program) or 1 (keep program binaries on disk), got '" +
                                 switch_value + "'");
-  if (const std::string dir = environment("CLCG_CACHE_DIR"); !dir.empty()) return BinaryCache(dir);
+  const CachedDevices devices = switch_value == "1" ? CachedDevices::all : CachedDevices::not_cpu;
+  if (const std::string dir = environment("CLCG_CACHE_DIR"); !dir.empty()) return BinaryCache(dir, devices);
   if (const std::string xdg = environment("XDG_CACHE_HOME"); !xdg.empty())
-    return BinaryCache(std::filesystem::path(xdg) / "clcg");
+    return BinaryCache(std::filesystem::path(xdg) / "clcg", devices);
   if (const std::string home = environment("HOME"); !home.empty())
-    return BinaryCache(std::filesystem::path(home) / ".cache" / "clcg");
+    return BinaryCache(std::filesystem::path(home) / ".cache" / "clcg", devices);
   return BinaryCache();
 }
 

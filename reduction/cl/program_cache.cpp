@@ -130,7 +130,7 @@ ProgramCache::ProgramCache(BinaryCache disk) : disk_(std::move(disk)) {}
                                  std::string_view text, const std::string& options) {
   const std::vector<std::string> sources = program_sources(name, text);
   const std::string all_options = full_options(options);
-  if (!disk_.enabled()) return compile(context, device, name, sources, all_options);
+  if (!disk_.serves(device)) return compile(context, device, name, sources, all_options);
   const std::string disk_key = program_cache_key(device, sources, all_options);
   if (const std::optional<ProgramBinary> binary = disk_.load(disk_key)) {
     if (std::optional<::cl::Program> program = load_binary(context, device, *binary, all_options)) {

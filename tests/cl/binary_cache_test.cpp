@@ -1,5 +1,6 @@
 // The program binaries on disk (clcg/cl/binary_cache.hpp): a hit gives the same kernels, a
-// damaged entry is rebuilt, concurrent writers leave a valid entry, CLCG_CACHE=0 turns it off.
+// damaged entry is rebuilt, concurrent writers leave a valid entry, CLCG_CACHE=0 turns it off
+// (and unset, CPU devices are left out).
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -101,6 +102,13 @@ fs::path only_entry(const fs::path& dir) {
   return entries.empty() ? fs::path() : entries[0];
 }
 
+// Builds `scale` through a cache in `dir` (empty before) and returns the entry it wrote.
+fs::path cache_scale_in(const fs::path& dir) {
+  ProgramCache cache{BinaryCache(dir)};
+  get_scale(cache);
+  return only_entry(dir);
+}
+
 TEST(BinaryCache, ASecondProcessLoadsTheProgramAndGetsTheSameKernels) {
   TemporaryDirectory dir;
   ProgramCache first{BinaryCache(dir.path())};
@@ -132,11 +140,7 @@ TEST(BinaryCache, OtherOptionsOrSourceAreOtherEntries) {
 
 TEST(BinaryCache, TruncatedOrCorruptEntriesAreMissesAndGetRebuilt) {
   TemporaryDirectory dir;
-  {
-    ProgramCache first{BinaryCache(dir.path())};
-    get_scale(first);
-  }
-  const fs::path entry = only_entry(dir.path());
+  const fs::path entry = cache_scale_in(dir.path());
   const std::string good = read_all(entry);
   ASSERT_GT(good.size(), 64u);
   std::vector<std::pair<std::string, std::string>> damaged = {
@@ -165,11 +169,7 @@ TEST(BinaryCache, ABinaryTheDriverRefusesIsRebuilt) {
   // A well-formed entry whose binary is not a program (another driver's, or damaged before it
   // was stored): clBuildProgram refuses it and the program is compiled from source.
   TemporaryDirectory dir;
-  {
-    ProgramCache first{BinaryCache(dir.path())};
-    get_scale(first);
-  }
-  const fs::path entry = only_entry(dir.path());
+  const fs::path entry = cache_scale_in(dir.path());
   const std::string good = read_all(entry);
   const BinaryCache disk(dir.path());
   const std::string key = clcg::cl::program_disk_key(test_env().device(), "scale.cl", scale_text, "-DCLCG_TEST=1");
@@ -247,10 +247,18 @@ TEST(BinaryCache, EnvironmentChoosesTheDirectoryAndCanTurnItOff) {
     ScopedEnvironment no_home("HOME", nullptr);
     EXPECT_FALSE(BinaryCache::from_environment().enabled());
   }
+  const cl::Device& device = test_env().device();
+  const bool cpu = (device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_CPU) != 0;
   {
-    ScopedEnvironment on("CLCG_CACHE", "1");
+    ScopedEnvironment unset("CLCG_CACHE", nullptr);
     EXPECT_TRUE(BinaryCache::from_environment().enabled());
+    EXPECT_EQ(BinaryCache::from_environment().serves(device), !cpu) << "a CPU device only when asked for";
+    ScopedEnvironment on("CLCG_CACHE", "1");
+    EXPECT_TRUE(BinaryCache::from_environment().serves(device));
   }
+  EXPECT_TRUE(BinaryCache("/x").serves(device));
+  EXPECT_EQ(BinaryCache("/x", clcg::cl::CachedDevices::not_cpu).serves(device), !cpu);
+  EXPECT_FALSE(BinaryCache().serves(device));
   {
     ScopedEnvironment off("CLCG_CACHE", "0");
     EXPECT_FALSE(BinaryCache::from_environment().enabled());

@@ -26,7 +26,7 @@ class ProcessTest(unittest.TestCase):
 
     def solve(self, args, env=None, expect=EXIT_CONVERGED):
         proc = run_cg(["--matrix", os.path.join(support.DATA, POISSON), "--json", "--quiet"] + args,
-                      env_extra=dict({"CLCG_CACHE_DIR": self.cache}, **(env or {})))
+                      env_extra=dict({"CLCG_CACHE": "1", "CLCG_CACHE_DIR": self.cache}, **(env or {})))
         self.assertEqual(proc.returncode, expect, describe(proc))
         return json.loads(proc.stdout) if expect != EXIT_INPUT else proc
 
@@ -76,20 +76,20 @@ class ProcessTest(unittest.TestCase):
 
     # ------------------------------------------------------------ program binaries on disk
     def test_a_second_run_loads_every_program_and_gives_the_same_result(self):
-        first = self.solve(["--precision", "float", "--precond", "chebyshev", "--tol", "1e-5"])
+        first = self.solve([])
         made = first["programs"]["made"]
         self.assertGreater(made, 0)
         self.assertEqual(first["programs"]["loaded_from_cache"], 0)
         self.assertEqual(first["programs"]["cache"], self.cache)
         self.assertEqual(len(self.entries()), made)
-        second = self.solve(["--precision", "float", "--precond", "chebyshev", "--tol", "1e-5"])
+        second = self.solve([])
         self.assertEqual(second["programs"], first["programs"] | {"loaded_from_cache": made})
         for key in ("iterations", "relative_residual", "recursive_residual"):
             self.assertEqual(second["result"][key], first["result"][key], key)
 
     def test_two_processes_at_once_leave_a_valid_cache(self):
         command = [support.CG_SOLVE, "--matrix", os.path.join(support.DATA, POISSON), "--json", "--quiet"]
-        env = dict(os.environ, CLCG_CACHE_DIR=self.cache)
+        env = dict(os.environ, CLCG_CACHE="1", CLCG_CACHE_DIR=self.cache)
         procs = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
                  for _ in range(2)]
         for proc in procs:
@@ -109,6 +109,12 @@ class ProcessTest(unittest.TestCase):
         rebuilt = self.solve([])
         self.assertEqual(rebuilt["programs"]["loaded_from_cache"], 0)
         self.assertEqual(self.solve([])["programs"]["loaded_from_cache"], made)
+
+    def test_by_default_every_device_but_a_cpu_is_served(self):
+        out = self.solve([], env={"CLCG_CACHE": ""})
+        on_cpu = out["device"]["type"] == "CPU"
+        self.assertEqual(out["programs"]["cache"], "" if on_cpu else self.cache)
+        self.assertEqual(len(self.entries()), 0 if on_cpu else out["programs"]["made"])
 
     def test_clcg_cache_0_turns_it_off(self):
         out = self.solve([], env={"CLCG_CACHE": "0"})
