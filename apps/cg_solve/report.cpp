@@ -147,9 +147,8 @@ std::string human_summary(const RunReport& report) {
         << seconds_text(report.preconditioner_report.setup_seconds) << " preconditioner set-up + ";
   out << seconds_text(result.seconds) << " solve";
   if (result.iterations) out << " (" << seconds_text(result.seconds / static_cast<double>(result.iterations)) << " per iteration)";
-  out << ", " << seconds_text(report.time.upload) << " upload, " << seconds_text(report.time.build)
-      << " kernel build\n";
-  if (report.time.measured()) out << "  wall       " << wall_time_text(report.time) << "\n";
+  if (report.time.measured()) out << "\n  wall       " << wall_time_text(report.time) << "\n";
+  else out << ", " << seconds_text(report.time.upload) << " upload, " << seconds_text(report.time.build) << " kernel build\n";
   if (!report.options->output.empty() && !report.output_written)
     out << "  output     " << report.options->output
         << " not written: the solve did not converge (--output-unconverged writes the last iterate)\n";
