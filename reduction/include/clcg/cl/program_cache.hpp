@@ -17,7 +17,8 @@ namespace clcg::cl {
 
 class ProgramCache {
  public:
-  // Binaries on disk where the environment says (BinaryCache::from_environment).
+  // Binaries on disk where the environment says (BinaryCache::from_environment; it throws
+  // std::invalid_argument for a malformed CLCG_CACHE, and so do the Env constructors).
   ProgramCache();
   explicit ProgramCache(BinaryCache disk);
 
