@@ -365,8 +365,7 @@ int run_ranks(World& world, int argc, char** argv) {
     report.max_iterations = settings.iteration_limit(std::size_t(rows));
     report.variant = settings.variant;
     report.preconditioner = settings.preconditioner;
-    report.upload_seconds = 0;
-    for (const auto& f : all) report.upload_seconds = std::max(report.upload_seconds, f.setup_seconds);
+    for (const auto& f : all) report.time.upload = std::max(report.time.upload, f.setup_seconds);
     report.error_vs_ones = error_vs_ones;
     report.output_written = write_x;
     try {
@@ -392,6 +391,8 @@ int run_ranks(World& world, int argc, char** argv) {
       }
       std::fprintf(stderr, "%s  %d ranks: halo exchange %.3f s, allreduce %.3f s (slowest rank)\n",
                    human_summary(report).c_str(), world.size, halo, allreduce);
+    } else {
+      std::fputs(failure_reason(report).c_str(), stderr);  // --quiet drops the summary, not the reason
     }
   });
   if (Failure agreed = agree(world, failure); agreed.code) return agreed.code;

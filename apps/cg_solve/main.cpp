@@ -88,14 +88,17 @@ int list_devices(const CliOptions& cli) {
   return 0;
 }
 
-int run(const CliOptions& cli) {
+int run(const CliOptions& cli, WallClock::time_point process_start) {
+  WallTime time{.process_start = process_start, .generated = !cli.generate.empty()};
   solver::MatrixMarketInfo info{};
-  const solver::HostMatrix a = read_problem(cli, info);
+  const solver::HostMatrix a = timed(time.read, [&] { return read_problem(cli, info); });
   if (!cli.partition.empty()) throw UsageError("--partition splits the rows over MPI ranks: run cg-solve under mpirun");
   const bool b_is_a_ones = cli.rhs.empty();
-  const Eigen::VectorXd b = b_is_a_ones ? Eigen::VectorXd(a * Eigen::VectorXd::Ones(a.cols()))
-                                        : read_vector_option(cli.rhs, a.rows(), "right-hand side");
-  const Eigen::VectorXd x0 = read_vector_option(cli.x0, a.rows(), "initial guess");
+  const Eigen::VectorXd b = timed(time.read, [&] {
+    return b_is_a_ones ? Eigen::VectorXd(a * Eigen::VectorXd::Ones(a.cols()))
+                       : read_vector_option(cli.rhs, a.rows(), "right-hand side");
+  });
+  const Eigen::VectorXd x0 = timed(time.read, [&] { return read_vector_option(cli.x0, a.rows(), "initial guess"); });
   check_outputs(cli);
   if (interrupted) throw Interrupted{};
 
@@ -105,7 +108,8 @@ int run(const CliOptions& cli) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("--device: ") + e.what());
   }
-  const clcg::cl::Env env = reading_environment([&] { return clcg::cl::Env::create(selector); });
+  const clcg::cl::Env env =
+      timed(time.device_open, [&] { return reading_environment([&] { return clcg::cl::Env::create(selector); }); });
   solver::require_precision(env.info(), cli.precision);  // no fp64: exit 3, suggesting --precision float
 
   solver::Settings settings;
@@ -138,7 +142,7 @@ int run(const CliOptions& cli) {
 
   const double built_before = env.programs().build_seconds();
   const solver::HostSolution solution = solver::solve(env, a, b, settings, x0.size() ? &x0 : nullptr);
-  report.build_seconds = env.programs().build_seconds() - built_before;
+  time.build = env.programs().build_seconds() - built_before;
   if (progress) progress->clear();
   if (solution.info.status == solver::Status::interrupted) throw Interrupted{solution.info.message};
   if (interrupted) throw Interrupted{};
@@ -148,18 +152,22 @@ int run(const CliOptions& cli) {
   report.variant = solution.plan.settings.variant;
   report.preconditioner = solution.plan.settings.preconditioner;
   report.preconditioner_report = solution.preconditioner;
-  report.upload_seconds = solution.upload_seconds;  // A, b and x0, timed where they are copied
+  time.setup = solution.preconditioner.setup_seconds;  // the builds left out (they are time.build)
+  time.solve = solution.info.seconds;
+  time.upload = solution.upload_seconds;  // A, b and x0, timed where they are copied
   if (b_is_a_ones && a.rows() > 0)
     report.error_vs_ones = (solution.x - Eigen::VectorXd::Ones(a.rows())).norm() / std::sqrt(double(a.rows()));
 
   std::vector<std::pair<std::size_t, double>> eigen_history;
   if (cli.reference) {
+    const WallClock::time_point reference_start = WallClock::now();
     report.reference = solver::eigen_reference_solve(a, b, x0, cli.tolerance, report.max_iterations, report.preconditioner);
     const double ref_norm = report.reference->x.norm();
     const double difference = (solution.x - report.reference->x).norm();
     report.difference_vs_reference = ref_norm > 0 ? difference / ref_norm : difference;
     if (!cli.history.empty())
       eigen_history = solver::eigen_reference_history(a, b, x0, report.reference->iterations + 1, report.preconditioner);
+    time.reference = WallTime::seconds_since(reference_start);
   }
   if (interrupted) throw Interrupted{};
   // x is written when it solves the system, or when the user asks for the last iterate: a rerun
@@ -167,17 +175,24 @@ int run(const CliOptions& cli) {
   // what explains a failure).
   report.output_written = !cli.output.empty() && (solution.info.converged() || cli.output_unconverged);
   try {
-    if (!cli.history.empty()) write_file(cli.history, history_csv(solution.info, eigen_history));
-    if (report.output_written) solver::write_vector_market(cli.output, solution.x);
+    timed(time.write, [&] {
+      if (!cli.history.empty()) write_file(cli.history, history_csv(solution.info, eigen_history));
+      if (report.output_written) solver::write_vector_market(cli.output, solution.x);
+    });
   } catch (const std::runtime_error& e) {
     // Disk full, I/O error, ...: the temporary is gone and the target untouched (AtomicFile).
     throw OutputError(e.what());
   }
+  const clcg::cl::BinaryCache& disk = env.programs().disk();
+  report.programs = {env.programs().builds(), env.programs().loaded_from_disk(),
+                     disk.serves(env.device()) ? disk.directory().string() : ""};
+  report.time = time;
+  report.time.finish();
   if (cli.json) {
     std::cout << to_json(report).dump(2) << std::endl;
     if (!std::cout) throw solver::InputError("standard output", 0, "writing the JSON failed");
   }
-  if (!cli.quiet) std::cerr << human_summary(report);
+  std::cerr << (cli.quiet ? failure_reason(report) : human_summary(report));
   return report.result.converged() ? exit_converged : exit_not_converged;
 }
 
@@ -189,6 +204,7 @@ int fail(const std::string& message, int code) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  const WallClock::time_point process_start = WallClock::now();  // the wall time's start
 #ifdef CLCG_HAVE_MPI
   if (clcg::distributed::launched_by_mpi()) return run_distributed(argc, argv);  // distributed_run.cpp
 #endif
@@ -203,7 +219,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (cli.list_devices) return list_devices(cli);
-    return run(cli);
+    return run(cli, process_start);
   } catch (...) {
     const Failure failure = describe_failure(std::current_exception(), cli);
     return fail(failure.message, failure.code);

@@ -18,14 +18,6 @@ const char* field_name(clcg::solver::MmField field) {
   return "?";
 }
 
-std::string seconds_text(double seconds) {
-  char buffer[32];
-  if (seconds < 1e-3) std::snprintf(buffer, sizeof buffer, "%.1f us", seconds * 1e6);
-  else if (seconds < 1) std::snprintf(buffer, sizeof buffer, "%.2f ms", seconds * 1e3);
-  else std::snprintf(buffer, sizeof buffer, "%.3f s", seconds);
-  return buffer;
-}
-
 nlohmann::json preconditioner_json(const RunReport& report) {
   const clcg::solver::PreconditionerReport& p = report.preconditioner_report;
   nlohmann::json json = {{"name", std::string(clcg::solver::preconditioner_name(report.preconditioner))},
@@ -64,6 +56,14 @@ std::string preconditioner_text(const RunReport& report) {
 
 }  // namespace
 
+std::string seconds_text(double seconds) {
+  char buffer[32];
+  if (seconds < 1e-3) std::snprintf(buffer, sizeof buffer, "%.1f us", seconds * 1e6);
+  else if (seconds < 1) std::snprintf(buffer, sizeof buffer, "%.2f ms", seconds * 1e3);
+  else std::snprintf(buffer, sizeof buffer, "%.3f s", seconds);
+  return buffer;
+}
+
 nlohmann::json to_json(const RunReport& report) {
   const CliOptions& options = *report.options;
   const auto& result = report.result;
@@ -99,13 +99,19 @@ nlohmann::json to_json(const RunReport& report) {
                     {"recursive_residual", result.recursive_residual},
                     {"solve_seconds", result.seconds},
                     {"seconds_per_iteration", per_iteration},
-                    {"upload_seconds", report.upload_seconds},
-                    {"build_seconds", report.build_seconds}};
+                    {"upload_seconds", report.time.upload},
+                    {"build_seconds", report.time.build}};
   if (!options.output.empty()) json["result"]["output_written"] = report.output_written;
   // Time to solution counts the preconditioner's set-up.
   json["result"]["setup_seconds"] = report.preconditioner_report.setup_seconds;
   json["result"]["time_to_solution_seconds"] = report.preconditioner_report.setup_seconds + result.seconds;
   json["preconditioner"] = preconditioner_json(report);
+  if (report.time.measured()) {
+    json["timing"] = wall_time_json(report.time);
+    json["programs"] = {{"made", report.programs.made},
+                        {"loaded_from_cache", report.programs.loaded},
+                        {"cache", report.programs.cache}};
+  }
   if (report.error_vs_ones) json["result"]["error_vs_ones"] = *report.error_vs_ones;
   if (report.reference) {
     const auto& ref = *report.reference;
@@ -147,8 +153,8 @@ std::string human_summary(const RunReport& report) {
         << seconds_text(report.preconditioner_report.setup_seconds) << " preconditioner set-up + ";
   out << seconds_text(result.seconds) << " solve";
   if (result.iterations) out << " (" << seconds_text(result.seconds / static_cast<double>(result.iterations)) << " per iteration)";
-  out << ", " << seconds_text(report.upload_seconds) << " upload, " << seconds_text(report.build_seconds)
-      << " kernel build\n";
+  if (report.time.measured()) out << "\n  wall       " << wall_time_text(report.time) << "\n";
+  else out << ", " << seconds_text(report.time.upload) << " upload, " << seconds_text(report.time.build) << " kernel build\n";
   if (!report.options->output.empty() && !report.output_written)
     out << "  output     " << report.options->output
         << " not written: the solve did not converge (--output-unconverged writes the last iterate)\n";
@@ -160,6 +166,10 @@ std::string human_summary(const RunReport& report) {
         << "x, ||x - x_ref|| / ||x_ref|| = " << report.difference_vs_reference << "\n";
   }
   return out.str();
+}
+
+std::string failure_reason(const RunReport& report) {
+  return report.result.converged() ? "" : "cg-solve: " + report.result.message + "\n";
 }
 
 std::string history_csv(const clcg::solver::SolveInfo& result,

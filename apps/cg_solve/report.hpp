@@ -16,6 +16,7 @@
 #include "clcg/solver/krylov/settings.hpp"
 #include "clcg/solver/krylov/solve_info.hpp"
 #include "clcg/solver/precond/device_preconditioner.hpp"
+#include "wall_time.hpp"
 
 namespace cg_solve {
 
@@ -31,8 +32,11 @@ struct RunReport {
   clcg::solver::CgVariant variant = clcg::solver::CgVariant::fused;  // the one that ran
   clcg::solver::Preconditioner preconditioner = clcg::solver::Preconditioner::none;  // the one that ran
   clcg::solver::PreconditionerReport preconditioner_report;
-  double upload_seconds = 0;  // A, b and x0 to the device (HostSolution::upload_seconds)
-  double build_seconds = 0;   // OpenCL program builds (PoCL compiles on first use; cached after)
+  WallTime time;  // the parts of the wall time (upload and build also for the MPI run)
+  struct {
+    std::size_t made = 0, loaded = 0;  // programs compiled or loaded; loaded from the disk cache
+    std::string cache;                 // the disk cache's directory, "" when off
+  } programs;
   bool output_written = false;
   std::optional<double> error_vs_ones;  // when b = A 1
   std::optional<clcg::solver::EigenReferenceResult> reference;
@@ -41,6 +45,10 @@ struct RunReport {
 
 nlohmann::json to_json(const RunReport& report);
 std::string human_summary(const RunReport& report);
+// What --quiet still prints: "cg-solve: <why it did not converge>\n", or "" when it did.
+std::string failure_reason(const RunReport& report);
+// "12.5 us", "3.40 ms", "1.250 s"
+std::string seconds_text(double seconds);
 // iteration,solver,residual,alpha,beta,seconds rows: clcg's every iteration, then Eigen's
 // sampled history (alpha, beta, seconds empty) when given.
 std::string history_csv(const clcg::solver::SolveInfo& result,

@@ -37,6 +37,17 @@ def as_normal_user_prefix(home):
     return [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
 
 
+def unreachable_for(prefix, paths):
+    """The first of `paths` that the user `prefix` runs as cannot open (cg-solve: execute; others:
+    read), or None. A checkout inside a folder only its owner may enter (mktemp -d makes one)
+    hides the binary and the data from user nobody."""
+    for path in paths:
+        test = "-x" if path == CG_SOLVE else "-r"
+        if subprocess.run(prefix + ["test", test, path]).returncode != 0:
+            return path
+    return None
+
+
 def describe(proc):
     out = proc.stdout if isinstance(proc.stdout, str) else ""
     return "exit %d\n--- stdout ---\n%s\n--- stderr ---\n%s" % (proc.returncode, out[-3000:], proc.stderr[-3000:])

@@ -20,8 +20,9 @@ import contract_tests
 import fault_tests
 import input_tests
 import output_tests
+import process_tests
 
-TEST_MODULES = (contract_tests, input_tests, output_tests, fault_tests)
+TEST_MODULES = (contract_tests, input_tests, output_tests, fault_tests, process_tests)
 
 
 # ---------------------------------------------------------------- main

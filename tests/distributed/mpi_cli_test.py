@@ -164,6 +164,7 @@ class FailureTest(DistributedTest):
         proc = mpirun(2, ["--matrix", path, "--json", "--quiet", "--precond", "none"])
         self.assertEqual(proc.returncode, EXIT_NOT_CONVERGED, describe(proc))
         self.assertEqual(json.loads(proc.stdout)["result"]["status"], "breakdown")
+        self.assertIn("not positive definite", proc.stderr, "--quiet keeps the reason")
 
     def test_a_failed_solve_leaves_the_output_untouched(self):
         out = self.path("x.mtx")
