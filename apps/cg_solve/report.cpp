@@ -150,7 +150,7 @@ std::string human_summary(const RunReport& report) {
   out << "  time       ";
   if (report.preconditioner_report.setup_seconds > 0)
     out << seconds_text(report.preconditioner_report.setup_seconds + result.seconds) << " to solution = "
-        << seconds_text(report.preconditioner_report.setup_seconds) << " preconditioner set-up + ";
+        << seconds_text(report.preconditioner_report.setup_seconds) << (report.method == clcg::solver::Method::direct ? " analysis and factorisation + " : " preconditioner set-up + ");
   out << seconds_text(result.seconds) << " solve";
   if (result.iterations) out << " (" << seconds_text(result.seconds / static_cast<double>(result.iterations)) << " per iteration)";
   if (report.time.measured()) out << "\n  wall       " << wall_time_text(report.time) << "\n";
