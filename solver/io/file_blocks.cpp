@@ -116,7 +116,7 @@ std::string gunzip(std::string_view compressed, const std::string& name) {
     return text;
 }
 
-FileData read_whole_file(const std::string& path) {
+FileData read_file_bytes(const std::string& path) {
     const FileHandle file(path);
     FileData d;
     std::size_t capacity = file.size_hint() + 1;
@@ -129,6 +129,11 @@ FileData read_whole_file(const std::string& path) {
         d.bytes = std::move(bigger);
         capacity *= 2;
     }
+    return d;
+}
+
+FileData read_whole_file(const std::string& path) {
+    FileData d = read_file_bytes(path);
     if (is_gzip(d.view())) {
         const std::string text = gunzip(d.view(), path);
         d.bytes.reset(new char[text.size() + 1]);

@@ -48,7 +48,10 @@ struct FileData {
     std::string_view view() const { return {bytes.get(), size}; }
 };
 
-// Whole file in one buffer (vectors, and the rare error path that needs the text again).
+// Whole file in one buffer, as stored (compressed or not).
+FileData read_file_bytes(const std::string& path);
+// Whole file in one buffer, inflated when it is gzip (vectors, and the rare error path that
+// needs the text again).
 FileData read_whole_file(const std::string& path);
 
 // Text in memory: one block.

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "bgzf.hpp"
 #include "clcg/solver/io/host_threads.hpp"
 #include "coo.hpp"
 #include "file_blocks.hpp"
@@ -165,6 +166,23 @@ solver::HostMatrix read_matrix(const ReadBytes& read, std::size_t size_hint, con
     });
 }
 
+// Uncompressed text in memory.
+solver::HostMatrix parse_text(std::string_view text, const std::string& name, solver::MatrixMarketInfo* info,
+                              const solver::ReadOptions& options) {
+    std::string_view unread = text;
+    const ReadBytes read = [&](char* p, std::size_t n) {
+        const std::size_t got = std::min(n, unread.size());
+        std::memcpy(p, unread.data(), got);
+        unread.remove_prefix(got);
+        return got;
+    };
+    const auto serial = [&] {
+        TextBlocks blocks(text);
+        return parse_matrix_blocks(blocks, name, info, [&] { return text; });
+    };
+    return read_matrix(read, text.size(), name, info, options, serial, [&] { return text; });
+}
+
 }  // namespace
 }  // namespace clcg::solver::mm
 
@@ -178,20 +196,9 @@ HostMatrix parse_matrix_market(std::string_view text, const std::string& name_fo
                                const ReadOptions& options) {
     if (mm::is_gzip(text)) {
         const std::string inflated = mm::gunzip(text, name_for_errors);
-        return parse_matrix_market(inflated, name_for_errors, info, options);
+        return mm::parse_text(inflated, name_for_errors, info, options);
     }
-    std::string_view unread = text;
-    const mm::ReadBytes read = [&](char* p, std::size_t n) {
-        const std::size_t got = std::min(n, unread.size());
-        std::memcpy(p, unread.data(), got);
-        unread.remove_prefix(got);
-        return got;
-    };
-    const auto serial = [&] {
-        mm::TextBlocks blocks(text);
-        return mm::parse_matrix_blocks(blocks, name_for_errors, info, [&] { return text; });
-    };
-    return mm::read_matrix(read, text.size(), name_for_errors, info, options, serial, [&] { return text; });
+    return mm::parse_text(text, name_for_errors, info, options);
 }
 
 HostMatrix read_matrix_market(const std::string& path, MatrixMarketInfo* info) {
@@ -208,6 +215,11 @@ HostMatrix read_matrix_market(const std::string& path, MatrixMarketInfo* info, c
     };
     if (mm::is_gzip_file(path)) {
         mm::GzipStream stream(path);
+        const unsigned threads = mm::reading_threads(options, 4 * stream.compressed_size());
+        if (threads > 1) {  // a BGZF file inflates on every thread, then parses as text in memory
+            if (const std::optional<mm::FileData> text = mm::read_bgzf_text(path, threads))
+                return mm::parse_text(text->view(), path, info, ReadOptions{threads, options.chunk_bytes});
+        }
         const auto serial = [&] {
             mm::GzipBlocks blocks(path);
             return mm::parse_matrix_blocks(blocks, path, info, whole_text);

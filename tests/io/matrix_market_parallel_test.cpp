@@ -70,8 +70,11 @@ void expect_parallel_reads_like_serial(const std::string& text, const std::strin
     TempDir dir;
     write_text(dir.file("a.mtx"), text);
     write_text(dir.file("a.mtx.gz"), gzip(text));
+    write_text(dir.file("a.mtx.bgz"), clcg::solver::compress_bgzf(text, 6, 3));
     MatrixMarketInfo serial_info;
     const HostMatrix want = clcg::solver::read_matrix_market(dir.file("a.mtx"), &serial_info, serial);
+    // BGZF is gzip: zlib's streaming reader (the serial one) reads it too.
+    expect_identical(clcg::solver::read_matrix_market(dir.file("a.mtx.bgz"), nullptr, serial), want);
     for (const ReadOptions& options : parallel_options()) {
         SCOPED_TRACE("threads " + std::to_string(options.threads) + ", chunks of " +
                      std::to_string(options.chunk_bytes) + " bytes");
@@ -80,6 +83,7 @@ void expect_parallel_reads_like_serial(const std::string& text, const std::strin
         EXPECT_EQ(info.stored_entries, serial_info.stored_entries);
         EXPECT_EQ(info.symmetry, serial_info.symmetry);
         expect_identical(clcg::solver::read_matrix_market(dir.file("a.mtx.gz"), nullptr, options), want);
+        expect_identical(clcg::solver::read_matrix_market(dir.file("a.mtx.bgz"), nullptr, options), want);
         expect_identical(parse_matrix_market(text, "in memory", nullptr, options), want);
     }
 }
@@ -151,12 +155,16 @@ TEST(MatrixMarketParallel, ErrorsNameTheSameLineAsTheSerialReader) {
     for (const Case& c : cases) {
         write_text(dir.file("bad.mtx"), c.text);
         write_text(dir.file("bad.mtx.gz"), gzip(c.text));
+        write_text(dir.file("bad.mtx.bgz"), clcg::solver::compress_bgzf(c.text));
         const std::string want = error_of([&] { clcg::solver::read_matrix_market(dir.file("bad.mtx"), nullptr, serial); });
         EXPECT_NE(want.find(c.expected), std::string::npos) << want;
         for (const ReadOptions& options : parallel_options()) {
             EXPECT_EQ(error_of([&] { clcg::solver::read_matrix_market(dir.file("bad.mtx"), nullptr, options); }), want);
-            const std::string gz = error_of([&] { clcg::solver::read_matrix_market(dir.file("bad.mtx.gz"), nullptr, options); });
-            EXPECT_EQ(gz.substr(gz.find(':')), want.substr(want.find(':')));
+            for (const char* compressed : {"bad.mtx.gz", "bad.mtx.bgz"}) {
+                const std::string gz =
+                    error_of([&] { clcg::solver::read_matrix_market(dir.file(compressed), nullptr, options); });
+                EXPECT_EQ(gz.substr(gz.find(':')), want.substr(want.find(':')));
+            }
             const std::string memory = error_of([&] { parse_matrix_market(c.text, dir.file("bad.mtx"), nullptr, options); });
             EXPECT_EQ(memory, want);
         }
@@ -174,12 +182,14 @@ TEST(MatrixMarketParallel, MirroredEntriesOfASymmetricFileAreNamedAsOnOneThread)
 
 TEST(MatrixMarketParallel, CorruptGzipIsNamedAsOnOneThread) {
     TempDir dir;
-    const std::string compressed = gzip(text_of(clcg::solver::random_spd(20000, 9, 3), false));
-    write_text(dir.file("truncated.mtx.gz"), compressed.substr(0, compressed.size() / 2));
-    std::string corrupt = compressed;
-    for (std::size_t k = compressed.size() / 2; k < compressed.size() / 2 + 64; ++k) corrupt[k] ^= 0x5a;
-    write_text(dir.file("corrupt.mtx.gz"), corrupt);
-    for (const char* name : {"truncated.mtx.gz", "corrupt.mtx.gz"}) {
+    const std::string text = text_of(clcg::solver::random_spd(20000, 9, 3), false);
+    for (const auto& [name, compressed] : {std::pair("a.mtx.gz", gzip(text)), std::pair("a.mtx.bgz", clcg::solver::compress_bgzf(text))}) {
+        write_text(dir.file(std::string("truncated_") + name), compressed.substr(0, compressed.size() / 2));
+        std::string corrupt = compressed;
+        for (std::size_t k = compressed.size() / 2; k < compressed.size() / 2 + 64; ++k) corrupt[k] ^= 0x5a;
+        write_text(dir.file(std::string("corrupt_") + name), corrupt);
+    }
+    for (const char* name : {"truncated_a.mtx.gz", "corrupt_a.mtx.gz", "truncated_a.mtx.bgz", "corrupt_a.mtx.bgz"}) {
         const std::string want = error_of([&] { clcg::solver::read_matrix_market(dir.file(name), nullptr, serial); });
         EXPECT_NE(want, "(no error)");  // the gzip's, or a parse error in text inflated before it
         for (const ReadOptions& options : parallel_options())

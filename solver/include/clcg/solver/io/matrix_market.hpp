@@ -89,6 +89,11 @@ void check_vector_length(const Eigen::VectorXd& v, Eigen::Index expected, const 
 void write_matrix_market(const std::string& path, const HostMatrix& a, bool symmetric_lower = false,
                          std::string_view comment = {});
 
+// `text` gzip-compressed as BGZF (what bgzip writes: independent members of at most 64 KiB
+// of text), on `threads` threads (0: host_threads()). Any gzip reader reads it; clcg's reader
+// inflates its members on every core. Throws std::runtime_error if zlib fails.
+std::string compress_bgzf(std::string_view text, int level = 6, unsigned threads = 0);
+
 // Writes `matrix array real general`, size line `n 1`, %.17g values; atomic.
 void write_vector_market(const std::string& path, const Eigen::VectorXd& v);
 
