@@ -1,23 +1,15 @@
 #include "clcg/solver/multigrid/coarsening.hpp"
 
+#include "clcg/solver/io/host_threads.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
-#include <thread>
 
 namespace clcg::solver {
 
 void parallel_rows(std::size_t n, const std::function<void(std::size_t, std::size_t)>& f) {
-  const std::size_t threads = std::max<std::size_t>(1, std::min<std::size_t>(std::thread::hardware_concurrency(), n / 4096));
-  if (threads <= 1) {
-    f(0, n);
-    return;
-  }
-  std::vector<std::thread> pool;
-  const std::size_t chunk = (n + threads - 1) / threads;
-  for (std::size_t t = 0; t < threads; ++t)
-    pool.emplace_back([&, t] { f(std::min(n, t * chunk), std::min(n, (t + 1) * chunk)); });
-  for (std::thread& thread : pool) thread.join();
+  parallel_ranges(n, threads_for(n, 4096), [&](std::size_t begin, std::size_t end, unsigned) { f(begin, end); });
 }
 
 namespace {
