@@ -143,8 +143,8 @@ constexpr std::size_t parallel_threshold = 1U << 20;
 
 unsigned reading_threads(const solver::ReadOptions& options, std::size_t size_hint) {
     if (options.threads != 0) return options.threads;
-    if (size_hint != 0 && size_hint < parallel_threshold) return 1;
-    return solver::host_threads();
+    const unsigned threads = solver::host_threads();  // checks CLCG_THREADS whatever the size
+    return size_hint != 0 && size_hint < parallel_threshold ? 1 : threads;
 }
 
 // The parallel reader where it pays, else (and for any error in the text) serial().
