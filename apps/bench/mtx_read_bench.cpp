@@ -3,7 +3,8 @@
 // comparison uses general storage). All read from a warm page cache; clcg's reader on one
 // thread (the serial reference) and on --threads (default: CLCG_THREADS, else every core),
 // Eigen on one; each reports the best of --repeat runs. Then the same file gzip-compressed
-// through clcg's reader, on one thread and on --threads. Results are compared entry by entry.
+// through clcg's reader, on one thread and on --threads, and as BGZF (bgzip's independent
+// members, inflated on every core) on --threads. Results are compared entry by entry.
 // Exit codes: 0 ok, 1 failure or mismatch, 2 bad usage.
 #include "clcg/solver/io/host_threads.hpp"
 #include "clcg/solver/io/matrix_market.hpp"
@@ -23,6 +24,7 @@
 #include <exception>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -74,6 +76,17 @@ std::string compress(const std::string& path) {
         if (gzwrite(out, buf.data(), static_cast<unsigned>(in.gcount())) <= 0) throw std::runtime_error("gzwrite failed");
     if (gzclose(out) != Z_OK) throw std::runtime_error("cannot finish " + gz);
     return gz;
+}
+
+// Writes `path`.bgz: the file as BGZF (what `bgzip -@ threads` writes), compressed on `threads` threads.
+std::string compress_bgzf_copy(const std::string& path, unsigned threads) {
+    const std::string bgz = path + ".bgz";
+    std::ifstream in(path, std::ios::binary);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::ofstream out(bgz, std::ios::binary);
+    out << clcg::solver::compress_bgzf(text, 6, threads);
+    if (!out.flush()) throw std::runtime_error("cannot write " + bgz);
+    return bgz;
 }
 
 bool identical(const clcg::solver::HostMatrix& a, const clcg::solver::HostMatrix& b) {
@@ -139,8 +152,16 @@ int run(const po::variables_map& args) {
         const double gz_s = best_of([&] { from_gz = read_matrix_market(gz, nullptr, parallel); });
         std::filesystem::remove(gz);
 
+        // The same text as BGZF (bgzip's independent members), which inflates on every core.
+        const std::string bgz = compress_bgzf_copy(file, parallel.threads);
+        const double bgz_mb = static_cast<double>(std::filesystem::file_size(bgz)) / 1e6;
+        warm_cache(bgz);
+        HostMatrix from_bgz;
+        const double bgz_s = best_of([&] { from_bgz = read_matrix_market(bgz, nullptr, parallel); });
+        std::filesystem::remove(bgz);
+
         const bool same = identical(ours, eigen) && identical(ours, ours_serial) && identical(ours, from_gz) &&
-                          identical(ours, from_gz_serial);
+                          identical(ours, from_gz_serial) && identical(ours, from_bgz);
         const unsigned threads = parallel.threads;
         std::printf("file: %s, %.1f MB, %lld x %lld, %lld nonzeros\n", file.c_str(), mb,
                     static_cast<long long>(ours.rows()), static_cast<long long>(ours.cols()),
@@ -153,6 +174,8 @@ int run(const po::variables_map& args) {
                     mb / gz_serial_s);
         std::printf("clcg gzip, %2u threads:                %7.3f s  %7.1f MB/s of text  (%.2fx the plain read)\n",
                     threads, gz_s, mb / gz_s, gz_s / ours_s);
+        std::printf("clcg BGZF (%.1f MB), %2u threads:      %7.3f s  %7.1f MB/s of text  (%.2fx the plain read)\n",
+                    bgz_mb, threads, bgz_s, mb / bgz_s, bgz_s / ours_s);
         std::printf("threads: %u; speed-up over Eigen: %.1fx (best of %d runs each); results identical: %s\n", threads,
                     eigen_s / ours_s, repeat, same ? "yes" : "NO");
         if (generated && !keep) std::filesystem::remove(file);

@@ -147,17 +147,22 @@ unsigned reading_threads(const solver::ReadOptions& options, std::size_t size_hi
     return size_hint != 0 && size_hint < parallel_threshold ? 1 : threads;
 }
 
+// How read() keeps the calling thread: copying (a file, text in memory) leaves it mostly idle,
+// inflating keeps it busy, so the parsers get one thread less.
+enum class Reading { copies, inflates };
+
 // The parallel reader where it pays, else (and for any error in the text) serial().
 template <class Serial, class WholeText>
-solver::HostMatrix read_matrix(const ReadBytes& read, std::size_t size_hint, const std::string& name,
+solver::HostMatrix read_matrix(const ReadBytes& read, Reading reading, std::size_t size_hint, const std::string& name,
                                solver::MatrixMarketInfo* info, const solver::ReadOptions& options, Serial&& serial,
                                WholeText&& whole_text) {
     const unsigned threads = reading_threads(options, size_hint);
     if (threads <= 1) return serial();
+    const unsigned parsers = reading == Reading::inflates ? threads - 1 : threads;
     return translate_bad_alloc(name, [&] {
         std::optional<Entries> entries;
         try {
-            entries = read_entries_in_parallel(read, name, threads, options.chunk_bytes);
+            entries = read_entries_in_parallel(read, name, parsers, options.chunk_bytes);
         } catch (const InputError&) {  // corrupt gzip data, a read error: the serial reader says which comes first
             return serial();
         }
@@ -180,7 +185,7 @@ solver::HostMatrix parse_text(std::string_view text, const std::string& name, so
         TextBlocks blocks(text);
         return parse_matrix_blocks(blocks, name, info, [&] { return text; });
     };
-    return read_matrix(read, text.size(), name, info, options, serial, [&] { return text; });
+    return read_matrix(read, Reading::copies, text.size(), name, info, options, serial, [&] { return text; });
 }
 
 }  // namespace
@@ -224,7 +229,7 @@ HostMatrix read_matrix_market(const std::string& path, MatrixMarketInfo* info, c
             mm::GzipBlocks blocks(path);
             return mm::parse_matrix_blocks(blocks, path, info, whole_text);
         };
-        return mm::read_matrix([&](char* p, std::size_t n) { return stream.read_up_to(p, n); },
+        return mm::read_matrix([&](char* p, std::size_t n) { return stream.read_up_to(p, n); }, mm::Reading::inflates,
                                4 * stream.compressed_size(), path, info, options, serial, whole_text);
     }
     const mm::FileHandle file(path);
@@ -232,8 +237,8 @@ HostMatrix read_matrix_market(const std::string& path, MatrixMarketInfo* info, c
         mm::FileBlocks blocks(path);
         return mm::parse_matrix_blocks(blocks, path, info, whole_text);
     };
-    return mm::read_matrix([&](char* p, std::size_t n) { return file.read_up_to(p, n, path); }, file.size_hint(),
-                           path, info, options, serial, whole_text);
+    return mm::read_matrix([&](char* p, std::size_t n) { return file.read_up_to(p, n, path); }, mm::Reading::copies,
+                           file.size_hint(), path, info, options, serial, whole_text);
 }
 
 Eigen::VectorXd parse_vector_market(std::string_view text, const std::string& name_for_errors) {
