@@ -123,6 +123,13 @@ TEST(MatrixMarketParallel, PatternIntegerAndCrlfFilesToo) {
     }
     expect_parallel_reads_like_serial(pattern, "pattern symmetric");
     expect_parallel_reads_like_serial(integer, "integer, CRLF");
+    std::string commented = real_general + "% sizes next\n\n300 300 300\n";
+    for (int i = 1; i <= 300; ++i)
+        commented += std::to_string(i) + "\t" + std::to_string(301 - i) + "  -0." + std::to_string(i) +
+                     (i % 7 == 0 ? "\n% a comment\n\n" : "\n");
+    commented += "% the end, with no newline";
+    expect_parallel_reads_like_serial(commented, "comments and blank lines between entries, no final newline");
+    expect_parallel_reads_like_serial(real_general + "0 0 0\n", "empty matrix");
 }
 
 std::string replace_line(std::string text, std::size_t line, const std::string& replacement) {
