@@ -1,6 +1,9 @@
 #include "line_chunks.hpp"
 
+#include "clcg/solver/io/host_threads.hpp"
+
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
@@ -162,6 +165,27 @@ void parse_line_chunks(std::string pending, const ReadBytes& read, std::size_t c
     }
     for (std::thread& thread : pool) thread.join();
     if (const std::exception_ptr failure = queue.failure()) std::rethrow_exception(failure);
+}
+
+void parse_text_chunks(std::string_view text, std::size_t chunk_bytes, unsigned workers, const ParseChunk& parse) {
+    chunk_bytes = std::max<std::size_t>(chunk_bytes, 1);
+    std::vector<std::size_t> cuts{0};  // chunk k is text[cuts[k], cuts[k + 1])
+    while (cuts.back() < text.size()) {
+        const std::size_t nl = text.find('\n', std::min(text.size(), cuts.back() + chunk_bytes) - 1);
+        cuts.push_back(nl == std::string_view::npos ? text.size() : nl + 1);
+    }
+    std::atomic<std::size_t> next{0};
+    std::atomic<bool> stop{false};
+    parallel_ranges(workers, workers, [&](std::size_t, std::size_t, unsigned) {
+        for (std::size_t k = next++; k + 1 < cuts.size() && !stop; k = next++) {
+            try {
+                if (!parse(k, text.substr(cuts[k], cuts[k + 1] - cuts[k]))) stop = true;
+            } catch (...) {
+                stop = true;
+                throw;
+            }
+        }
+    });
 }
 
 }  // namespace clcg::solver::mm

@@ -22,4 +22,8 @@ using ParseChunk = std::function<bool(std::size_t index, std::string_view lines)
 void parse_line_chunks(std::string pending, const ReadBytes& read, std::size_t chunk_bytes, unsigned workers,
                        const ParseChunk& parse);
 
+// The same for text already in memory: the chunks are views into `text`, cut after a '\n'
+// about every chunk_bytes, and taken in order by `workers` threads.
+void parse_text_chunks(std::string_view text, std::size_t chunk_bytes, unsigned workers, const ParseChunk& parse);
+
 }  // namespace clcg::solver::mm

@@ -147,7 +147,7 @@ unsigned reading_threads(const solver::ReadOptions& options, std::size_t size_hi
     return size_hint != 0 && size_hint < parallel_threshold ? 1 : threads;
 }
 
-// How read() keeps the calling thread: copying (a file, text in memory) leaves it mostly idle,
+// How read() keeps the calling thread: copying a file leaves it mostly idle,
 // inflating keeps it busy, so the parsers get one thread less.
 enum class Reading { copies, inflates };
 
@@ -171,21 +171,21 @@ solver::HostMatrix read_matrix(const ReadBytes& read, Reading reading, std::size
     });
 }
 
-// Uncompressed text in memory.
+// Uncompressed text in memory: parsed in place on several threads where it pays.
 solver::HostMatrix parse_text(std::string_view text, const std::string& name, solver::MatrixMarketInfo* info,
                               const solver::ReadOptions& options) {
-    std::string_view unread = text;
-    const ReadBytes read = [&](char* p, std::size_t n) {
-        const std::size_t got = std::min(n, unread.size());
-        std::memcpy(p, unread.data(), got);
-        unread.remove_prefix(got);
-        return got;
-    };
+    const auto whole_text = [&] { return text; };
     const auto serial = [&] {
         TextBlocks blocks(text);
-        return parse_matrix_blocks(blocks, name, info, [&] { return text; });
+        return parse_matrix_blocks(blocks, name, info, whole_text);
     };
-    return read_matrix(read, Reading::copies, text.size(), name, info, options, serial, [&] { return text; });
+    const unsigned threads = reading_threads(options, text.size());
+    if (threads <= 1) return serial();
+    return translate_bad_alloc(name, [&] {
+        std::optional<Entries> entries = parse_entries_in_parallel(text, name, threads, options.chunk_bytes);
+        if (!entries) return serial();
+        return finish_matrix(entries->header, entries->parts, name, info, whole_text, threads);
+    });
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "coo.hpp"
@@ -23,5 +24,8 @@ struct Entries {
 // messages are the serial reader's by construction. An error costs one more read.
 std::optional<Entries> read_entries_in_parallel(const ReadBytes& read, const std::string& name, unsigned workers,
                                                 std::size_t chunk_bytes);
+// The same for text in memory: chunks are views into it, nothing is copied.
+std::optional<Entries> parse_entries_in_parallel(std::string_view text, const std::string& name, unsigned workers,
+                                                 std::size_t chunk_bytes);
 
 }  // namespace clcg::solver::mm
