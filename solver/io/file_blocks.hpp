@@ -22,6 +22,8 @@ public:
     FileHandle(const FileHandle&) = delete;
     FileHandle& operator=(const FileHandle&) = delete;
 
+    // A regular file (not a pipe or a device): one that can be read a second time.
+    bool regular() const { return S_ISREG(st_.st_mode); }
     // Size of a regular file, 0 for pipes and devices.
     std::size_t size_hint() const { return S_ISREG(st_.st_mode) ? static_cast<std::size_t>(st_.st_size) : 0; }
     // Reads up to n bytes, retrying short reads; returns fewer only at the end.
@@ -97,6 +99,7 @@ public:
     // Inflates up to n bytes into p; returns fewer only at the end.
     std::size_t read_up_to(char* p, std::size_t n);
     std::size_t compressed_size() const { return file_.size_hint(); }
+    bool regular() const { return file_.regular(); }
 
 private:
     std::string path_;
