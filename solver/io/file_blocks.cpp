@@ -116,8 +116,9 @@ std::string gunzip(std::string_view compressed, const std::string& name) {
     return text;
 }
 
-FileData read_file_bytes(const std::string& path) {
-    const FileHandle file(path);
+FileData read_file_bytes(const std::string& path) { return read_file_bytes(FileHandle(path), path); }
+
+FileData read_file_bytes(const FileHandle& file, const std::string& path) {
     FileData d;
     std::size_t capacity = file.size_hint() + 1;
     d.bytes.reset(new char[capacity]);

@@ -22,7 +22,7 @@ public:
     FileHandle(const FileHandle&) = delete;
     FileHandle& operator=(const FileHandle&) = delete;
 
-    // A regular file (not a pipe or a device): one that can be read a second time.
+    // A regular file (not a pipe or a device): one that can be opened and read again.
     bool regular() const { return S_ISREG(st_.st_mode); }
     // Size of a regular file, 0 for pipes and devices.
     std::size_t size_hint() const { return S_ISREG(st_.st_mode) ? static_cast<std::size_t>(st_.st_size) : 0; }
@@ -52,6 +52,7 @@ struct FileData {
 
 // Whole file in one buffer, as stored (compressed or not).
 FileData read_file_bytes(const std::string& path);
+FileData read_file_bytes(const FileHandle& file, const std::string& path);
 // Whole file in one buffer, inflated when it is gzip (vectors, and the rare error path that
 // needs the text again).
 FileData read_whole_file(const std::string& path);
@@ -99,7 +100,6 @@ public:
     // Inflates up to n bytes into p; returns fewer only at the end.
     std::size_t read_up_to(char* p, std::size_t n);
     std::size_t compressed_size() const { return file_.size_hint(); }
-    bool regular() const { return file_.regular(); }
 
 private:
     std::string path_;

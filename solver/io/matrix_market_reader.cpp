@@ -218,10 +218,16 @@ HostMatrix read_matrix_market(const std::string& path, MatrixMarketInfo* info, c
         keep = std::move(data.bytes);
         return view;
     };
+    {
+        const mm::FileHandle file(path);
+        if (!file.regular()) {  // a pipe can be read only once: read it whole, then parse it in memory
+            const mm::FileData data = mm::read_file_bytes(file, path);
+            return parse_matrix_market(data.view(), path, info, options);
+        }
+    }
     if (mm::is_gzip_file(path)) {
         mm::GzipStream stream(path);
-        // Only a regular file is read in parallel: the serial reader may have to read it again.
-        const unsigned threads = stream.regular() ? mm::reading_threads(options, 4 * stream.compressed_size()) : 1;
+        const unsigned threads = mm::reading_threads(options, 4 * stream.compressed_size());
         if (threads > 1) {  // a BGZF file inflates on every thread, then parses as text in memory
             if (const std::optional<mm::FileData> text = mm::read_bgzf_text(path, threads))
                 return mm::parse_text(text->view(), path, info, ReadOptions{threads, options.chunk_bytes});
@@ -239,7 +245,6 @@ HostMatrix read_matrix_market(const std::string& path, MatrixMarketInfo* info, c
         mm::FileBlocks blocks(path);
         return mm::parse_matrix_blocks(blocks, path, info, whole_text);
     };
-    if (!file.regular()) return serial();
     return mm::read_matrix([&](char* p, std::size_t n) { return file.read_up_to(p, n, path); }, mm::Reading::copies,
                            file.size_hint(), path, info, options, serial, whole_text);
 }

@@ -3,6 +3,7 @@
 // messages with the same lines wherever the first error lies. Small chunks make small files
 // span many chunks, so chunk edges fall everywhere.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <Eigen/SparseCore>
 
@@ -12,6 +13,7 @@
 #include <fstream>
 #include <functional>
 #include <random>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -201,6 +203,22 @@ TEST(MatrixMarketParallel, CorruptGzipIsNamedAsOnOneThread) {
         EXPECT_NE(want, "(no error)");  // the gzip's, or a parse error in text inflated before it
         for (const ReadOptions& options : parallel_options())
             EXPECT_EQ(error_of([&] { clcg::solver::read_matrix_market(dir.file(name), nullptr, options); }), want);
+    }
+}
+
+TEST(MatrixMarketParallel, PipesAreReadOnceWholeThenParsed) {
+    TempDir dir;
+    const std::string text = text_of(clcg::solver::random_spd(2000, 9, 8), true);
+    const HostMatrix want = parse_matrix_market(text, "x", nullptr, serial);
+    for (const std::string& bytes : {text, gzip(text), clcg::solver::compress_bgzf(text)}) {
+        const std::string fifo = dir.file("pipe");
+        ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+        std::thread writer([&] { write_text(fifo, bytes); });
+        HostMatrix got;
+        EXPECT_NO_THROW(got = clcg::solver::read_matrix_market(fifo, nullptr, {3, 1000}));
+        writer.join();
+        expect_identical(got, want);
+        std::filesystem::remove(fifo);
     }
 }
 
