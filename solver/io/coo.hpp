@@ -2,6 +2,7 @@
 // Matrix Market entries as read, before they become the CSR HostMatrix (io/ internal). A file
 // read on several threads gives one part per chunk of text; parts in file order hold the
 // entries in file order, which fixes the order duplicates are summed in.
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <optional>
