@@ -1,9 +1,12 @@
 // mtx-read-bench: our Matrix Market reader against Eigen::loadMarket on one large
 // `coordinate real general` file (Eigen does not expand symmetric files, so the
-// comparison uses general storage). Both read from a warm page cache, both on one
-// thread; each reports the best of --repeat runs. Then the same file gzip-compressed through
-// clcg's reader. Results are compared entry by entry.
+// comparison uses general storage). All read from a warm page cache; clcg's reader on one
+// thread (the serial reference) and on --threads (default: CLCG_THREADS, else every core),
+// Eigen on one; each reports the best of --repeat runs. Then the same file gzip-compressed
+// through clcg's reader, on one thread and on --threads, and as BGZF (bgzip's independent
+// members, inflated on every core) on --threads. Results are compared entry by entry.
 // Exit codes: 0 ok, 1 failure or mismatch, 2 bad usage.
+#include "clcg/solver/io/host_threads.hpp"
 #include "clcg/solver/io/matrix_market.hpp"
 #include "clcg/solver/problems/generators.hpp"
 #include "common/app_main.hpp"
@@ -21,6 +24,7 @@
 #include <exception>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,6 +44,8 @@ clcg::apps::CommandLine command_line() {
          "where to generate the file")
         ("repeat", po::value<clcg::apps::Count>()->default_value(clcg::apps::Count{3}, "3"),
          "runs of each reader, best taken (1 .. 1000)")
+        ("threads", po::value<clcg::apps::Count>()->default_value(clcg::apps::Count{0}, "0"),
+         "threads of the parallel reads (0: CLCG_THREADS, else every core; 1 .. 1024)")
         ("keep", "keep the generated file");
     cli.epilog("exit status: 0 ok, 1 failure or the readers disagree, 2 bad usage.\n");
     return cli;
@@ -72,6 +78,17 @@ std::string compress(const std::string& path) {
     return gz;
 }
 
+// Writes `path`.bgz: the file as BGZF (what `bgzip -@ threads` writes), compressed on `threads` threads.
+std::string compress_bgzf_copy(const std::string& path, unsigned threads) {
+    const std::string bgz = path + ".bgz";
+    std::ifstream in(path, std::ios::binary);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::ofstream out(bgz, std::ios::binary);
+    out << clcg::solver::compress_bgzf(text, 6, threads);
+    if (!out.flush()) throw std::runtime_error("cannot write " + bgz);
+    return bgz;
+}
+
 bool identical(const clcg::solver::HostMatrix& a, const clcg::solver::HostMatrix& b) {
     if (a.rows() != b.rows() || a.cols() != b.cols() || a.nonZeros() != b.nonZeros()) return false;
     return std::equal(a.outerIndexPtr(), a.outerIndexPtr() + a.outerSize() + 1, b.outerIndexPtr()) &&
@@ -86,6 +103,9 @@ int run(const po::variables_map& args) {
     const std::string dir = args["dir"].as<std::string>();
     const int repeat = static_cast<int>(clcg::apps::count_in_range(args, "repeat", 1, 1000));
     const bool keep = args.count("keep") > 0;
+    const auto requested = static_cast<unsigned>(clcg::apps::count_in_range(args, "threads", 0, 1024));
+    const ReadOptions serial{1, ReadOptions{}.chunk_bytes};
+    const ReadOptions parallel{requested == 0 ? host_threads() : requested, ReadOptions{}.chunk_bytes};
     {
         const bool generated = file.empty();
         if (generated) {
@@ -114,8 +134,9 @@ int run(const po::variables_map& args) {
             }
             return best;
         };
-        HostMatrix ours;
-        const double ours_s = best_of([&] { ours = read_matrix_market(file); });
+        HostMatrix ours, ours_serial;
+        const double serial_s = best_of([&] { ours_serial = read_matrix_market(file, nullptr, serial); });
+        const double ours_s = best_of([&] { ours = read_matrix_market(file, nullptr, parallel); });
         HostMatrix eigen;
         const double eigen_s = best_of([&] {
             if (!Eigen::loadMarket(eigen, file)) throw std::runtime_error("Eigen::loadMarket failed on " + file);
@@ -126,20 +147,37 @@ int run(const po::variables_map& args) {
         const std::string gz = compress(file);
         const double gz_mb = static_cast<double>(std::filesystem::file_size(gz)) / 1e6;
         warm_cache(gz);
-        HostMatrix from_gz;
-        const double gz_s = best_of([&] { from_gz = read_matrix_market(gz); });
+        HostMatrix from_gz, from_gz_serial;
+        const double gz_serial_s = best_of([&] { from_gz_serial = read_matrix_market(gz, nullptr, serial); });
+        const double gz_s = best_of([&] { from_gz = read_matrix_market(gz, nullptr, parallel); });
         std::filesystem::remove(gz);
 
-        const bool same = identical(ours, eigen) && identical(ours, from_gz);
+        // The same text as BGZF (bgzip's independent members), which inflates on every core.
+        const std::string bgz = compress_bgzf_copy(file, parallel.threads);
+        const double bgz_mb = static_cast<double>(std::filesystem::file_size(bgz)) / 1e6;
+        warm_cache(bgz);
+        HostMatrix from_bgz;
+        const double bgz_s = best_of([&] { from_bgz = read_matrix_market(bgz, nullptr, parallel); });
+        std::filesystem::remove(bgz);
+
+        const bool same = identical(ours, eigen) && identical(ours, ours_serial) && identical(ours, from_gz) &&
+                          identical(ours, from_gz_serial) && identical(ours, from_bgz);
+        const unsigned threads = parallel.threads;
         std::printf("file: %s, %.1f MB, %lld x %lld, %lld nonzeros\n", file.c_str(), mb,
                     static_cast<long long>(ours.rows()), static_cast<long long>(ours.cols()),
                     static_cast<long long>(ours.nonZeros()));
-        std::printf("clcg read_matrix_market: %7.3f s  %7.1f MB/s\n", ours_s, mb / ours_s);
-        std::printf("Eigen::loadMarket:       %7.3f s  %7.1f MB/s\n", eigen_s, mb / eigen_s);
-        std::printf("clcg, the file gzipped:  %7.3f s  %7.1f MB/s of text (%.1f MB compressed): %.2fx the plain read\n",
-                    gz_s, mb / gz_s, gz_mb, gz_s / ours_s);
-        std::printf("speed-up: %.1fx (best of %d runs each); results identical: %s\n", eigen_s / ours_s, repeat,
-                    same ? "yes" : "NO");
+        std::printf("clcg read_matrix_market, 1 thread:    %7.3f s  %7.1f MB/s\n", serial_s, mb / serial_s);
+        std::printf("clcg read_matrix_market, %2u threads:  %7.3f s  %7.1f MB/s  (%.1fx one thread)\n", threads,
+                    ours_s, mb / ours_s, serial_s / ours_s);
+        std::printf("Eigen::loadMarket, 1 thread:          %7.3f s  %7.1f MB/s\n", eigen_s, mb / eigen_s);
+        std::printf("clcg gzip (%.1f MB), 1 thread:      %7.3f s  %7.1f MB/s of text\n", gz_mb, gz_serial_s,
+                    mb / gz_serial_s);
+        std::printf("clcg gzip, %2u threads:                %7.3f s  %7.1f MB/s of text  (%.2fx the plain read)\n",
+                    threads, gz_s, mb / gz_s, gz_s / ours_s);
+        std::printf("clcg BGZF (%.1f MB), %2u threads:      %7.3f s  %7.1f MB/s of text  (%.2fx the plain read)\n",
+                    bgz_mb, threads, bgz_s, mb / bgz_s, bgz_s / ours_s);
+        std::printf("threads: %u; speed-up over Eigen: %.1fx (best of %d runs each); results identical: %s\n", threads,
+                    eigen_s / ours_s, repeat, same ? "yes" : "NO");
         if (generated && !keep) std::filesystem::remove(file);
         return same ? 0 : 1;
     }

@@ -95,8 +95,7 @@ int run(const CliOptions& cli, WallClock::time_point process_start) {
   if (!cli.partition.empty()) throw UsageError("--partition splits the rows over MPI ranks: run cg-solve under mpirun");
   const bool b_is_a_ones = cli.rhs.empty();
   const Eigen::VectorXd b = timed(time.read, [&] {
-    return b_is_a_ones ? Eigen::VectorXd(a * Eigen::VectorXd::Ones(a.cols()))
-                       : read_vector_option(cli.rhs, a.rows(), "right-hand side");
+    return b_is_a_ones ? solver::times_ones(a) : read_vector_option(cli.rhs, a.rows(), "right-hand side");
   });
   const Eigen::VectorXd x0 = timed(time.read, [&] { return read_vector_option(cli.x0, a.rows(), "initial guess"); });
   check_outputs(cli);

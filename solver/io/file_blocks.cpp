@@ -6,6 +6,7 @@
 #include <zlib.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -58,7 +59,7 @@ constexpr std::size_t compressed_chunk = 1U << 18;
 }  // namespace
 
 // zlib's stream, set up for gzip (and zlib) headers; inflateEnd on destruction.
-struct GzipBlocks::Stream {
+struct GzipStream::Stream {
     z_stream z{};
     bool at_member_end = false;  // the last inflate ended a member (a next one may follow)
     Stream() {
@@ -115,8 +116,9 @@ std::string gunzip(std::string_view compressed, const std::string& name) {
     return text;
 }
 
-FileData read_whole_file(const std::string& path) {
-    const FileHandle file(path);
+FileData read_file_bytes(const std::string& path) { return read_file_bytes(FileHandle(path), path); }
+
+FileData read_file_bytes(const FileHandle& file, const std::string& path) {
     FileData d;
     std::size_t capacity = file.size_hint() + 1;
     d.bytes.reset(new char[capacity]);
@@ -128,6 +130,11 @@ FileData read_whole_file(const std::string& path) {
         d.bytes = std::move(bigger);
         capacity *= 2;
     }
+    return d;
+}
+
+FileData read_whole_file(const std::string& path) {
+    FileData d = read_file_bytes(path);
     if (is_gzip(d.view())) {
         const std::string text = gunzip(d.view(), path);
         d.bytes.reset(new char[text.size() + 1]);
@@ -168,37 +175,39 @@ std::string_view FileBlocks::next() {
     }
 }
 
-GzipBlocks::GzipBlocks(const std::string& path)
-    : path_(path), file_(path), stream_(new Stream), input_(new char[compressed_chunk]), buffer_(new char[capacity_]) {}
+GzipStream::GzipStream(const std::string& path)
+    : path_(path), file_(path), stream_(new Stream), input_(new char[compressed_chunk]) {}
 
-GzipBlocks::~GzipBlocks() = default;
+GzipStream::~GzipStream() = default;
 
-bool GzipBlocks::inflate_more() {
+std::size_t GzipStream::read_up_to(char* p, std::size_t n) {
     z_stream& z = stream_->z;
-    while (filled_ < capacity_) {
+    std::size_t got = 0;
+    while (got < n) {
         if (z.avail_in == 0) {
             z.next_in = reinterpret_cast<Bytef*>(input_.get());
             z.avail_in = static_cast<uInt>(file_.read_up_to(input_.get(), compressed_chunk, path_));
             if (z.avail_in == 0) {
                 if (!stream_->at_member_end) truncated_gzip(path_);
-                return false;  // the file ended between members: done
+                return got;  // the file ended between members: done
             }
         }
         if (stream_->at_member_end) {  // more input after a member: another member follows
             inflateReset(&z);
             stream_->at_member_end = false;
         }
-        z.next_out = reinterpret_cast<Bytef*>(buffer_.get() + filled_);
-        z.avail_out = static_cast<uInt>(capacity_ - filled_);
+        const std::size_t room = std::min<std::size_t>(n - got, std::size_t{1} << 30);
+        z.next_out = reinterpret_cast<Bytef*>(p + got);
+        z.avail_out = static_cast<uInt>(room);
         const int status = inflate(&z, Z_NO_FLUSH);
-        filled_ = capacity_ - z.avail_out;
+        got += room - z.avail_out;
         if (status == Z_STREAM_END) {
             stream_->at_member_end = true;
         } else if (status != Z_OK && status != Z_BUF_ERROR) {
             corrupt(path_, z.msg ? z.msg : ("zlib error " + std::to_string(status)).c_str());
         }
     }
-    return true;
+    return got;
 }
 
 std::string_view GzipBlocks::next() {
@@ -207,7 +216,10 @@ std::string_view GzipBlocks::next() {
     filled_ -= handed_;
     handed_ = 0;
     for (;;) {
-        if (!eof_) eof_ = !inflate_more();
+        if (!eof_) {
+            filled_ += stream_.read_up_to(buffer_.get() + filled_, capacity_ - filled_);
+            eof_ = filled_ < capacity_;
+        }
         const void* nl = memrchr(buffer_.get(), '\n', filled_);
         if (nl != nullptr && !eof_) {
             handed_ = static_cast<std::size_t>(static_cast<const char*>(nl) - buffer_.get()) + 1;

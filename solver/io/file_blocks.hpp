@@ -22,6 +22,8 @@ public:
     FileHandle(const FileHandle&) = delete;
     FileHandle& operator=(const FileHandle&) = delete;
 
+    // A regular file (not a pipe or a device): one that can be opened and read again.
+    bool regular() const { return S_ISREG(st_.st_mode); }
     // Size of a regular file, 0 for pipes and devices.
     std::size_t size_hint() const { return S_ISREG(st_.st_mode) ? static_cast<std::size_t>(st_.st_size) : 0; }
     // Reads up to n bytes, retrying short reads; returns fewer only at the end.
@@ -48,7 +50,11 @@ struct FileData {
     std::string_view view() const { return {bytes.get(), size}; }
 };
 
-// Whole file in one buffer (vectors, and the rare error path that needs the text again).
+// Whole file in one buffer, as stored (compressed or not).
+FileData read_file_bytes(const std::string& path);
+FileData read_file_bytes(const FileHandle& file, const std::string& path);
+// Whole file in one buffer, inflated when it is gzip (vectors, and the rare error path that
+// needs the text again).
 FileData read_whole_file(const std::string& path);
 
 // Text in memory: one block.
@@ -83,28 +89,38 @@ private:
     bool eof_ = false;
 };
 
-// A gzip file inflated through fixed buffers, handed out as runs of complete lines like
-// FileBlocks. Corrupt or truncated compressed data is an InputError naming the file.
-class GzipBlocks {
+// A gzip file's inflated bytes (every member of a multi-member file). Corrupt or truncated
+// compressed data is an InputError naming the file.
+class GzipStream {
 public:
-    explicit GzipBlocks(const std::string& path);
-    ~GzipBlocks();
-    GzipBlocks(const GzipBlocks&) = delete;
-    GzipBlocks& operator=(const GzipBlocks&) = delete;
-    // A guess at the uncompressed size (Matrix Market text compresses about 4:1); only used
-    // to bound reservations.
-    std::size_t size_hint() const { return 4 * file_.size_hint(); }
-    std::string_view next();
+    explicit GzipStream(const std::string& path);
+    ~GzipStream();
+    GzipStream(const GzipStream&) = delete;
+    GzipStream& operator=(const GzipStream&) = delete;
+    // Inflates up to n bytes into p; returns fewer only at the end.
+    std::size_t read_up_to(char* p, std::size_t n);
+    std::size_t compressed_size() const { return file_.size_hint(); }
 
 private:
-    // Inflates into buffer_[filled_ ..) until it is full or the stream ends; false at the end.
-    bool inflate_more();
-
     std::string path_;
     FileHandle file_;
     struct Stream;
     std::unique_ptr<Stream> stream_;
     std::unique_ptr<char[]> input_;
+};
+
+// A gzip file inflated through a fixed buffer, handed out as runs of complete lines like
+// FileBlocks.
+class GzipBlocks {
+public:
+    explicit GzipBlocks(const std::string& path) : stream_(path), buffer_(new char[capacity_]) {}
+    // A guess at the uncompressed size (Matrix Market text compresses about 4:1); only used
+    // to bound reservations.
+    std::size_t size_hint() const { return 4 * stream_.compressed_size(); }
+    std::string_view next();
+
+private:
+    GzipStream stream_;
     std::size_t capacity_ = 1U << 20;
     std::unique_ptr<char[]> buffer_;
     std::size_t filled_ = 0;

@@ -8,22 +8,15 @@
 #include <utility>
 #include <vector>
 
+#include "bgzf.hpp"
+#include "clcg/solver/io/host_threads.hpp"
+#include "coo.hpp"
 #include "file_blocks.hpp"
 #include "mm_format.hpp"
+#include "parallel_entries.hpp"
 
 namespace clcg::solver::mm {
 namespace {
-
-// Entries in file order.
-struct Coo {
-    std::vector<int> row;
-    std::vector<int> col;
-    std::vector<double> value;  // empty for pattern files
-    std::int64_t diagonal = 0;
-    std::int64_t lower = 0;  // strictly below the diagonal
-    std::int64_t upper = 0;
-    std::int64_t size() const { return static_cast<std::int64_t>(row.size()); }
-};
 
 // Reserve no more than the input could hold, so a lying size line cannot make us
 // allocate gigabytes for a tiny file.
@@ -42,36 +35,7 @@ void reserve_entries(Coo& coo, const Header& h, std::size_t input_size) {
 // Appends up to max_entries entry lines from the scanner's text; returns how many.
 std::int64_t collect_entries(Scanner& sc, const Header& h, std::int64_t max_entries, Coo& coo) {
     const bool pattern = h.field == MmField::pattern;
-    return scan_entry_lines(sc, h, max_entries, [&](int i, int j, double v, std::size_t) {
-        coo.row.push_back(i);
-        coo.col.push_back(j);
-        if (!pattern) coo.value.push_back(v);
-        if (i == j) {
-            ++coo.diagonal;
-        } else if (i > j) {
-            ++coo.lower;
-        } else {
-            ++coo.upper;
-        }
-    });
-}
-
-// A symmetric file storing both (i,j) and (j,i), i != j, is ambiguous (sum? mirror?).
-// Returns the first such position as (hi << 32 | lo), or nothing. Only called when the
-// file has entries in both triangles.
-std::optional<std::uint64_t> find_mirrored_pair(const Coo& coo) {
-    std::vector<std::uint64_t> keys;  // position << 1 | came-from-upper
-    keys.reserve(static_cast<std::size_t>(coo.lower + coo.upper));
-    for (std::size_t k = 0; k < coo.row.size(); ++k) {
-        const auto i = static_cast<std::uint64_t>(coo.row[k]);
-        const auto j = static_cast<std::uint64_t>(coo.col[k]);
-        if (i != j) keys.push_back(((std::max(i, j) << 32 | std::min(i, j)) << 1) | (i < j ? 1U : 0U));
-    }
-    std::sort(keys.begin(), keys.end());
-    for (std::size_t k = 1; k < keys.size(); ++k) {
-        if ((keys[k] >> 1) == (keys[k - 1] >> 1) && keys[k] != keys[k - 1]) return keys[k] >> 1;
-    }
-    return std::nullopt;
+    return scan_entry_lines(sc, h, max_entries, [&](int i, int j, double v, std::size_t) { coo.add(i, j, v, pattern); });
 }
 
 [[noreturn]] void report_mirrored_entry(std::string_view text, const std::string& name, std::uint64_t clash) {
@@ -95,78 +59,6 @@ std::optional<std::uint64_t> find_mirrored_pair(const Coo& coo) {
                            ": a symmetric file must store only one triangle");
 }
 
-// Counting sort into CSR (expanding symmetric storage), then sort columns within rows
-// where needed and sum duplicates in file order.
-solver::HostMatrix build_csr(const Header& h, const Coo& coo, const std::string& name) {
-    const bool symmetric = h.symmetry == MmSymmetry::symmetric;
-    const auto n = static_cast<int>(h.rows);
-    const std::size_t m = coo.row.size();
-    const std::int64_t expanded = symmetric ? coo.size() + coo.lower + coo.upper : coo.size();
-    if (expanded > index_limit) {
-        throw InputError(name, 0,
-                         "the expanded symmetric matrix has " + std::to_string(expanded) +
-                             " nonzeros, beyond the 32-bit index limit (" + std::to_string(index_limit) + ")");
-    }
-    const bool pattern = h.field == MmField::pattern;
-
-    solver::HostMatrix a(n, static_cast<int>(h.cols));
-    a.resizeNonZeros(static_cast<Eigen::Index>(expanded));
-    int* outer = a.outerIndexPtr();
-    int* inner = a.innerIndexPtr();
-    double* val = a.valuePtr();
-    std::fill(outer, outer + n + 1, 0);
-    for (std::size_t k = 0; k < m; ++k) {
-        ++outer[coo.row[k] + 1];
-        if (symmetric && coo.row[k] != coo.col[k]) ++outer[coo.col[k] + 1];
-    }
-    for (int r = 0; r < n; ++r) outer[r + 1] += outer[r];
-    std::vector<int> next(outer, outer + n);
-    for (std::size_t k = 0; k < m; ++k) {
-        const int i = coo.row[k], j = coo.col[k];
-        const double v = pattern ? 1.0 : coo.value[k];
-        int at = next[i]++;
-        inner[at] = j;
-        val[at] = v;
-        if (symmetric && i != j) {
-            at = next[j]++;
-            inner[at] = i;
-            val[at] = v;
-        }
-    }
-
-    std::vector<std::pair<int, double>> scratch;
-    int write = 0;
-    for (int r = 0; r < n; ++r) {
-        const int begin = outer[r], end = outer[r + 1];
-        // Files are usually sorted by row or column, which leaves each row sorted here.
-        bool sorted = true;
-        for (int k = begin + 1; k < end && sorted; ++k) sorted = inner[k] >= inner[k - 1];
-        if (!sorted) {
-            scratch.clear();
-            for (int k = begin; k < end; ++k) scratch.emplace_back(inner[k], val[k]);
-            std::stable_sort(scratch.begin(), scratch.end(),
-                             [](const auto& x, const auto& y) { return x.first < y.first; });
-            for (int k = begin; k < end; ++k) {
-                inner[k] = scratch[static_cast<std::size_t>(k - begin)].first;
-                val[k] = scratch[static_cast<std::size_t>(k - begin)].second;
-            }
-        }
-        outer[r] = write;
-        for (int k = begin; k < end; ++k) {
-            if (write > outer[r] && inner[write - 1] == inner[k]) {
-                val[write - 1] += val[k];
-            } else {
-                inner[write] = inner[k];
-                val[write] = val[k];
-                ++write;
-            }
-        }
-    }
-    outer[n] = write;
-    a.resizeNonZeros(write);
-    return a;
-}
-
 void check_not_empty(std::string_view text, const std::string& name) {
     if (all_blank(text)) throw InputError(name, 0, "empty file");
 }
@@ -180,7 +72,23 @@ auto translate_bad_alloc(const std::string& name, F&& f) -> decltype(f()) {
     }
 }
 
-// The matrix reader over blocks of complete lines; line numbers continue across blocks.
+// The checks after every entry is read (mirrored entries of a symmetric file), then the CSR.
+template <class WholeText>
+solver::HostMatrix finish_matrix(const Header& h, const std::vector<Coo>& parts, const std::string& name,
+                                 solver::MatrixMarketInfo* info, WholeText&& whole_text, unsigned threads) {
+    std::int64_t lower = 0, upper = 0;
+    for (const Coo& part : parts) {
+        lower += part.lower;
+        upper += part.upper;
+    }
+    if (h.symmetry == MmSymmetry::symmetric && lower > 0 && upper > 0) {
+        if (const auto clash = find_mirrored_pair(parts)) report_mirrored_entry(whole_text(), name, *clash);
+    }
+    if (info != nullptr) *info = solver::MatrixMarketInfo{h.field, h.symmetry, h.rows, h.cols, h.entries};
+    return build_csr(h, parts, name, threads);
+}
+
+// The serial matrix reader over blocks of complete lines; line numbers continue across blocks.
 // whole_text() gives the full text again for the one error that needs a second pass.
 template <class Blocks, class WholeText>
 solver::HostMatrix parse_matrix_blocks(Blocks& blocks, const std::string& name, solver::MatrixMarketInfo* info,
@@ -210,7 +118,8 @@ solver::HostMatrix parse_matrix_blocks(Blocks& blocks, const std::string& name, 
         }
         parse_size_line(sc, h, Target::matrix);
 
-        Coo coo;
+        std::vector<Coo> parts(1);
+        Coo& coo = parts.front();
         reserve_entries(coo, h, size_hint);
         std::int64_t found = 0;
         for (;;) {
@@ -225,11 +134,57 @@ solver::HostMatrix parse_matrix_blocks(Blocks& blocks, const std::string& name, 
             if (sc.seek_content()) sc.fail("more entries than the " + std::to_string(h.entries) + " declared");
             if (!advance()) break;
         }
-        if (h.symmetry == MmSymmetry::symmetric && coo.lower > 0 && coo.upper > 0) {
-            if (const auto clash = find_mirrored_pair(coo)) report_mirrored_entry(whole_text(), name, *clash);
+        return finish_matrix(h, parts, name, info, whole_text, 1);
+    });
+}
+
+// Text smaller than this is read on one thread: starting threads would cost more.
+constexpr std::size_t parallel_threshold = 1U << 20;
+
+unsigned reading_threads(const solver::ReadOptions& options, std::size_t size_hint) {
+    if (options.threads != 0) return options.threads;
+    const unsigned threads = solver::host_threads();  // checks CLCG_THREADS whatever the size
+    return size_hint != 0 && size_hint < parallel_threshold ? 1 : threads;
+}
+
+// How read() keeps the calling thread: copying a file leaves it mostly idle,
+// inflating keeps it busy, so the parsers get one thread less.
+enum class Reading { copies, inflates };
+
+// The parallel reader where it pays, else (and for any error in the text) serial().
+template <class Serial, class WholeText>
+solver::HostMatrix read_matrix(const ReadBytes& read, Reading reading, std::size_t size_hint, const std::string& name,
+                               solver::MatrixMarketInfo* info, const solver::ReadOptions& options, Serial&& serial,
+                               WholeText&& whole_text) {
+    const unsigned threads = reading_threads(options, size_hint);
+    if (threads <= 1) return serial();
+    const unsigned parsers = reading == Reading::inflates ? threads - 1 : threads;
+    return translate_bad_alloc(name, [&] {
+        std::optional<Entries> entries;
+        try {
+            entries = read_entries_in_parallel(read, name, parsers, options.chunk_bytes);
+        } catch (const InputError&) {  // corrupt gzip data, a read error: the serial reader says which comes first
+            return serial();
         }
-        if (info != nullptr) *info = solver::MatrixMarketInfo{h.field, h.symmetry, h.rows, h.cols, h.entries};
-        return build_csr(h, coo, name);
+        if (!entries) return serial();
+        return finish_matrix(entries->header, entries->parts, name, info, whole_text, threads);
+    });
+}
+
+// Uncompressed text in memory: parsed in place on several threads where it pays.
+solver::HostMatrix parse_text(std::string_view text, const std::string& name, solver::MatrixMarketInfo* info,
+                              const solver::ReadOptions& options) {
+    const auto whole_text = [&] { return text; };
+    const auto serial = [&] {
+        TextBlocks blocks(text);
+        return parse_matrix_blocks(blocks, name, info, whole_text);
+    };
+    const unsigned threads = reading_threads(options, text.size());
+    if (threads <= 1) return serial();
+    return translate_bad_alloc(name, [&] {
+        std::optional<Entries> entries = parse_entries_in_parallel(text, name, threads, options.chunk_bytes);
+        if (!entries) return serial();
+        return finish_matrix(entries->header, entries->parts, name, info, whole_text, threads);
     });
 }
 
@@ -239,15 +194,23 @@ solver::HostMatrix parse_matrix_blocks(Blocks& blocks, const std::string& name, 
 namespace clcg::solver {
 
 HostMatrix parse_matrix_market(std::string_view text, const std::string& name_for_errors, MatrixMarketInfo* info) {
+    return parse_matrix_market(text, name_for_errors, info, ReadOptions{});
+}
+
+HostMatrix parse_matrix_market(std::string_view text, const std::string& name_for_errors, MatrixMarketInfo* info,
+                               const ReadOptions& options) {
     if (mm::is_gzip(text)) {
         const std::string inflated = mm::gunzip(text, name_for_errors);
-        return parse_matrix_market(inflated, name_for_errors, info);
+        return mm::parse_text(inflated, name_for_errors, info, options);
     }
-    mm::TextBlocks blocks(text);
-    return mm::parse_matrix_blocks(blocks, name_for_errors, info, [&] { return text; });
+    return mm::parse_text(text, name_for_errors, info, options);
 }
 
 HostMatrix read_matrix_market(const std::string& path, MatrixMarketInfo* info) {
+    return read_matrix_market(path, info, ReadOptions{});
+}
+
+HostMatrix read_matrix_market(const std::string& path, MatrixMarketInfo* info, const ReadOptions& options) {
     std::unique_ptr<char[]> keep;  // owns the text of the error-path second pass
     const auto whole_text = [&] {
         mm::FileData data = mm::read_whole_file(path);
@@ -255,12 +218,35 @@ HostMatrix read_matrix_market(const std::string& path, MatrixMarketInfo* info) {
         keep = std::move(data.bytes);
         return view;
     };
-    if (mm::is_gzip_file(path)) {
-        mm::GzipBlocks blocks(path);
-        return mm::parse_matrix_blocks(blocks, path, info, whole_text);
+    {
+        const mm::FileHandle file(path);
+        if (!file.regular()) {  // a pipe can be read only once: read it whole, then parse it in memory
+            const mm::FileData data = mm::read_file_bytes(file, path);
+            return parse_matrix_market(data.view(), path, info, options);
+        }
     }
-    mm::FileBlocks blocks(path);
-    return mm::parse_matrix_blocks(blocks, path, info, whole_text);
+    if (mm::is_gzip_file(path)) {
+        mm::GzipStream stream(path);
+        const unsigned threads = mm::reading_threads(options, 4 * stream.compressed_size());
+        if (threads > 1) {  // a BGZF file inflates on every thread, then parses as text in memory
+            if (const std::optional<mm::FileData> text = mm::read_bgzf_text(path, threads))
+                return mm::parse_text(text->view(), path, info, ReadOptions{threads, options.chunk_bytes});
+        }
+        const auto serial = [&] {
+            mm::GzipBlocks blocks(path);
+            return mm::parse_matrix_blocks(blocks, path, info, whole_text);
+        };
+        if (threads <= 1) return serial();
+        return mm::read_matrix([&](char* p, std::size_t n) { return stream.read_up_to(p, n); }, mm::Reading::inflates,
+                               4 * stream.compressed_size(), path, info, options, serial, whole_text);
+    }
+    const mm::FileHandle file(path);
+    const auto serial = [&] {
+        mm::FileBlocks blocks(path);
+        return mm::parse_matrix_blocks(blocks, path, info, whole_text);
+    };
+    return mm::read_matrix([&](char* p, std::size_t n) { return file.read_up_to(p, n, path); }, mm::Reading::copies,
+                           file.size_hint(), path, info, options, serial, whole_text);
 }
 
 Eigen::VectorXd parse_vector_market(std::string_view text, const std::string& name_for_errors) {

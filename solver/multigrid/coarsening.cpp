@@ -1,15 +1,15 @@
 #include "clcg/solver/multigrid/coarsening.hpp"
 
+#include "clcg/solver/io/host_threads.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
-#include "clcg/cl/host_threads.hpp"
-
 namespace clcg::solver {
 
 void parallel_rows(std::size_t n, const std::function<void(std::size_t, std::size_t)>& f) {
-  cl::parallel_ranges(n, 4096, f);
+  parallel_ranges(n, threads_for(n, 4096), [&](std::size_t begin, std::size_t end, unsigned) { f(begin, end); });
 }
 
 namespace {

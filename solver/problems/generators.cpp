@@ -1,5 +1,7 @@
 #include "clcg/solver/problems/generators.hpp"
 
+#include "clcg/solver/io/host_threads.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -29,35 +31,40 @@ int checked_size(std::int64_t rows, std::int64_t per_row, const char* generator)
     return static_cast<int>(rows);
 }
 
-// Appends rows in order straight into CSR; each row's columns must come sorted.
-class CsrBuilder {
-public:
-    CsrBuilder(int n, std::int64_t nnz_bound) : n_(n) {
-        outer_.reserve(static_cast<std::size_t>(n) + 1);
-        outer_.push_back(0);
-        inner_.reserve(static_cast<std::size_t>(nnz_bound));
-        value_.reserve(static_cast<std::size_t>(nnz_bound));
+// Writes one row's entries, columns ascending.
+struct RowWriter {
+    int* col;
+    double* value;
+    void add(int c, double v) {
+        *col++ = c;
+        *value++ = v;
     }
-    void add(int col, double v) {
-        inner_.push_back(col);
-        value_.push_back(v);
-    }
-    void end_row() { outer_.push_back(static_cast<int>(inner_.size())); }
-
-    HostMatrix finish() const {
-        HostMatrix a(n_, n_);
-        a.resizeNonZeros(static_cast<Eigen::Index>(inner_.size()));
-        std::copy(outer_.begin(), outer_.end(), a.outerIndexPtr());
-        std::copy(inner_.begin(), inner_.end(), a.innerIndexPtr());
-        std::copy(value_.begin(), value_.end(), a.valuePtr());
-        return a;
-    }
-
-private:
-    int n_;
-    std::vector<int> outer_, inner_;
-    std::vector<double> value_;
 };
+
+// An n x n CSR built on every host core (threads own ranges of rows, so the bits do not
+// depend on their count): row_length(r) nonzeros in row r, fill_row(r, writer) writes them.
+template <class Length, class Fill>
+HostMatrix stencil_csr(int n, Length&& row_length, Fill&& fill_row) {
+    HostMatrix a(n, n);
+    const unsigned threads = solver::threads_for(static_cast<std::size_t>(n), 1U << 15);
+    int* outer = a.outerIndexPtr();
+    std::vector<std::int64_t> base(threads + 1, 0);
+    solver::parallel_ranges(static_cast<std::size_t>(n), threads, [&](std::size_t b, std::size_t e, unsigned t) {
+        std::int64_t nnz = 0;  // rows b .. r, counted from the range's start
+        for (std::size_t r = b; r < e; ++r) outer[r + 1] = static_cast<int>(nnz += row_length(static_cast<int>(r)));
+        base[t + 1] = nnz;
+    });
+    for (unsigned t = 0; t < threads; ++t) base[t + 1] += base[t];
+    a.resizeNonZeros(static_cast<Eigen::Index>(base[threads]));
+    solver::parallel_ranges(static_cast<std::size_t>(n), threads, [&](std::size_t b, std::size_t e, unsigned t) {
+        for (std::size_t r = b; r < e; ++r) outer[r + 1] += static_cast<int>(base[t]);
+        for (std::size_t r = b; r < e; ++r) {
+            const int start = r == b ? static_cast<int>(base[t]) : outer[r];
+            fill_row(static_cast<int>(r), RowWriter{a.innerIndexPtr() + start, a.valuePtr() + start});
+        }
+    });
+    return a;
+}
 
 // Uniform in [0, m) by rejection: exact and identical on every platform, unlike
 // std::uniform_int_distribution whose algorithm each library chooses.
@@ -87,20 +94,19 @@ HostMatrix anisotropic_poisson_2d(int nx, int ny, double epsilon) {
         throw std::invalid_argument(std::string(name) + ": epsilon must be positive and finite");
     }
     const int n = detail::checked_size(static_cast<std::int64_t>(nx) * ny, 5, name);
-    detail::CsrBuilder b(n, 5LL * n);
     const double diag = 2.0 * epsilon + 2.0;
-    for (int j = 0; j < ny; ++j) {
-        for (int i = 0; i < nx; ++i) {
-            const int row = i + nx * j;
-            if (j > 0) b.add(row - nx, -1.0);
-            if (i > 0) b.add(row - 1, -epsilon);
-            b.add(row, diag);
-            if (i < nx - 1) b.add(row + 1, -epsilon);
-            if (j < ny - 1) b.add(row + nx, -1.0);
-            b.end_row();
-        }
-    }
-    return b.finish();
+    const auto length = [&](int row) {
+        const int i = row % nx, j = row / nx;
+        return 1 + (j > 0) + (i > 0) + (i < nx - 1) + (j < ny - 1);
+    };
+    return detail::stencil_csr(n, length, [&](int row, detail::RowWriter w) {
+        const int i = row % nx, j = row / nx;
+        if (j > 0) w.add(row - nx, -1.0);
+        if (i > 0) w.add(row - 1, -epsilon);
+        w.add(row, diag);
+        if (i < nx - 1) w.add(row + 1, -epsilon);
+        if (j < ny - 1) w.add(row + nx, -1.0);
+    });
 }
 
 HostMatrix poisson_3d(int nx, int ny, int nz) {
@@ -110,23 +116,20 @@ HostMatrix poisson_3d(int nx, int ny, int nz) {
     detail::require_positive(nz, "nz", name);
     const int n = detail::checked_size(static_cast<std::int64_t>(nx) * ny * nz, 7, name);
     const int plane = nx * ny;
-    detail::CsrBuilder b(n, 7LL * n);
-    for (int k = 0; k < nz; ++k) {
-        for (int j = 0; j < ny; ++j) {
-            for (int i = 0; i < nx; ++i) {
-                const int row = i + nx * (j + ny * k);
-                if (k > 0) b.add(row - plane, -1.0);
-                if (j > 0) b.add(row - nx, -1.0);
-                if (i > 0) b.add(row - 1, -1.0);
-                b.add(row, 6.0);
-                if (i < nx - 1) b.add(row + 1, -1.0);
-                if (j < ny - 1) b.add(row + nx, -1.0);
-                if (k < nz - 1) b.add(row + plane, -1.0);
-                b.end_row();
-            }
-        }
-    }
-    return b.finish();
+    const auto length = [&](int row) {
+        const int i = row % nx, j = row / nx % ny, k = row / plane;
+        return 1 + (k > 0) + (j > 0) + (i > 0) + (i < nx - 1) + (j < ny - 1) + (k < nz - 1);
+    };
+    return detail::stencil_csr(n, length, [&](int row, detail::RowWriter w) {
+        const int i = row % nx, j = row / nx % ny, k = row / plane;
+        if (k > 0) w.add(row - plane, -1.0);
+        if (j > 0) w.add(row - nx, -1.0);
+        if (i > 0) w.add(row - 1, -1.0);
+        w.add(row, 6.0);
+        if (i < nx - 1) w.add(row + 1, -1.0);
+        if (j < ny - 1) w.add(row + nx, -1.0);
+        if (k < nz - 1) w.add(row + plane, -1.0);
+    });
 }
 
 HostMatrix random_spd(int n, int nnz_per_row, std::uint64_t seed) {

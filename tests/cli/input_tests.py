@@ -236,6 +236,17 @@ class MalformedInputTest(unittest.TestCase):
                 with open(path, "w") as f:
                     f.write(text)
 
+    def test_malformed_thread_count(self):
+        # CLCG_THREADS is checked whatever the file's size, and for --generate too.
+        with tempfile.TemporaryDirectory(prefix="cli_threads_") as d:
+            self.make_files(d, {"A.mtx": GOOD_MATRIX})
+            for source in (["--matrix", os.path.join(d, "A.mtx")], ["--generate", "poisson2d:8"]):
+                for value in ("0", "many", "4x"):
+                    with self.subTest(source=source[0], value=value):
+                        proc = run_cg(source + ["--json"], env_extra={"CLCG_THREADS": value})
+                        self.assertEqual(proc.returncode, EXIT_INPUT, describe(proc))
+                        self.assertIn("CLCG_THREADS: '%s' is not a thread count" % value, proc.stderr)
+
     def test_malformed_inputs(self):
         is_root = hasattr(os, "geteuid") and os.geteuid() == 0
         for name, files, args, expected in self.rows():

@@ -1,7 +1,6 @@
 // gzip-compressed Matrix Market files: told by content, read as the same lines (same matrix,
 // same line numbers in messages), corrupt or truncated archives and tar files named plainly.
 #include <gtest/gtest.h>
-#include <zlib.h>
 
 #include <string>
 #include <string_view>
@@ -14,21 +13,6 @@
 namespace {
 
 using namespace clcg::test;
-
-// gzip (RFC 1952) of `text`, one member.
-std::string gzip(std::string_view text, int level = 6) {
-    z_stream z{};
-    EXPECT_EQ(deflateInit2(&z, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
-    std::string out(deflateBound(&z, static_cast<uLong>(text.size())) + 64, '\0');
-    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
-    z.avail_in = static_cast<uInt>(text.size());
-    z.next_out = reinterpret_cast<Bytef*>(out.data());
-    z.avail_out = static_cast<uInt>(out.size());
-    EXPECT_EQ(deflate(&z, Z_FINISH), Z_STREAM_END);
-    out.resize(z.total_out);
-    deflateEnd(&z);
-    return out;
-}
 
 std::string read_message(const std::string& path) {
     try {

@@ -1,9 +1,12 @@
 #pragma once
 // What the Matrix Market tests share: short names, writing a file, parsing text, comparing bits.
 #include <Eigen/Core>
+#include <gtest/gtest.h>
+#include <zlib.h>
 
 #include <fstream>
 #include <string>
+#include <string_view>
 
 #include "clcg/solver/io/matrix_market.hpp"
 #include "support/temp_dir.hpp"
@@ -33,6 +36,21 @@ inline Eigen::MatrixXd dense(const HostMatrix& a) { return Eigen::MatrixXd(a); }
 
 inline HostMatrix parse(const std::string& text, MatrixMarketInfo* info = nullptr) {
     return parse_matrix_market(text, "test.mtx", info);
+}
+
+// gzip (RFC 1952) of `text`, one member.
+inline std::string gzip(std::string_view text, int level = 6) {
+    z_stream z{};
+    EXPECT_EQ(deflateInit2(&z, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
+    std::string out(deflateBound(&z, static_cast<uLong>(text.size())) + 64, '\0');
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+    z.avail_in = static_cast<uInt>(text.size());
+    z.next_out = reinterpret_cast<Bytef*>(out.data());
+    z.avail_out = static_cast<uInt>(out.size());
+    EXPECT_EQ(deflate(&z, Z_FINISH), Z_STREAM_END);
+    out.resize(z.total_out);
+    deflateEnd(&z);
+    return out;
 }
 
 // Same structure, same bits.

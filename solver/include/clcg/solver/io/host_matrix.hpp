@@ -21,4 +21,8 @@ struct SymmetryReport {
 };
 SymmetryReport check_symmetry(const HostMatrix& a, double relative_tolerance = 1e-12);
 
+// A·1 (each row's values summed in column order: the bits of Eigen's a * VectorXd::Ones()),
+// on every host core: the right-hand side whose exact solution is the all-ones vector.
+Eigen::VectorXd times_ones(const HostMatrix& a);
+
 }  // namespace clcg::solver

@@ -51,12 +51,25 @@ struct MatrixMarketInfo {
     std::int64_t stored_entries = 0;  // the count on the size line
 };
 
+// How a matrix file is read. On several threads the result has the same bits and an error
+// the same message (and line) as on one: the entries are parsed in chunks of lines while
+// the next chunks are read or inflated, and a chunk with an error makes the serial reader
+// read the file again to name it.
+struct ReadOptions {
+    unsigned threads = 0;  // 0: host_threads() (CLCG_THREADS, else every core) for text over
+                           // 1 MiB, 1 below; 1: the serial reader
+    std::size_t chunk_bytes = std::size_t{4} << 20;  // text parsed per task
+};
+
 // Reads a coordinate matrix file (see the top of this header). Throws InputError.
 HostMatrix read_matrix_market(const std::string& path, MatrixMarketInfo* info = nullptr);
+HostMatrix read_matrix_market(const std::string& path, MatrixMarketInfo* info, const ReadOptions& options);
 
 // The same parser on text already in memory; name_for_errors is used in messages.
 HostMatrix parse_matrix_market(std::string_view text, const std::string& name_for_errors,
                                MatrixMarketInfo* info = nullptr);
+HostMatrix parse_matrix_market(std::string_view text, const std::string& name_for_errors, MatrixMarketInfo* info,
+                               const ReadOptions& options);
 
 // Reads a vector: `matrix array <real|integer> general` with size line `n 1` and one
 // value per line, or a coordinate n x 1 `general` file (missing entries are 0,
@@ -75,6 +88,11 @@ void check_vector_length(const Eigen::VectorXd& v, Eigen::Index expected, const 
 // The file is replaced atomically; throws std::runtime_error on any I/O failure.
 void write_matrix_market(const std::string& path, const HostMatrix& a, bool symmetric_lower = false,
                          std::string_view comment = {});
+
+// `text` gzip-compressed as BGZF (what bgzip writes: independent members of at most 64 KiB
+// of text), on `threads` threads (0: host_threads()). Any gzip reader reads it; clcg's reader
+// inflates its members on every core. Throws std::runtime_error if zlib fails.
+std::string compress_bgzf(std::string_view text, int level = 6, unsigned threads = 0);
 
 // Writes `matrix array real general`, size line `n 1`, %.17g values; atomic.
 void write_vector_market(const std::string& path, const Eigen::VectorXd& v);

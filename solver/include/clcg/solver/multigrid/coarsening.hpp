@@ -13,7 +13,7 @@
 
 namespace clcg::solver {
 
-// Calls f(begin, end) on disjoint row ranges covering [0, n), on all host cores.
+// Calls f(begin, end) on disjoint row ranges covering [0, n), on host_threads() threads.
 void parallel_rows(std::size_t n, const std::function<void(std::size_t, std::size_t)>& f);
 
 // strong[k] for each stored entry k of A: i != j and |a_ij| >= theta sqrt(|a_ii a_jj|).

@@ -1,0 +1,45 @@
+#pragma once
+// How many host threads the host passes use (reading Matrix Market files, generating test
+// matrices, the symmetry check) and a way to split a loop over them. Every pass that uses
+// them gives the same bits for any thread count; 1 thread is the serial reference.
+#include <algorithm>
+#include <cstddef>
+#include <exception>
+#include <thread>
+#include <vector>
+
+namespace clcg::solver {
+
+// CLCG_THREADS when set (a whole number 1 .. 1024; anything else is an InputError naming the
+// variable), else std::thread::hardware_concurrency() (1 when unknown).
+unsigned host_threads();
+
+// The thread count to use for `work` items when each thread should get at least `grain`:
+// 0 means host_threads(); never more threads than work / grain, never fewer than 1.
+unsigned threads_for(std::size_t work, std::size_t grain, unsigned requested = 0);
+
+// Runs f(begin, end, t) for t = 0 .. threads-1 over contiguous ranges that split [0, n)
+// evenly, on `threads` threads (the caller runs t = 0). The first exception, in range
+// order, is rethrown after every range has finished.
+template <class F>
+void parallel_ranges(std::size_t n, unsigned threads, F&& f) {
+    threads = std::max(1U, threads);
+    const auto bound = [&](std::size_t t) { return n / threads * t + std::min<std::size_t>(t, n % threads); };
+    std::vector<std::exception_ptr> failure(threads);
+    auto run = [&](unsigned t) {
+        try {
+            f(bound(t), bound(t + 1), t);
+        } catch (...) {
+            failure[t] = std::current_exception();
+        }
+    };
+    std::vector<std::thread> pool;
+    pool.reserve(threads - 1);
+    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(run, t);
+    run(0);
+    for (std::thread& thread : pool) thread.join();
+    for (const std::exception_ptr& e : failure)
+        if (e) std::rethrow_exception(e);
+}
+
+}  // namespace clcg::solver
