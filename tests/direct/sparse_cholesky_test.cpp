@@ -24,14 +24,7 @@ using clcg::solver::HostMatrix;
 using clcg::solver::SparseCholesky;
 using clcg::solver::Status;
 using Eigen::VectorXd;
-
-VectorXd random_vector(Eigen::Index n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(-1, 1);
-  VectorXd v(n);
-  for (Eigen::Index i = 0; i < n; ++i) v[i] = u(rng);
-  return v;
-}
+using clcg::test::random_vector;
 
 VectorXd factor_solve(const SparseCholesky& f, const VectorXd& b) {
   VectorXd x(b.size());

@@ -7,6 +7,7 @@
 #include "clcg/solver/krylov/plan.hpp"
 #include "clcg/solver/sparse/csr_matrix.hpp"
 #include "support/cg_problems.hpp"
+#include "support/device_fixture.hpp"
 
 namespace {
 
@@ -18,13 +19,9 @@ using clcg::solver::Method;
 using clcg::solver::Preconditioner;
 using clcg::solver::Settings;
 
-clcg::cl::DeviceInfo device_of_type(cl_device_type type) {
-  clcg::cl::DeviceInfo info;
-  info.type = type;
-  info.compute_units = 132;
-  return info;
-}
-const clcg::cl::DeviceInfo gpu = device_of_type(CL_DEVICE_TYPE_GPU), cpu = device_of_type(CL_DEVICE_TYPE_CPU);
+using clcg::test::device_info_of_type;
+
+const clcg::cl::DeviceInfo gpu = device_info_of_type(CL_DEVICE_TYPE_GPU), cpu = device_info_of_type(CL_DEVICE_TYPE_CPU);
 
 Settings automatic() {
   Settings s;

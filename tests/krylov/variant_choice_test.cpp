@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "clcg/solver/krylov/plan.hpp"
+#include "support/device_fixture.hpp"
 
 namespace {
 
@@ -12,15 +13,10 @@ using clcg::solver::choose_cg_variant;
 using clcg::solver::ElementType;
 using clcg::solver::Preconditioner;
 
-clcg::cl::DeviceInfo device_of_type(cl_device_type type) {
-  clcg::cl::DeviceInfo info;
-  info.type = type;
-  info.compute_units = 132;
-  return info;
-}
+using clcg::test::device_info_of_type;
 
 TEST(VariantChoice, GpuTakesOneSyncAStepBelowTheThresholdAndFusedFromIt) {
-  const auto gpu = device_of_type(CL_DEVICE_TYPE_GPU);
+  const auto gpu = device_info_of_type(CL_DEVICE_TYPE_GPU);
   const std::size_t m = clcg::solver::gpu_fused_from_rows;
   EXPECT_EQ(m, 1'250'000u);
   const auto f64 = ElementType::f64;
@@ -40,7 +36,7 @@ TEST(VariantChoice, GpuTakesOneSyncAStepBelowTheThresholdAndFusedFromIt) {
 }
 
 TEST(VariantChoice, CpuTakesSingleForSmallWorkAndFusedFromAHundredThousand) {
-  const auto cpu = device_of_type(CL_DEVICE_TYPE_CPU);
+  const auto cpu = device_info_of_type(CL_DEVICE_TYPE_CPU);
   const std::size_t w = clcg::solver::cpu_fused_from_work;
   for (Preconditioner p : {Preconditioner::none, Preconditioner::jacobi}) {
     EXPECT_EQ(choose_cg_variant(cpu, 1138, 4054, ElementType::f64, p), CgVariant::single);      // 1138_bus
@@ -57,7 +53,7 @@ TEST(VariantChoice, PipelinedOnlyInDoubleWithJacobiOnAGpu) {
     for (ElementType precision : {ElementType::f32, ElementType::f64})
       for (Preconditioner p : {Preconditioner::none, Preconditioner::jacobi})
         for (std::size_t rows : {std::size_t{0}, std::size_t{1}, std::size_t{100'000}, std::size_t{50'000'000}}) {
-          const CgVariant v = choose_cg_variant(device_of_type(type), rows, 7 * rows, precision, p);
+          const CgVariant v = choose_cg_variant(device_info_of_type(type), rows, 7 * rows, precision, p);
           const bool allowed = type != CL_DEVICE_TYPE_CPU && precision == ElementType::f64 && p == Preconditioner::jacobi;
           if (v == CgVariant::pipelined) {
             EXPECT_TRUE(allowed) << rows;
@@ -80,7 +76,7 @@ TEST(VariantChoice, AutoIsANameButNotOneOfTheVariantsThatRun) {
 }
 
 TEST(PreconditionerChoice, ChebyshevOnLargeProblemsOnAGpuJacobiOtherwise) {
-  const auto gpu = device_of_type(CL_DEVICE_TYPE_GPU), cpu = device_of_type(CL_DEVICE_TYPE_CPU);
+  const auto gpu = device_info_of_type(CL_DEVICE_TYPE_GPU), cpu = device_info_of_type(CL_DEVICE_TYPE_CPU);
   const std::size_t m = clcg::solver::chebyshev_from_rows;
   EXPECT_EQ(clcg::solver::choose_preconditioner(gpu, m, 7 * m), Preconditioner::chebyshev);
   EXPECT_EQ(clcg::solver::choose_preconditioner(gpu, 16'777'216, 117'047'296), Preconditioner::chebyshev);
@@ -93,7 +89,7 @@ TEST(PreconditionerChoice, ChebyshevOnLargeProblemsOnAGpuJacobiOtherwise) {
 TEST(PreconditionerChoice, FloatAppliesForLargeDoubleSolvesOnAGpuOnly) {
   using clcg::solver::choose_preconditioner_precision;
   using clcg::reduction::ElementType;
-  const auto gpu = device_of_type(CL_DEVICE_TYPE_GPU), cpu = device_of_type(CL_DEVICE_TYPE_CPU);
+  const auto gpu = device_info_of_type(CL_DEVICE_TYPE_GPU), cpu = device_info_of_type(CL_DEVICE_TYPE_CPU);
   const std::size_t large = clcg::solver::float_apply_from_rows;
   for (Preconditioner p : {Preconditioner::chebyshev, Preconditioner::ic0, Preconditioner::amg}) {
     EXPECT_EQ(choose_preconditioner_precision(gpu, p, ElementType::f64, large), ElementType::f32);
@@ -105,7 +101,7 @@ TEST(PreconditionerChoice, FloatAppliesForLargeDoubleSolvesOnAGpuOnly) {
 }
 
 TEST(PreconditionerChoice, AutoResolvesThePreconditionerFirstAndKeepsPipelinedDiagonal) {
-  const auto gpu = device_of_type(CL_DEVICE_TYPE_GPU);
+  const auto gpu = device_info_of_type(CL_DEVICE_TYPE_GPU);
   clcg::solver::Settings settings;
   settings.preconditioner = Preconditioner::automatic;
   settings.variant = CgVariant::automatic;

@@ -30,6 +30,7 @@ using clcg::solver::HostMatrix;
 using clcg::solver::Preconditioner;
 using clcg::test::test_env;
 using Eigen::VectorXd;
+using clcg::test::random_vector;
 
 constexpr Preconditioner every[] = {Preconditioner::jacobi, Preconditioner::chebyshev, Preconditioner::ic0,
                                     Preconditioner::amg, Preconditioner::cholesky};
@@ -38,14 +39,6 @@ std::vector<ElementType> types() {
   std::vector<ElementType> t{ElementType::f32};
   if (clcg::test::device_has_fp64()) t.push_back(ElementType::f64);
   return t;
-}
-
-VectorXd random_vector(Eigen::Index n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(-1, 1);
-  VectorXd v(n);
-  for (Eigen::Index i = 0; i < n; ++i) v[i] = u(rng);
-  return v;
 }
 
 // M^-1 v on the device, in `type`, read back as doubles.

@@ -24,6 +24,7 @@ using clcg::solver::ElementType;
 using clcg::solver::SpmvKernel;
 using clcg::test::test_env;
 using Eigen::VectorXd;
+using clcg::test::random_vector;
 using HostMatrixIt = clcg::solver::HostMatrix::InnerIterator;
 
 ::cl::Buffer upload(const VectorXd& v, ElementType type) {
@@ -50,14 +51,6 @@ VectorXd download(const ::cl::Buffer& buffer, Eigen::Index n, ElementType type) 
     env.queue().enqueueReadBuffer(buffer, CL_TRUE, 0, n * sizeof(float), f.data());
     v = f.cast<double>();
   }
-  return v;
-}
-
-VectorXd random_vector(Eigen::Index n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> value(-1.0, 1.0);
-  VectorXd v(n);
-  for (auto& x : v) x = value(rng);
   return v;
 }
 

@@ -22,6 +22,15 @@ namespace clcg::test {
 
 using solver::HostMatrix;
 
+// n values uniform in [-1, 1) from a fixed seed (std::mt19937_64): the same on every machine.
+inline Eigen::VectorXd random_vector(Eigen::Index n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> value(-1.0, 1.0);
+  Eigen::VectorXd v(n);
+  for (auto& x : v) x = value(rng);
+  return v;
+}
+
 // Largest / smallest eigenvalue of the Dirichlet 5-point (2D) or 7-point (3D) Laplacian.
 inline double poisson_condition(std::initializer_list<int> dims) {
   double lo = 0, hi = 0;

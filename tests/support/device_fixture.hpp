@@ -14,6 +14,15 @@ inline const cl::Env& test_env() {
   return env;
 }
 
+// A DeviceInfo of `type` with an H100's 132 compute units, for the host-only tests of the
+// rules that depend on the kind of device (krylov/plan.hpp).
+inline cl::DeviceInfo device_info_of_type(cl_device_type type) {
+  cl::DeviceInfo info;
+  info.type = type;
+  info.compute_units = 132;
+  return info;
+}
+
 // True when the test device has fp64; double tests use it to fail loudly, never to skip.
 inline bool device_has_fp64() { return test_env().info().fp64; }
 
