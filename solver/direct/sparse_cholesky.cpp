@@ -65,10 +65,12 @@ void SparseCholesky::factorize(const CsrView& a) {
   impl_->factorized = false;
   impl_->ldlt.factorize(as_columns(a));
   if (rows_ > 0) {
-    const auto& d = impl_->ldlt.vectorD();
+    // Eigen stops at a zero pivot (D is then only partly computed); else every pivot must be > 0.
+    if (impl_->ldlt.info() != Eigen::Success)
+      throw NotPositiveDefinite("A is not positive definite: its LDL^T factorisation met a zero pivot");
     Eigen::Index worst = 0;
-    const double smallest = d.minCoeff(&worst);
-    if (impl_->ldlt.info() != Eigen::Success || !(smallest > 0)) {
+    const double smallest = impl_->ldlt.vectorD().minCoeff(&worst);
+    if (!(smallest > 0)) {
       char pivot[32];
       std::snprintf(pivot, sizeof pivot, "%.3g", smallest);
       throw NotPositiveDefinite("A is not positive definite: its LDL^T factorisation has pivot " +
