@@ -145,12 +145,18 @@ class Solver {
   double setup_seconds() const { return solver_->setup_seconds(); }
   double upload_seconds() const { return solver_->upload_seconds(); }
   // io's symmetry check on the uploaded matrix (a double solver only): (largest |a_ij - a_ji|,
-  // largest |a_ij|, row, col of the mismatch).
+  // largest |a_ij|, row, col of the mismatch). A direct plan never uploads A (it is small: at
+  // most krylov/plan.hpp's analyse_up_to_nnz nonzeros), so there io's own check runs on a copy.
   py::tuple symmetry() const {
     clcg::solver::SymmetryReport report;
     {
       py::gil_scoped_release unlocked;
-      report = clcg::solver::device_symmetry(env_, solver_->device_matrix(), solver_->host());
+      const clcg::solver::CsrView& a = solver_->host();
+      if (solver_->plan().method == clcg::solver::Method::direct)
+        report = clcg::solver::check_symmetry(clcg::solver::HostMatrix(Eigen::Map<const clcg::solver::HostMatrix>(
+            a.rows, a.cols, a.nnz(), a.row_ptr.data(), a.col_idx.data(), a.values.data())));
+      else
+        report = clcg::solver::device_symmetry(env_, solver_->device_matrix(), a);
     }
     return py::make_tuple(report.max_abs_mismatch, report.max_abs_entry, report.row, report.col);
   }
