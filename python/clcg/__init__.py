@@ -84,7 +84,8 @@ class Solver:
     """CG for one matrix, set up once on the device (A uploaded, the preconditioner set up, the
     kernels built), then .solve(b) any number of times.
 
-    precond: 'auto' (the CLI's rule), 'jacobi', 'chebyshev', 'ic0', 'amg' or 'none'.
+    precond: 'auto' (the CLI's planner: a small matrix with a cheap factor is solved directly on the
+        host), 'jacobi', 'chebyshev', 'ic0', 'amg', 'cholesky' (exact: a sparse factor on the host) or 'none'.
     variant: 'auto', 'fused', 'textbook', 'pipelined' or 'single' (docs/USAGE.md).
     precision: 'double' or 'float': what the device solves in.
     precond_precision: 'auto', 'float' or 'double': what Chebyshev, IC(0) and AMG apply in.
@@ -214,7 +215,7 @@ def cg(A, b, x0=None, *, rtol=1e-5, atol=0.0, maxiter=None, M=None, callback=Non
     """scipy.sparse.linalg.cg on an OpenCL device: returns (x, info), info 0 converged, > 0 the
     iterations done without converging (maxiter), < 0 breakdown (A or M not positive definite,
     NaN/Inf). M: None (plain CG, as SciPy), or a preconditioner name: 'jacobi', 'chebyshev',
-    'ic0', 'amg', 'auto'. A LinearOperator or matrix as M is refused (it runs on the host).
+    'ic0', 'amg', 'cholesky', 'auto'. A LinearOperator or matrix as M is refused (it runs on the host).
     The device solves in A's precision (float32 stays float32, everything else float64).
     callback(xk) is called after each step as in SciPy; it copies x back from the device
     each time (and runs the textbook variant, whose x is current after every step).

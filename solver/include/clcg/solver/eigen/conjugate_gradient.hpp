@@ -19,7 +19,8 @@
 //   Eigen::DiagonalPreconditioner<Scalar>   Jacobi
 //   Eigen::IncompleteCholesky<Scalar, ...>  clcg's IC(0) (not Eigen's factorization)
 //   clcg::ChebyshevPreconditioner<Scalar>, clcg::AmgPreconditioner<Scalar>,
-//   clcg::AutoPreconditioner<Scalar>        Chebyshev, smoothed-aggregation AMG, the auto rule
+//   clcg::AutoPreconditioner<Scalar>        Chebyshev, smoothed-aggregation AMG, the planner (krylov/plan.hpp:
+//                                           a small matrix with a cheap factor is solved directly)
 // Their options are settings().precond_options. Scalar float solves in float on the device,
 // double in double. Several right-hand sides are solved column by column with A, the
 // preconditioner and the kernels set up once.
