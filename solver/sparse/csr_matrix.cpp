@@ -1,11 +1,12 @@
 #include "clcg/solver/sparse/csr_matrix.hpp"
 
-#include <mutex>
+#include <algorithm>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "clcg/cl/error.hpp"
-#include "clcg/cl/host_threads.hpp"
+#include "clcg/solver/io/host_threads.hpp"
 
 namespace clcg::solver {
 
@@ -51,17 +52,14 @@ namespace {
                      [&] { return ::cl::Buffer(env.context(), CL_MEM_READ_ONLY, bytes == 0 ? 8 : bytes); });
 }
 
-// The longest row, on every host core (a pass over row_ptr: 64 MB for 16M rows).
+// The longest row, on the host threads io's passes use (a pass over row_ptr: 64 MB for 16M rows).
 std::int32_t longest_row(std::span<const std::int32_t> row_ptr) {
-  std::mutex mutex;
-  std::int32_t longest = 0;
-  cl::parallel_ranges(row_ptr.size() - 1, std::size_t(1) << 18, [&](std::size_t begin, std::size_t end) {
-    std::int32_t mine = 0;
-    for (std::size_t i = begin; i < end; ++i) mine = std::max(mine, row_ptr[i + 1] - row_ptr[i]);
-    const std::lock_guard lock(mutex);
-    longest = std::max(longest, mine);
+  const std::size_t rows = row_ptr.size() - 1;
+  std::vector<std::int32_t> longest(threads_for(rows, std::size_t(1) << 18), 0);
+  parallel_ranges(rows, unsigned(longest.size()), [&](std::size_t begin, std::size_t end, unsigned t) {
+    for (std::size_t i = begin; i < end; ++i) longest[t] = std::max(longest[t], row_ptr[i + 1] - row_ptr[i]);
   });
-  return longest;
+  return *std::max_element(longest.begin(), longest.end());
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #pragma once
-// Host passes over [0, n) on every core: the range cut into one contiguous piece per thread.
+// Host passes over [0, n) on every core, the range cut into one contiguous piece per thread:
+// for the reduction module's own host work (the staged upload's fill), which must build
+// without solver/; solver's passes use io/host_threads.hpp (CLCG_THREADS).
 // Pieces are disjoint, so a pass whose pieces only write their own elements gives the same
 // result for any thread count.
 #include <cstddef>
