@@ -16,6 +16,8 @@ set(CLCG_KERNEL_FILES
   chebyshev.cl
   ic0.cl
   multigrid.cl
+  sparse_product.cl
+  aggregation.cl
   spmv_csr.cl
   jacobi.cl
   spmv_ell.cl

@@ -22,7 +22,7 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-bool needs_host_matrix(Preconditioner p) { return p == Preconditioner::ic0 || p == Preconditioner::amg; }
+bool needs_host_matrix(Preconditioner p) { return p == Preconditioner::ic0; }
 
 }  // namespace
 

@@ -26,7 +26,7 @@ std::shared_ptr<DevicePreconditioner> construct(const cl::Env& env, const Device
     case Preconditioner::jacobi: return std::make_shared<JacobiPreconditioner>(env, a);
     case Preconditioner::chebyshev: return std::make_shared<ChebyshevPreconditioner>(env, a, options.chebyshev);
     case Preconditioner::ic0: return std::make_shared<Ic0Preconditioner>(env, a, host(), options.ic0);
-    case Preconditioner::amg: return std::make_shared<AmgPreconditioner>(env, a, host(), options.amg);
+    case Preconditioner::amg: return std::make_shared<AmgPreconditioner>(env, a, options.amg);
     case Preconditioner::cholesky: return std::make_shared<CholeskyPreconditioner>(env, host(), a.type());
     case Preconditioner::none:
     case Preconditioner::automatic: break;

@@ -40,46 +40,77 @@ std::vector<char> strong_connections(const HostCsr& a, double theta) {
   return strong;
 }
 
+namespace {
+
+// The independent set's key of row i (kernels/aggregation.cl's mis_key): state, then a hash of
+// the index, then the index.
+enum : std::uint32_t { mis_out = 0, mis_undecided = 1, mis_in = 2 };
+std::uint32_t row_hash(std::uint32_t i) {
+  i ^= i >> 16;
+  i *= 0x7feb352dU;
+  i ^= i >> 15;
+  i *= 0x846ca68bU;
+  i ^= i >> 16;
+  return i;
+}
+std::uint64_t mis_key(std::uint32_t state, std::uint32_t i) {
+  return (std::uint64_t(state) << 62) | (std::uint64_t(row_hash(i) & 0x3fffffffU) << 32) | i;
+}
+constexpr unsigned max_mis_rounds = 64;  // as device_coarsening.cpp
+
+}  // namespace
+
 Aggregates aggregate(const HostCsr& a, const std::vector<char>& strong) {
   const std::size_t n = std::size_t(a.rows);
-  Aggregates result;
-  result.of_row.assign(n, -1);
-  std::vector<char> isolated(n, 1);
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::int32_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
-      if (strong[std::size_t(k)]) isolated[i] = 0;
   const auto neighbours = [&](std::size_t i, auto&& f) {
     for (std::int32_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
       if (strong[std::size_t(k)]) f(std::size_t(a.col_idx[std::size_t(k)]));
   };
-  // 1: seeds whose strong neighbourhood is entirely free.
-  for (std::size_t i = 0; i < n; ++i) {
-    if (isolated[i] || result.of_row[i] >= 0) continue;
-    bool free = true;
-    neighbours(i, [&](std::size_t j) { free = free && result.of_row[j] < 0; });
-    if (!free) continue;
-    const std::int32_t id = result.count++;
-    result.of_row[i] = id;
-    neighbours(i, [&](std::size_t j) { result.of_row[j] = id; });
+  std::vector<std::uint32_t> state(n, mis_out);
+  for (std::size_t i = 0; i < n; ++i) neighbours(i, [&](std::size_t) { state[i] = mis_undecided; });
+  // Rounds of the distance-2 independent set: the largest key within two steps decides.
+  std::vector<std::uint64_t> key(n), most(n);
+  const auto spread = [&](const std::vector<std::uint64_t>& in, std::vector<std::uint64_t>& out) {
+    for (std::size_t i = 0; i < n; ++i) {
+      out[i] = in[i];
+      neighbours(i, [&](std::size_t j) { out[i] = std::max(out[i], in[j]); });
+    }
+  };
+  for (unsigned round = 1; ; ++round) {
+    for (std::size_t i = 0; i < n; ++i) key[i] = mis_key(state[i], std::uint32_t(i));
+    spread(key, most);
+    spread(most, key);
+    bool left = false;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (state[i] != mis_undecided) continue;
+      if (std::uint32_t(key[i]) == i || round == max_mis_rounds)
+        state[i] = mis_in;
+      else if (key[i] >> 62 == mis_in)
+        state[i] = mis_out;
+      else
+        left = true;
+    }
+    if (!left) break;
   }
-  // 2: free rows join an aggregated neighbour's aggregate (the first in column order, as found
-  // after pass 1, so a join does not chain).
-  std::vector<std::int32_t> after_first = result.of_row;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (isolated[i] || result.of_row[i] >= 0) continue;
-    neighbours(i, [&](std::size_t j) {
-      if (result.of_row[i] < 0 && after_first[j] >= 0) result.of_row[i] = after_first[j];
-    });
-  }
-  // 3: what is left seeds aggregates with its free neighbours.
-  for (std::size_t i = 0; i < n; ++i) {
-    if (isolated[i] || result.of_row[i] >= 0) continue;
-    const std::int32_t id = result.count++;
-    result.of_row[i] = id;
-    neighbours(i, [&](std::size_t j) {
-      if (result.of_row[j] < 0) result.of_row[j] = id;
-    });
-  }
+  // Seeds numbered in row order; their neighbours join the seed with the largest key; rows two
+  // steps away join the neighbour's aggregate with the largest key.
+  Aggregates result;
+  std::vector<std::int32_t> seed(n, -1);
+  for (std::size_t i = 0; i < n; ++i)
+    if (state[i] == mis_in) seed[i] = result.count++;
+  const auto join = [&](const auto& joined, std::vector<std::int32_t>& out) {
+    for (std::size_t i = 0; i < n; ++i) {
+      if (out[i] >= 0) continue;
+      std::uint64_t best = 0;
+      neighbours(i, [&](std::size_t j) {
+        if (joined(j) >= 0 && mis_key(mis_in, std::uint32_t(j)) > best) best = mis_key(mis_in, std::uint32_t(j)), out[i] = joined(j);
+      });
+    }
+  };
+  std::vector<std::int32_t> first = seed;
+  join([&](std::size_t j) { return seed[j]; }, first);
+  result.of_row = first;
+  join([&](std::size_t j) { return first[j]; }, result.of_row);
   return result;
 }
 
@@ -156,13 +187,8 @@ HostCsr multiply(const HostCsr& a, const HostCsr& b) {
   return c;
 }
 
-HostCsr smoothed_prolongator(const HostCsr& a, const std::vector<char>& strong, const Aggregates& aggregates) {
+HostCsr filtered_matrix(const HostCsr& a, const std::vector<char>& strong) {
   const std::size_t n = std::size_t(a.rows);
-  // Aggregate sizes for the tentative prolongator's 1 / sqrt(|agg|).
-  std::vector<double> size(std::size_t(aggregates.count), 0.0);
-  for (std::int32_t g : aggregates.of_row)
-    if (g >= 0) size[std::size_t(g)] += 1;
-  // The filtered matrix: strong off-diagonals, and the diagonal plus the weak ones (row sums kept).
   HostCsr filtered;
   filtered.rows = filtered.cols = a.rows;
   filtered.row_ptr.assign(n + 1, 0);
@@ -173,40 +199,52 @@ HostCsr smoothed_prolongator(const HostCsr& a, const std::vector<char>& strong, 
   }
   filtered.col_idx.resize(std::size_t(filtered.row_ptr[n]));
   filtered.values.resize(filtered.col_idx.size());
-  std::vector<double> inv_diag(n, 0.0);
-  std::vector<double> gershgorin(n, 0.0);  // row i's bound on rho(D_f^-1 A_f)
   parallel_rows(n, [&](std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) {
-      double dia = 0, off = 0;
+      double dia = 0;
       std::size_t at = std::size_t(filtered.row_ptr[i]) + 1;  // the diagonal goes first
       for (std::int32_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
         const std::int32_t j = a.col_idx[std::size_t(k)];
         const double v = a.values[std::size_t(k)];
-        if (std::size_t(j) == i || !strong[std::size_t(k)]) {
+        if (std::size_t(j) == i || !strong[std::size_t(k)])
           dia += v;
-        } else {
+        else
           filtered.col_idx[at] = j, filtered.values[at++] = v;
-          off += std::abs(v);
-        }
       }
       filtered.col_idx[std::size_t(filtered.row_ptr[i])] = std::int32_t(i);
       filtered.values[std::size_t(filtered.row_ptr[i])] = dia;
-      inv_diag[i] = dia != 0 ? 1 / dia : 0.0;
-      gershgorin[i] = dia != 0 ? (std::abs(dia) + off) / std::abs(dia) : 0.0;
     }
   });
-  const double rho = gershgorin.empty() ? 0.0 : *std::max_element(gershgorin.begin(), gershgorin.end());
-  const double omega = rho > 0 ? (4.0 / 3.0) / rho : 0.0;
+  return filtered;
+}
+
+HostCsr smoothed_prolongator(const HostCsr& filtered, const Aggregates& aggregates, const std::vector<double>& candidate,
+                             std::vector<double>& coarse_candidate, double omega) {
+  const std::size_t n = std::size_t(filtered.rows);
+  // The aggregates' candidate norms, each summed in row order.
+  coarse_candidate.assign(std::size_t(aggregates.count), 0.0);
+  for (std::size_t i = 0; i < n; ++i)
+    if (aggregates.of_row[i] >= 0) coarse_candidate[std::size_t(aggregates.of_row[i])] += candidate[i] * candidate[i];
+  for (double& norm : coarse_candidate) norm = std::sqrt(norm);
+  const auto tentative_value = [&](std::size_t i, std::int32_t g) {
+    const double norm = coarse_candidate[std::size_t(g)];
+    return norm != 0 ? candidate[i] / norm : 0.0;
+  };
+  std::vector<double> inv_diag(n, 0.0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double dia = filtered.values[std::size_t(filtered.row_ptr[i])];
+    inv_diag[i] = dia != 0 ? 1 / dia : 0.0;
+  }
   // P_tent, then P = P_tent - omega D_f^-1 A_f P_tent, row by row: row i of A_f P_tent has an
   // entry in the aggregate of each (filtered) neighbour.
   HostCsr tentative;
-  tentative.rows = a.rows;
+  tentative.rows = filtered.rows;
   tentative.cols = aggregates.count;
   tentative.row_ptr.assign(n + 1, 0);
   for (std::size_t i = 0; i < n; ++i) {
     const std::int32_t g = aggregates.of_row[i];
     tentative.row_ptr[i + 1] = tentative.row_ptr[i] + (g >= 0 ? 1 : 0);
-    if (g >= 0) tentative.col_idx.push_back(g), tentative.values.push_back(1 / std::sqrt(size[std::size_t(g)]));
+    if (g >= 0) tentative.col_idx.push_back(g), tentative.values.push_back(tentative_value(i, g));
   }
   HostCsr ap = multiply(filtered, tentative);
   parallel_rows(n, [&](std::size_t begin, std::size_t end) {
@@ -214,7 +252,7 @@ HostCsr smoothed_prolongator(const HostCsr& a, const std::vector<char>& strong, 
       const std::int32_t g = aggregates.of_row[i];
       for (std::int32_t k = ap.row_ptr[i]; k < ap.row_ptr[i + 1]; ++k) {
         double v = -omega * inv_diag[i] * ap.values[std::size_t(k)];
-        if (ap.col_idx[std::size_t(k)] == g) v += 1 / std::sqrt(size[std::size_t(g)]);
+        if (ap.col_idx[std::size_t(k)] == g) v += tentative_value(i, g);
         ap.values[std::size_t(k)] = v;
       }
     }

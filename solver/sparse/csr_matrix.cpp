@@ -94,13 +94,14 @@ DeviceCsrMatrix::DeviceCsrMatrix(const cl::Env& env, const CsrView& host, Elemen
 }
 
 DeviceCsrMatrix::DeviceCsrMatrix(::cl::Buffer row_ptr, ::cl::Buffer col_idx, ::cl::Buffer values, std::int32_t rows,
-                                 std::int32_t cols, std::int32_t nnz, ElementType type)
+                                 std::int32_t cols, std::int32_t nnz, ElementType type, std::int32_t max_row_length)
     : row_ptr_(std::move(row_ptr)),
       col_idx_(std::move(col_idx)),
       values_(std::move(values)),
       rows_(rows),
       cols_(cols),
       nnz_(nnz),
+      max_row_length_(max_row_length),
       type_(type) {
   if (rows < 0 || cols < 0 || nnz < 0)
     throw std::invalid_argument("negative CSR size: rows " + std::to_string(rows) + ", cols " + std::to_string(cols) +

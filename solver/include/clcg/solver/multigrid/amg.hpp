@@ -1,7 +1,8 @@
 #pragma once
 // Smoothed-aggregation algebraic multigrid as a CG preconditioner: the hierarchy is built on
-// the host (coarsening.hpp: strength, aggregation, smoothed prolongator, Galerkin A_c = P^T A P)
-// and uploaded once; z = M^-1 r is one V-cycle on the device from z = 0, with the same
+// the device, level by level (device_coarsening.hpp: strength, aggregation, smoothed
+// prolongator; sparse_product.hpp: R = P^T and the Galerkin A_c = R (A P)), with the same bits
+// on every run; the host reference (coarsening.hpp) builds the same hierarchy for the tests. z = M^-1 r is one V-cycle on the device from z = 0, with the same
 // Chebyshev smoother before and after the coarse correction on every level (so M is
 // symmetric) and an exact solve on the coarsest level through a sparse Cholesky factor on the
 // host (so it is positive definite; precond/cholesky.hpp): the coarse vector, at most
@@ -24,7 +25,10 @@ namespace clcg::solver {
 
 class AmgPreconditioner : public DevicePreconditioner {
  public:
-  // `host`: A on the host (full storage); `a`: the same matrix on the device (level 0).
+  // The hierarchy built on the device from `a` (level 0).
+  AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& a, const AmgOptions& options);
+  // The host reference: the hierarchy built on the host from `host` (A in full storage, the
+  // same matrix as `a`) and uploaded.
   AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& a, const HostCsr& host, const AmgOptions& options);
   ~AmgPreconditioner() override;
   void apply(const ::cl::Buffer& r, ::cl::Buffer& z) override;
@@ -32,6 +36,8 @@ class AmgPreconditioner : public DevicePreconditioner {
 
  private:
   struct Level;
+  struct Hierarchy;
+  void build_levels(Hierarchy& hierarchy, const AmgOptions& options);
   void cycle(std::size_t level, const ::cl::Buffer& b, ::cl::Buffer& x);
 
   cl::Env env_;

@@ -20,19 +20,27 @@ void parallel_rows(std::size_t n, const std::function<void(std::size_t, std::siz
 std::vector<char> strong_connections(const HostCsr& a, double theta);
 
 // Aggregate of each row (-1: a row with no strong connection, left to the smoother), and the
-// number of aggregates. Three passes over the rows in order: a row whose strong neighbours are
-// all free seeds an aggregate with them; a free row joins a neighbour's aggregate; what is left
-// seeds aggregates with its free neighbours.
+// number of aggregates. The seeds are a distance-2 maximal independent set of the strength
+// graph, built in synchronous rounds where the largest key (a hash of the row index) within
+// two steps wins (Bell, Dalton, Olson 2012); each seed's neighbours join it, and the rows two
+// steps away join a neighbour's aggregate. Made for the device (device_coarsening.hpp), which
+// gives the same aggregates; ties go to the largest key.
 struct Aggregates {
   std::vector<std::int32_t> of_row;
   std::int32_t count = 0;
 };
 Aggregates aggregate(const HostCsr& a, const std::vector<char>& strong);
 
-// P = (I - omega D_f^-1 A_f) P_tent, where P_tent(i, agg(i)) = 1 / sqrt(|agg|), A_f is A with
-// its weak entries moved onto the diagonal, and omega = 4/3 over a Gershgorin bound of
-// rho(D_f^-1 A_f). Columns sorted.
-HostCsr smoothed_prolongator(const HostCsr& a, const std::vector<char>& strong, const Aggregates& aggregates);
+// A_f: A's strong entries, and first in each row the diagonal plus the weak entries (row sums kept).
+HostCsr filtered_matrix(const HostCsr& a, const std::vector<char>& strong);
+
+// P = (I - omega D_f^-1 A_f) P_tent, where P_tent(i, agg(i)) = b_i / |b on agg(i)| for the
+// near-null-space candidate b (ones on the finest level). Columns sorted. `coarse_candidate`
+// gets the next level's b: the aggregates' norms (summed in row order), so that
+// P_tent b_c = b. Without carrying b, aggregates of unequal sizes lose the constant on coarser
+// levels and the steps grow with the grid. omega: prolongator_weight() (amg.cpp).
+HostCsr smoothed_prolongator(const HostCsr& filtered, const Aggregates& aggregates, const std::vector<double>& candidate,
+                             std::vector<double>& coarse_candidate, double omega);
 
 HostCsr transpose(const HostCsr& m);
 // C = A B (columns sorted within rows; each row summed in the order of A's row: deterministic).

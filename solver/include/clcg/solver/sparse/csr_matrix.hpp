@@ -96,9 +96,10 @@ class DeviceCsrMatrix {
   DeviceCsrMatrix(const cl::Env& env, const CsrView& host, ElementType type, cl::StagedUpload* staging = nullptr);
   // Wraps buffers the caller owns (not copied): row_ptr (rows + 1 ints), col_idx (nnz ints)
   // and values (nnz elements of `type`), with the same layout as above. Sizes are checked
-  // against the buffers' sizes (std::invalid_argument).
+  // against the buffers' sizes (std::invalid_argument). `max_row_length`: the longest row where
+  // the caller knows it (0: unknown).
   DeviceCsrMatrix(::cl::Buffer row_ptr, ::cl::Buffer col_idx, ::cl::Buffer values, std::int32_t rows,
-                  std::int32_t cols, std::int32_t nnz, ElementType type);
+                  std::int32_t cols, std::int32_t nnz, ElementType type, std::int32_t max_row_length = 0);
 
   // to_host_csr + upload.
   template <class Derived>
@@ -119,7 +120,7 @@ class DeviceCsrMatrix {
   std::int32_t nnz() const noexcept { return nnz_; }
   ElementType type() const noexcept { return type_; }
   double mean_row_length() const noexcept { return rows_ == 0 ? 0.0 : double(nnz_) / double(rows_); }
-  // The longest row, known when uploaded from the host; 0 for wrapped buffers (unknown).
+  // The longest row, known when uploaded from the host; for wrapped buffers as given (0: unknown).
   std::int32_t max_row_length() const noexcept { return max_row_length_; }
   std::uint64_t bytes() const noexcept { return bytes_needed(std::uint64_t(rows_), std::uint64_t(nnz_), type_); }
 

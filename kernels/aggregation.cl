@@ -1,0 +1,199 @@
+// Smoothed-aggregation coarsening on the device (solver/multigrid/device_coarsening.hpp), one
+// pass per kernel, each work-item owning its rows: the filtered matrix A_f (strong entries,
+// and the diagonal with the weak ones added, first in each row), aggregates from a distance-2
+// maximal independent set of A_f's graph (Bell, Dalton, Olson 2012), the tentative
+// prolongator and its smoothing. The host reference (coarsening.cpp) makes the same choices.
+
+inline bool is_strong(const uint i, const int j, const REAL v, const REAL d_i, const REAL d_j, const REAL theta2) {
+  return j != (int)i && v != (REAL)0 && v * v >= theta2 * fabs(d_i * d_j);
+}
+
+__kernel void row_diagonal(const uint rows, __global const int* row, __global const int* col,
+                           __global const REAL* val, __global REAL* diag) {
+  CLCG_FOR_EACH(uint, i, rows) {
+    REAL d = 0;
+    for (int k = row[i]; k < row[i + 1]; ++k)
+      if (col[k] == (int)i) d += val[k];
+    diag[i] = d;
+  }
+}
+
+// count[i] = 1 + strong entries of row i: A_f's row lengths.
+__kernel void filter_count(const uint rows, __global const int* row, __global const int* col,
+                           __global const REAL* val, __global const REAL* diag, const REAL theta2,
+                           __global int* count) {
+  CLCG_FOR_EACH(uint, i, rows) {
+    int c = 1;
+    for (int k = row[i]; k < row[i + 1]; ++k) c += is_strong(i, col[k], val[k], diag[i], diag[col[k]], theta2);
+    count[i] = c;
+  }
+}
+
+// A_f's entries, and inv_diag = 1 / its diagonal (0 where that is 0).
+__kernel void filter_fill(const uint rows, __global const int* row, __global const int* col,
+                          __global const REAL* val, __global const REAL* diag, const REAL theta2,
+                          __global const int* f_row, __global int* f_col, __global REAL* f_val,
+                          __global REAL* inv_diag) {
+  CLCG_FOR_EACH(uint, i, rows) {
+    REAL dia = 0;
+    int at = f_row[i] + 1;
+    for (int k = row[i]; k < row[i + 1]; ++k) {
+      const int j = col[k];
+      const REAL v = val[k];
+      if (is_strong(i, j, v, diag[i], diag[j], theta2)) {
+        f_col[at] = j;
+        f_val[at++] = v;
+      } else {
+        dia += v;
+      }
+    }
+    f_col[f_row[i]] = (int)i;
+    f_val[f_row[i]] = dia;
+    inv_diag[i] = dia != (REAL)0 ? (REAL)1 / dia : (REAL)0;
+  }
+}
+
+// ---- The independent set. A row's key orders rows by state (in > undecided > out), then a
+// hash of its index, then the index: unique, the same on every run.
+#define MIS_OUT 0u
+#define MIS_UNDECIDED 1u
+#define MIS_IN 2u
+
+inline uint row_hash(uint i) {
+  i ^= i >> 16;
+  i *= 0x7feb352dU;
+  i ^= i >> 15;
+  i *= 0x846ca68bU;
+  i ^= i >> 16;
+  return i;
+}
+
+inline ulong mis_key(const uint state, const uint i) {
+  return ((ulong)state << 62) | ((ulong)(row_hash(i) & 0x3fffffffU) << 32) | (ulong)i;
+}
+
+// A row with a strong connection starts undecided; one without is out (and never aggregated).
+__kernel void mis_start(const uint rows, __global const int* f_row, __global uint* state) {
+  CLCG_FOR_EACH(uint, i, rows) state[i] = f_row[i + 1] - f_row[i] > 1 ? MIS_UNDECIDED : MIS_OUT;
+}
+
+__kernel void mis_keys(const uint rows, __global const uint* state, __global ulong* key) {
+  CLCG_FOR_EACH(uint, i, rows) key[i] = mis_key(state[i], i);
+}
+
+// out[i] = the largest in[j] over row i of A_f (which holds i itself).
+__kernel void mis_neighbour_max(const uint rows, __global const int* f_row, __global const int* f_col,
+                                __global const ulong* in, __global ulong* out) {
+  CLCG_FOR_EACH(uint, i, rows) {
+    ulong most = in[i];
+    for (int k = f_row[i]; k < f_row[i + 1]; ++k) most = max(most, in[f_col[k]]);
+    out[i] = most;
+  }
+}
+
+// With the largest key within distance 2: an undecided row that holds it joins the set, one
+// that sees a row of the set leaves; `undecided` counts the rest. `last` puts them all in.
+__kernel void mis_decide(const uint rows, __global const ulong* most, __global uint* state,
+                         __global int* undecided, const int last) {
+  CLCG_FOR_EACH(uint, i, rows) {
+    if (state[i] != MIS_UNDECIDED) continue;
+    const ulong m = most[i];
+    if ((uint)(m & 0xffffffffUL) == i || last)
+      state[i] = MIS_IN;
+    else if ((uint)(m >> 62) == MIS_IN)
+      state[i] = MIS_OUT;
+    else
+      atomic_inc(undecided);
+  }
+}
+
+__kernel void mis_members(const uint rows, __global const uint* state, __global int* count) {
+  CLCG_FOR_EACH(uint, i, rows) count[i] = state[i] == MIS_IN;
+}
+
+// ---- Aggregates: each row of the set seeds one (numbered in row order: `seed` is the scan of
+// mis_members); a row next to seeds joins the one with the largest key; a row two steps away
+// joins the aggregate of the neighbour with the largest key that has one. Rows left over
+// (only where A_f's graph is not symmetric) stay unaggregated, as rows with no strong connection.
+__kernel void join_seeds(const uint rows, __global const int* f_row, __global const int* f_col,
+                         __global const uint* state, __global const int* seed, __global int* aggregate) {
+  CLCG_FOR_EACH(uint, i, rows) {
+    int joined = -1;
+    if (state[i] == MIS_IN) {
+      joined = seed[i];
+    } else {
+      ulong best = 0;
+      for (int k = f_row[i]; k < f_row[i + 1]; ++k) {
+        const uint j = (uint)f_col[k];
+        if (j != i && state[j] == MIS_IN && mis_key(MIS_IN, j) > best) best = mis_key(MIS_IN, j), joined = seed[j];
+      }
+    }
+    aggregate[i] = joined;
+  }
+}
+
+__kernel void join_neighbours(const uint rows, __global const int* f_row, __global const int* f_col,
+                              __global const int* first, __global int* aggregate) {
+  CLCG_FOR_EACH(uint, i, rows) {
+    int joined = first[i];
+    if (joined < 0) {
+      ulong best = 0;
+      for (int k = f_row[i]; k < f_row[i + 1]; ++k) {
+        const uint j = (uint)f_col[k];
+        if (j != i && first[j] >= 0 && mis_key(MIS_IN, j) > best) best = mis_key(MIS_IN, j), joined = first[j];
+      }
+    }
+    aggregate[i] = joined;
+  }
+}
+
+// ---- P_tent(i, agg(i)) = b_i / |b restricted to agg(i)|, for the level's near-null-space
+// candidate b (ones on the finest level; each coarser level's is the norms of the finer
+// aggregates, so P_tent b_c = b). P_tent is first filled with b, the norms are taken over the
+// sorted rows of its transpose (a fixed order), then it is scaled. Then P = P_tent -
+// omega D_f^-1 A_f P_tent in place on A_f P_tent (whose pattern holds every entry of P_tent).
+__kernel void tentative_count(const uint rows, __global const int* aggregate, __global int* count) {
+  CLCG_FOR_EACH(uint, i, rows) count[i] = aggregate[i] >= 0;
+}
+
+__kernel void tentative_fill(const uint rows, __global const int* aggregate, __global const REAL* candidate,
+                             __global const int* t_row, __global int* t_col, __global REAL* t_val) {
+  CLCG_FOR_EACH(uint, i, rows) {
+    const int g = aggregate[i];
+    if (g < 0) continue;
+    t_col[t_row[i]] = g;
+    t_val[t_row[i]] = candidate[i];
+  }
+}
+
+// norm[g] = the 2-norm of row g (of the transposed P_tent: aggregate g's candidate values, by row).
+__kernel void row_norms(const uint rows, __global const int* row, __global const REAL* val, __global REAL* norm) {
+  CLCG_FOR_EACH(uint, g, rows) {
+    REAL sum = 0;
+    for (int k = row[g]; k < row[g + 1]; ++k) sum += val[k] * val[k];
+    norm[g] = sqrt(sum);
+  }
+}
+
+inline REAL tentative_value(const int g, const uint i, __global const REAL* candidate, __global const REAL* norm) {
+  return norm[g] != (REAL)0 ? candidate[i] / norm[g] : (REAL)0;
+}
+
+__kernel void tentative_scale(const uint rows, __global const int* aggregate, __global const REAL* candidate,
+                              __global const REAL* norm, __global const int* t_row, __global REAL* t_val) {
+  CLCG_FOR_EACH(uint, i, rows)
+  if (aggregate[i] >= 0) t_val[t_row[i]] = tentative_value(aggregate[i], i, candidate, norm);
+}
+
+__kernel void smooth_prolongator(const uint rows, __global const int* aggregate, __global const REAL* candidate,
+                                 __global const REAL* norm, __global const REAL* inv_diag, const REAL omega, __global const int* p_row,
+                                 __global const int* p_col, __global REAL* p_val) {
+  CLCG_FOR_EACH(uint, i, rows) {
+    const int g = aggregate[i];
+    for (int k = p_row[i]; k < p_row[i + 1]; ++k) {
+      REAL v = -omega * inv_diag[i] * p_val[k];
+      if (p_col[k] == g) v += tentative_value(g, i, candidate, norm);
+      p_val[k] = v;
+    }
+  }
+}

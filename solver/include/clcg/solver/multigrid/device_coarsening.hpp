@@ -1,0 +1,55 @@
+#pragma once
+// Smoothed-aggregation coarsening on the device (kernels/aggregation.cl), the same steps as
+// the host reference (coarsening.hpp) and the same results: aggregates and patterns equal,
+// values to rounding. No pass over a level leaves the device; only chunk totals, the
+// independent set's progress and the aggregate count are read back.
+//
+//   DeviceCoarsening coarsening(env, ElementType::f64);
+//   DeviceStrength s = coarsening.filter(a, 0.08);
+//   DeviceAggregates g = coarsening.aggregate(s.filtered);
+//   DeviceCsrMatrix p = coarsening.smoothed_prolongator(s, g);
+#include <cstdint>
+
+#include "clcg/cl/env.hpp"
+#include "clcg/solver/multigrid/sparse_product.hpp"
+#include "clcg/solver/sparse/csr_matrix.hpp"
+
+namespace clcg::solver {
+
+struct DeviceStrength {
+  // A_f: A's strong entries (as strong_connections() defines them), and first in each row the
+  // diagonal plus the weak entries (row sums kept).
+  DeviceCsrMatrix filtered;
+  ::cl::Buffer inv_diag;  // 1 / A_f's diagonal (0 where it is 0)
+};
+
+struct DeviceAggregates {
+  ::cl::Buffer of_row;      // the aggregate of each row, -1 for a row with no strong connection
+  std::int32_t count = 0;   // aggregates
+  unsigned rounds = 0;      // rounds the independent set took
+};
+
+class DeviceCoarsening {
+ public:
+  DeviceCoarsening(const cl::Env& env, ElementType type);
+
+  DeviceStrength filter(const DeviceCsrMatrix& a, double theta);
+  // Aggregates of A_f's graph, as aggregate() on the host.
+  DeviceAggregates aggregate(const DeviceCsrMatrix& filtered);
+  // P = (I - omega D_f^-1 A_f) P_tent for the level's near-null-space `candidate` (rows
+  // values), as smoothed_prolongator() on the host; `coarse_candidate` gets the next level's.
+  DeviceCsrMatrix smoothed_prolongator(const DeviceStrength& strength, const DeviceAggregates& aggregates,
+                                       const ::cl::Buffer& candidate, ::cl::Buffer& coarse_candidate, double omega);
+
+  SparseProducts& products() noexcept { return products_; }
+
+ private:
+  cl::Env env_;
+  ElementType type_;
+  SparseProducts products_;
+  ::cl::Kernel row_diagonal_, filter_count_, filter_fill_, mis_start_, mis_keys_, mis_neighbour_max_, mis_decide_,
+      mis_members_, join_seeds_, join_neighbours_, tentative_count_, tentative_fill_, row_norms_,
+      tentative_scale_, smooth_prolongator_;
+};
+
+}  // namespace clcg::solver

@@ -1,0 +1,51 @@
+#pragma once
+// Sparse products on the device for the AMG set-up (kernels/sparse_product.cl): C = A B, T = M^T
+// and the exclusive scan that turns row counts into row pointers. Each product is counted, its
+// row pointers scanned, then filled; every value is summed by one work-item in the order of
+// A's row, so a product gives the same bits on every run (and the host reference's
+// multiply() to rounding). Outputs have sorted columns; B's rows must be sorted.
+//
+//   SparseProducts products(env, ElementType::f64);
+//   DeviceCsrMatrix ap = products.multiply(a, p);
+//   DeviceCsrMatrix r = products.transpose(p);
+#include <cstddef>
+#include <cstdint>
+
+#include "clcg/cl/env.hpp"
+#include "clcg/solver/sparse/csr_matrix.hpp"
+
+namespace clcg::solver {
+
+// An int buffer of n elements (at least one: OpenCL has no empty buffers).
+::cl::Buffer make_index_buffer(const cl::Env& env, std::size_t n);
+
+struct ScanTotals {
+  std::int32_t total = 0;    // the sum of the counts
+  std::int32_t largest = 0;  // the largest count
+};
+
+class SparseProducts {
+ public:
+  // Values of `type` (the kernels are built once per Env and type).
+  SparseProducts(const cl::Env& env, ElementType type);
+
+  // counts[0..n] (n + 1 ints, counts[n] ignored) becomes its exclusive prefix sum, counts[n]
+  // the total. std::length_error when the total exceeds 32-bit indices.
+  ScanTotals exclusive_scan(::cl::Buffer& counts, std::size_t n);
+  // A matrix of rows x cols whose row i has counts[i] entries: counts is scanned in place
+  // into its row pointers and columns and values are allocated.
+  DeviceCsrMatrix allocate(::cl::Buffer counts, std::int32_t rows, std::int32_t cols);
+
+  DeviceCsrMatrix multiply(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b);
+  DeviceCsrMatrix transpose(const DeviceCsrMatrix& m);
+
+  const cl::Env& env() const noexcept { return env_; }
+  ElementType type() const noexcept { return type_; }
+
+ private:
+  cl::Env env_;
+  ElementType type_;
+  ::cl::Kernel chunk_totals_, scan_chunks_, spgemm_, column_counts_, transpose_place_, sort_rows_;
+};
+
+}  // namespace clcg::solver

@@ -1,0 +1,158 @@
+#include "clcg/solver/multigrid/sparse_product.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "clcg/cl/error.hpp"
+#include "clcg/solver/sparse/launch.hpp"
+#include "clcg/solver/sparse/vector_ops.hpp"
+
+namespace clcg::solver {
+namespace {
+
+// Items per chunk of a scan: enough that at most ~64K chunk totals are read back.
+cl_uint chunk_size(std::size_t n) { return cl_uint(std::max<std::size_t>(32, (n + 65535) / 65536)); }
+
+template <class T>
+std::vector<T> read(const cl::Env& env, const ::cl::Buffer& buffer, std::size_t n, const char* what) {
+  std::vector<T> host(n);
+  if (n > 0)
+    cl::checked(std::string("reading ") + what, [&] { env.queue().enqueueReadBuffer(buffer, CL_TRUE, 0, n * sizeof(T), host.data()); });
+  return host;
+}
+
+template <class T>
+::cl::Buffer write(const cl::Env& env, const std::vector<T>& host, const char* what) {
+  return cl::checked(std::string("writing ") + what, [&] {
+    ::cl::Buffer buffer(env.context(), CL_MEM_READ_WRITE, std::max<std::size_t>(1, host.size()) * sizeof(T));
+    if (!host.empty()) env.queue().enqueueWriteBuffer(buffer, CL_TRUE, 0, host.size() * sizeof(T), host.data());
+    return buffer;
+  });
+}
+
+}  // namespace
+
+::cl::Buffer make_index_buffer(const cl::Env& env, std::size_t n) {
+  return cl::checked("allocating " + std::to_string(n) + " indices on " + env.info().name, [&] {
+    return ::cl::Buffer(env.context(), CL_MEM_READ_WRITE, std::max<std::size_t>(1, n) * sizeof(std::int32_t));
+  });
+}
+
+SparseProducts::SparseProducts(const cl::Env& env, ElementType type) : env_(env), type_(type) {
+  const std::string options = real_build_options(type);
+  chunk_totals_ = env.kernel("sparse_product.cl", "scan_chunk_totals", options);
+  scan_chunks_ = env.kernel("sparse_product.cl", "scan_chunks", options);
+  spgemm_ = env.kernel("sparse_product.cl", "spgemm_rows", options);
+  column_counts_ = env.kernel("sparse_product.cl", "column_counts", options);
+  transpose_place_ = env.kernel("sparse_product.cl", "transpose_place", options);
+  sort_rows_ = env.kernel("sparse_product.cl", "sort_rows", options);
+}
+
+ScanTotals SparseProducts::exclusive_scan(::cl::Buffer& counts, std::size_t n) {
+  const cl_uint chunk = chunk_size(n);
+  const std::size_t chunks = (n + chunk - 1) / chunk;
+  ScanTotals result;
+  std::int64_t total = 0;
+  if (chunks > 0) {
+    ::cl::Buffer totals(env_.context(), CL_MEM_READ_WRITE, chunks * sizeof(std::int64_t));
+    ::cl::Buffer largest = make_index_buffer(env_, chunks);
+    chunk_totals_.setArg(0, as_count(n));
+    chunk_totals_.setArg(1, chunk);
+    chunk_totals_.setArg(2, counts);
+    chunk_totals_.setArg(3, totals);
+    chunk_totals_.setArg(4, largest);
+    enqueue_grid_stride(env_, chunk_totals_, "scan_chunk_totals", chunks, vector_ops_group);
+    std::vector<std::int64_t> offsets = read<std::int64_t>(env_, totals, chunks, "a scan's chunk totals");
+    for (std::int32_t most : read<std::int32_t>(env_, largest, chunks, "a scan's chunk maxima"))
+      result.largest = std::max(result.largest, most);
+    for (std::int64_t& offset : offsets) {
+      const std::int64_t count = offset;
+      offset = total;
+      total += count;
+    }
+    if (std::uint64_t(total) > max_csr_index)
+      throw std::length_error("a sparse product has " + std::to_string(total) +
+                              " nonzeros, more than 32-bit CSR indices address (" + std::to_string(max_csr_index) + ")");
+    ::cl::Buffer device_offsets = write(env_, offsets, "a scan's chunk offsets");
+    scan_chunks_.setArg(0, as_count(n));
+    scan_chunks_.setArg(1, chunk);
+    scan_chunks_.setArg(2, counts);
+    scan_chunks_.setArg(3, device_offsets);
+    enqueue_grid_stride(env_, scan_chunks_, "scan_chunks", chunks, vector_ops_group);
+  }
+  result.total = std::int32_t(total);
+  cl::checked("writing a scan's total", [&] {
+    env_.queue().enqueueWriteBuffer(counts, CL_TRUE, n * sizeof(std::int32_t), sizeof(std::int32_t), &result.total);
+  });
+  return result;
+}
+
+DeviceCsrMatrix SparseProducts::allocate(::cl::Buffer counts, std::int32_t rows, std::int32_t cols) {
+  const ScanTotals totals = exclusive_scan(counts, std::size_t(rows));
+  return DeviceCsrMatrix(std::move(counts), make_index_buffer(env_, std::size_t(totals.total)),
+                         make_vector(env_, type_, std::size_t(totals.total)), rows, cols, totals.total, type_,
+                         totals.largest);
+}
+
+DeviceCsrMatrix SparseProducts::multiply(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b) {
+  if (a.cols() != b.rows())
+    throw std::invalid_argument("multiply: A is " + std::to_string(a.rows()) + " x " + std::to_string(a.cols()) +
+                                " but B has " + std::to_string(b.rows()) + " rows");
+  ::cl::Buffer counts = make_index_buffer(env_, std::size_t(a.rows()) + 1);
+  ::cl::Buffer cursor = make_index_buffer(env_, std::size_t(a.nnz()));
+  const auto run = [&](const ::cl::Buffer& c_row, const ::cl::Buffer& c_col, const ::cl::Buffer& c_val, int fill) {
+    cl_uint arg = 0;
+    spgemm_.setArg(arg++, as_count(std::size_t(a.rows())));
+    for (const DeviceCsrMatrix* m : {&a, &b}) {
+      spgemm_.setArg(arg++, m->row_ptr());
+      spgemm_.setArg(arg++, m->col_idx());
+      spgemm_.setArg(arg++, m->values());
+    }
+    spgemm_.setArg(arg++, cursor);
+    spgemm_.setArg(arg++, c_row);
+    spgemm_.setArg(arg++, c_col);
+    spgemm_.setArg(arg++, c_val);
+    spgemm_.setArg(arg++, cl_int(fill));
+    enqueue_grid_stride(env_, spgemm_, "spgemm_rows", std::size_t(a.rows()), spmv_group);
+  };
+  run(counts, make_index_buffer(env_, 1), make_vector(env_, type_, 1), 0);
+  DeviceCsrMatrix c = allocate(counts, a.rows(), b.cols());
+  run(c.row_ptr(), c.col_idx(), c.values(), 1);
+  return c;
+}
+
+DeviceCsrMatrix SparseProducts::transpose(const DeviceCsrMatrix& m) {
+  ::cl::Buffer counts = make_index_buffer(env_, std::size_t(m.cols()) + 1);
+  cl::checked("clearing column counts", [&] {
+    env_.queue().enqueueFillBuffer(counts, cl_int(0), 0, (std::size_t(m.cols()) + 1) * sizeof(std::int32_t));
+  });
+  const cl_uint rows = as_count(std::size_t(m.rows()));
+  column_counts_.setArg(0, rows);
+  column_counts_.setArg(1, m.row_ptr());
+  column_counts_.setArg(2, m.col_idx());
+  column_counts_.setArg(3, counts);
+  enqueue_grid_stride(env_, column_counts_, "column_counts", std::size_t(m.rows()), spmv_group);
+  DeviceCsrMatrix t = allocate(counts, m.cols(), m.rows());
+  ::cl::Buffer next = make_index_buffer(env_, std::size_t(m.cols()) + 1);
+  cl::checked("copying row pointers", [&] {
+    env_.queue().enqueueCopyBuffer(t.row_ptr(), next, 0, 0, (std::size_t(m.cols()) + 1) * sizeof(std::int32_t));
+  });
+  transpose_place_.setArg(0, rows);
+  transpose_place_.setArg(1, m.row_ptr());
+  transpose_place_.setArg(2, m.col_idx());
+  transpose_place_.setArg(3, m.values());
+  transpose_place_.setArg(4, next);
+  transpose_place_.setArg(5, t.col_idx());
+  transpose_place_.setArg(6, t.values());
+  enqueue_grid_stride(env_, transpose_place_, "transpose_place", std::size_t(m.rows()), spmv_group);
+  sort_rows_.setArg(0, as_count(std::size_t(t.rows())));
+  sort_rows_.setArg(1, t.row_ptr());
+  sort_rows_.setArg(2, t.col_idx());
+  sort_rows_.setArg(3, t.values());
+  enqueue_grid_stride(env_, sort_rows_, "sort_rows", std::size_t(t.rows()), spmv_group);
+  return t;
+}
+
+}  // namespace clcg::solver
