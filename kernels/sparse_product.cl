@@ -35,35 +35,43 @@ __kernel void scan_chunks(const uint n, const uint chunk, __global int* counts, 
 }
 
 // ---- C = A B, row by row: row i of C merges the rows of B that row i of A names (each sorted
-// by column), one cursor per entry of A's row (cursor[k], k in A's row: scratch of nnz(A)
-// ints). Each column of C is the sum over A's row in its stored order: for `fill` 0 the
-// kernel writes row i's count to c_row[i]; for `fill` 1, c_row holds C's row pointers and
-// the columns (sorted) and values are written.
+// by column). Each entry k of A's row keeps, in scratch of nnz(A) ints, its place in its row
+// of B (cursor), that row's end and the column there (head; INT_MAX once done); one pass over
+// the row's heads sums the smallest column and finds the next. Each column of C is the sum
+// over A's row in its stored order. For `fill` 0 the kernel writes row i's count to c_row[i];
+// for `fill` 1, c_row holds C's row pointers and the columns (sorted) and values are written.
 __kernel void spgemm_rows(const uint rows, __global const int* a_row, __global const int* a_col,
                           __global const REAL* a_val, __global const int* b_row, __global const int* b_col,
-                          __global const REAL* b_val, __global int* cursor, __global int* c_row,
-                          __global int* c_col, __global REAL* c_val, const int fill) {
+                          __global const REAL* b_val, __global int* cursor, __global int* end, __global int* head,
+                          __global int* c_row, __global int* c_col, __global REAL* c_val, const int fill) {
   CLCG_FOR_EACH(uint, i, rows) {
     const int a_begin = a_row[i], a_end = a_row[i + 1];
-    for (int k = a_begin; k < a_end; ++k) cursor[k] = b_row[a_col[k]];
+    int next = INT_MAX;
+    for (int k = a_begin; k < a_end; ++k) {
+      const int at = b_row[a_col[k]], stop = b_row[a_col[k] + 1];
+      cursor[k] = at;
+      end[k] = stop;
+      head[k] = at < stop ? b_col[at] : INT_MAX;
+      next = min(next, head[k]);
+    }
     int out = fill ? c_row[i] : 0;
-    for (;;) {
-      int next = INT_MAX;
-      for (int k = a_begin; k < a_end; ++k) {
-        const int at = cursor[k];
-        if (at < b_row[a_col[k] + 1]) next = min(next, b_col[at]);
-      }
-      if (next == INT_MAX) break;
+    while (next != INT_MAX) {
+      const int column = next;
       REAL sum = 0;
+      next = INT_MAX;
       for (int k = a_begin; k < a_end; ++k) {
-        const int at = cursor[k];
-        if (at < b_row[a_col[k] + 1] && b_col[at] == next) {
-          sum += a_val[k] * b_val[at];
+        int h = head[k];
+        if (h == column) {
+          const int at = cursor[k];
+          if (fill) sum += a_val[k] * b_val[at];
           cursor[k] = at + 1;
+          h = at + 1 < end[k] ? b_col[at + 1] : INT_MAX;
+          head[k] = h;
         }
+        next = min(next, h);
       }
       if (fill) {
-        c_col[out] = next;
+        c_col[out] = column;
         c_val[out] = sum;
       }
       ++out;

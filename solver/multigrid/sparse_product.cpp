@@ -102,6 +102,8 @@ DeviceCsrMatrix SparseProducts::multiply(const DeviceCsrMatrix& a, const DeviceC
                                 " but B has " + std::to_string(b.rows()) + " rows");
   ::cl::Buffer counts = make_index_buffer(env_, std::size_t(a.rows()) + 1);
   ::cl::Buffer cursor = make_index_buffer(env_, std::size_t(a.nnz()));
+  ::cl::Buffer end = make_index_buffer(env_, std::size_t(a.nnz()));
+  ::cl::Buffer head = make_index_buffer(env_, std::size_t(a.nnz()));
   const auto run = [&](const ::cl::Buffer& c_row, const ::cl::Buffer& c_col, const ::cl::Buffer& c_val, int fill) {
     cl_uint arg = 0;
     spgemm_.setArg(arg++, as_count(std::size_t(a.rows())));
@@ -111,6 +113,8 @@ DeviceCsrMatrix SparseProducts::multiply(const DeviceCsrMatrix& a, const DeviceC
       spgemm_.setArg(arg++, m->values());
     }
     spgemm_.setArg(arg++, cursor);
+    spgemm_.setArg(arg++, end);
+    spgemm_.setArg(arg++, head);
     spgemm_.setArg(arg++, c_row);
     spgemm_.setArg(arg++, c_col);
     spgemm_.setArg(arg++, c_val);
