@@ -233,7 +233,8 @@ TEST(Ic0, DeviceSweepsApproachTheExactFactorsSteps) {
   }
 }
 
-// Mesh independence: AMG's steps grow by at most 30% when the grid has 4x and 16x the unknowns.
+// Mesh independence: AMG's steps grow by at most 30% when the grid has 4x and 16x the unknowns,
+// and stay within 20 (issue 22's bound, met on the H100 up to 2048^2 and 256^3).
 TEST(Amg, StepsStayFlatAsThePoissonGridIsRefined) {
   if (!clcg::test::device_has_fp64()) GTEST_FAIL() << "needs fp64";
   for (const auto& grids : {std::vector<HostMatrix>{clcg::test::poisson(32, 32), clcg::test::poisson(64, 64),
@@ -246,7 +247,7 @@ TEST(Amg, StepsStayFlatAsThePoissonGridIsRefined) {
                  std::to_string(steps[2]));
     EXPECT_LE(double(steps[1]), 1.3 * double(steps[0]));
     EXPECT_LE(double(steps[2]), 1.3 * double(steps[0]));
-    EXPECT_LE(steps[2], 25u);
+    EXPECT_LE(steps[2], 20u);
   }
 }
 

@@ -1,0 +1,220 @@
+// The AMG set-up on the device against the host reference (coarsening.hpp): scans, sparse
+// products and transposes, the filtered matrix, aggregates, the smoothed prolongator and the
+// whole hierarchy. Patterns and aggregates must be equal; values agree to rounding (the device
+// may contract a * b + c into one fma where the host rounds twice: a few ulps per sum, so 1e-12
+// relative in double and 1e-5 in float). Sizes are not multiples of any work-group size; n = 0
+// and n = 1 are included; the same input gives the same bits on every run.
+#include <gtest/gtest.h>
+
+#include <Eigen/Core>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "clcg/solver/multigrid/amg.hpp"
+#include "clcg/solver/multigrid/coarsening.hpp"
+#include "clcg/solver/multigrid/device_coarsening.hpp"
+#include "clcg/solver/multigrid/sparse_product.hpp"
+#include "clcg/solver/precond/jacobi.hpp"
+#include "clcg/solver/sparse/vector_ops.hpp"
+#include "support/cg_problems.hpp"
+#include "support/device_fixture.hpp"
+
+namespace {
+
+using clcg::solver::DeviceCsrMatrix;
+using clcg::solver::ElementType;
+using clcg::solver::HostCsr;
+using clcg::test::test_env;
+
+std::vector<ElementType> types() {
+  std::vector<ElementType> t{ElementType::f32};
+  if (clcg::test::device_has_fp64()) t.push_back(ElementType::f64);
+  return t;
+}
+
+double tolerance(ElementType type) { return type == ElementType::f64 ? 1e-12 : 1e-5; }
+
+std::vector<std::int32_t> read_ints(const ::cl::Buffer& buffer, std::size_t n) {
+  std::vector<std::int32_t> host(n);
+  if (n > 0) test_env().queue().enqueueReadBuffer(buffer, CL_TRUE, 0, n * sizeof(std::int32_t), host.data());
+  return host;
+}
+
+// The host matrix as `type` would hold it (values rounded to float for f32).
+HostCsr rounded(HostCsr m, ElementType type) {
+  if (type == ElementType::f32)
+    for (double& v : m.values) v = double(float(v));
+  return m;
+}
+
+void expect_same(const HostCsr& device, const HostCsr& host, ElementType type, const std::string& what) {
+  SCOPED_TRACE(what);
+  ASSERT_EQ(device.rows, host.rows);
+  ASSERT_EQ(device.cols, host.cols);
+  ASSERT_EQ(device.row_ptr, host.row_ptr);
+  ASSERT_EQ(device.col_idx, host.col_idx);
+  double scale = 0;
+  for (double v : host.values) scale = std::max(scale, std::abs(v));
+  for (std::size_t k = 0; k < host.values.size(); ++k)
+    ASSERT_NEAR(device.values[k], host.values[k], tolerance(type) * std::max(scale, 1.0)) << "entry " << k;
+}
+
+// A random rows x cols matrix with sorted, unique columns, about `per_row` per row, some rows empty.
+HostCsr random_csr(int rows, int cols, int per_row, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> value(-1.0, 1.0);
+  std::uniform_int_distribution<int> column(0, std::max(cols - 1, 0));
+  HostCsr m;
+  m.rows = rows;
+  m.cols = cols;
+  for (int i = 0; i < rows; ++i) {
+    std::vector<int> row;
+    if (cols > 0 && i % 7 != 3)
+      for (int k = 0; k < per_row; ++k) row.push_back(column(rng));
+    std::sort(row.begin(), row.end());
+    row.erase(std::unique(row.begin(), row.end()), row.end());
+    for (int c : row) m.col_idx.push_back(c), m.values.push_back(value(rng));
+    m.row_ptr.push_back(m.nnz());
+  }
+  return m;
+}
+
+HostCsr csr(const clcg::solver::HostMatrix& a) { return clcg::solver::to_host_csr(a); }
+
+TEST(DeviceScan, GivesTheExclusivePrefixSumTotalAndLargestCount) {
+  for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(1000), std::size_t(70001)}) {
+    std::mt19937_64 rng(n);
+    std::vector<std::int32_t> counts(n + 1, 0);
+    for (std::size_t i = 0; i < n; ++i) counts[i] = std::int32_t(rng() % 40);
+    ::cl::Buffer buffer = clcg::solver::make_index_buffer(test_env(), n + 1);
+    test_env().queue().enqueueWriteBuffer(buffer, CL_TRUE, 0, counts.size() * sizeof(std::int32_t), counts.data());
+    clcg::solver::SparseProducts products(test_env(), ElementType::f32);
+    const clcg::solver::ScanTotals totals = products.exclusive_scan(buffer, n);
+    std::vector<std::int32_t> expected(n + 1, 0);
+    for (std::size_t i = 0; i < n; ++i) expected[i + 1] = expected[i] + counts[i];
+    EXPECT_EQ(read_ints(buffer, n + 1), expected) << "n " << n;
+    EXPECT_EQ(totals.total, expected[n]);
+    EXPECT_EQ(totals.largest, n ? *std::max_element(counts.begin(), counts.end() - 1) : 0);
+  }
+}
+
+TEST(DeviceSparseProduct, MultiplyAndTransposeEqualTheHostReference) {
+  for (ElementType type : types())
+    for (const auto& [m, k, n] : {std::tuple{0, 0, 0}, std::tuple{1, 1, 1}, std::tuple{157, 93, 71},
+                                  std::tuple{301, 300, 129}}) {
+      const std::string what = std::to_string(m) + "x" + std::to_string(k) + " * " + std::to_string(k) + "x" +
+                               std::to_string(n) + (type == ElementType::f64 ? " double" : " float");
+      const HostCsr a = rounded(random_csr(m, k, 9, 1 + m), type), b = rounded(random_csr(k, n, 5, 2 + m), type);
+      clcg::solver::SparseProducts products(test_env(), type);
+      const DeviceCsrMatrix da(test_env(), a, type), db(test_env(), b, type);
+      expect_same(download(test_env(), products.multiply(da, db)), clcg::solver::multiply(a, b), type, what + ": A B");
+      expect_same(download(test_env(), products.transpose(da)), clcg::solver::transpose(a), type, what + ": A^T");
+    }
+}
+
+TEST(DeviceSparseProduct, RejectsMismatchedSizes) {
+  clcg::solver::SparseProducts products(test_env(), ElementType::f32);
+  const DeviceCsrMatrix a(test_env(), random_csr(5, 4, 2, 1), ElementType::f32);
+  EXPECT_THROW(products.multiply(a, a), std::invalid_argument);
+}
+
+struct Case {
+  std::string name;
+  HostCsr a;
+};
+
+std::vector<Case> cases() {
+  std::vector<Case> c{{"2D Poisson 37 x 29", csr(clcg::test::poisson(37, 29))},
+                      {"3D Poisson 9 x 8 x 7", csr(clcg::test::poisson(9, 8, 7))},
+                      {"random SPD 777", csr(clcg::test::random_dd_spd(777, 7, 5))},
+                      {"1 x 1", csr(clcg::test::poisson(1, 1))}};
+  const std::string bus = clcg::test::shared_matrix("494_bus.mtx");
+  if (!bus.empty()) c.push_back({"494_bus", csr(clcg::test::read_mtx(bus))});
+  return c;
+}
+
+// Filtered matrix, aggregates and smoothed prolongator from the device and from the host, for
+// the same omega (from the device Lanczos in the AMG set-up; any value checks the arithmetic).
+TEST(DeviceCoarsening, FilterAggregatesAndProlongatorEqualTheHostReference) {
+  for (ElementType type : types())
+    for (const Case& c : cases()) {
+      const std::string what = c.name + (type == ElementType::f64 ? " double" : " float");
+      SCOPED_TRACE(what);
+      const HostCsr a = rounded(c.a, type);
+      for (double theta : {0.08, 0.3}) {
+        clcg::solver::DeviceCoarsening coarsening(test_env(), type);
+        const DeviceCsrMatrix da(test_env(), a, type);
+        const clcg::solver::DeviceStrength strength = coarsening.filter(da, theta);
+        const std::vector<char> strong = clcg::solver::strong_connections(a, theta);
+        const HostCsr filtered = clcg::solver::filtered_matrix(a, strong);
+        expect_same(download(test_env(), strength.filtered), filtered, type, "filtered matrix");
+
+        const clcg::solver::DeviceAggregates aggregates = coarsening.aggregate(strength.filtered);
+        const clcg::solver::Aggregates expected = clcg::solver::aggregate(a, strong);
+        ASSERT_EQ(aggregates.count, expected.count);
+        ASSERT_EQ(read_ints(aggregates.of_row, std::size_t(a.rows)), expected.of_row);
+        if (a.rows > 1) {
+          EXPECT_LT(aggregates.count, a.rows) << "no coarsening";
+        }
+
+        const std::vector<double> ones(std::size_t(a.rows), 1.0);
+        ::cl::Buffer candidate = clcg::solver::make_vector(test_env(), type, ones.size()), coarse;
+        clcg::solver::upload_vector(test_env(), ones, type, candidate);
+        const double omega = 0.61;
+        const HostCsr p = download(test_env(), coarsening.smoothed_prolongator(strength, aggregates, candidate, coarse, omega));
+        std::vector<double> expected_coarse;
+        expect_same(p, clcg::solver::smoothed_prolongator(filtered, expected, ones, expected_coarse, omega), type,
+                    "prolongator");
+        const std::vector<double> norms =
+            clcg::solver::download_vector(test_env(), coarse, type, std::size_t(aggregates.count));
+        for (std::size_t g = 0; g < norms.size(); ++g)
+          ASSERT_NEAR(norms[g], expected_coarse[g], tolerance(type) * expected_coarse[g]) << "aggregate " << g;
+      }
+    }
+}
+
+// The preconditioner from the device set-up and from the host reference: the same levels, and
+// the same V-cycle to rounding (in double: in float the host's coarse operators are rounded
+// from double ones, so a borderline strong connection may differ). Two device set-ups give the
+// same bits.
+TEST(DeviceCoarsening, TheHierarchyEqualsTheHostReferenceAndRepeatsBitForBit) {
+  clcg::solver::AmgOptions options;
+  options.coarse_rows = 40;  // several levels on small grids
+  for (ElementType type : types())
+    for (const Case& c : cases()) {
+      const std::string what = c.name + (type == ElementType::f64 ? " double" : " float");
+      SCOPED_TRACE(what);
+      const HostCsr a = rounded(c.a, type);
+      const DeviceCsrMatrix da(test_env(), a, type);
+      clcg::solver::AmgPreconditioner device(test_env(), da, options), again(test_env(), da, options);
+      clcg::solver::AmgPreconditioner host(test_env(), da, c.a, options);
+      if (a.rows > 200) {
+        EXPECT_GE(device.levels(), 3u);
+      }
+      const std::size_t n = std::size_t(a.rows);
+      const Eigen::VectorXd r = clcg::test::random_vector(Eigen::Index(n), 7);
+      ::cl::Buffer in = clcg::solver::make_vector(test_env(), type, n);
+      clcg::solver::upload_vector(test_env(), std::vector<double>(r.data(), r.data() + n), type, in);
+      const auto applied = [&](clcg::solver::AmgPreconditioner& m) {
+        ::cl::Buffer out = clcg::solver::make_vector(test_env(), type, n);
+        m.apply(in, out);
+        return clcg::solver::download_vector(test_env(), out, type, n);
+      };
+      const std::vector<double> z = applied(device), z_again = applied(again), z_host = applied(host);
+      EXPECT_EQ(z, z_again) << "two device set-ups differ";
+      if (type == ElementType::f32) continue;
+      EXPECT_EQ(device.report().level_rows, host.report().level_rows);
+      EXPECT_EQ(device.report().level_nnz, host.report().level_nnz);
+      double scale = 0, diff = 0;
+      for (std::size_t i = 0; i < n; ++i) scale = std::max(scale, std::abs(z_host[i])), diff = std::max(diff, std::abs(z[i] - z_host[i]));
+      // The V-cycle amplifies rounding differences a little (Chebyshev bounds from Lanczos).
+      EXPECT_LE(diff, 1e-9 * std::max(scale, 1e-30));
+    }
+}
+
+}  // namespace
