@@ -37,8 +37,10 @@ bool worth_analysing(std::size_t rows, std::size_t nnz) { return rows > 0 && nnz
 
 bool direct_pays(const FactorEstimate& factor) { return factor.flops <= direct_up_to_flops; }
 
-Preconditioner choose_preconditioner(const cl::DeviceInfo& device, std::size_t rows, std::size_t) {
-  return !device.is_cpu() && rows >= chebyshev_from_rows ? Preconditioner::chebyshev : Preconditioner::jacobi;
+Preconditioner choose_preconditioner(const cl::DeviceInfo& device, std::size_t rows, std::size_t nnz) {
+  if (device.is_cpu() || rows < chebyshev_from_rows) return Preconditioner::jacobi;
+  const bool short_rows = double(nnz) <= amg_up_to_row_length * double(rows);
+  return rows >= amg_from_rows && short_rows ? Preconditioner::amg : Preconditioner::chebyshev;
 }
 
 ElementType choose_preconditioner_precision(const cl::DeviceInfo& device, Preconditioner p, ElementType solve,

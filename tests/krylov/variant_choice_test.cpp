@@ -80,6 +80,14 @@ TEST(PreconditionerChoice, ChebyshevOnLargeProblemsOnAGpuJacobiOtherwise) {
   const std::size_t m = clcg::solver::chebyshev_from_rows;
   EXPECT_EQ(clcg::solver::choose_preconditioner(gpu, m, 7 * m), Preconditioner::chebyshev);
   EXPECT_EQ(clcg::solver::choose_preconditioner(gpu, 16'777'216, 117'047'296), Preconditioner::chebyshev);
+  // AMG from amg_from_rows rows of at most amg_up_to_row_length nonzeros (2D meshes); 3D
+  // stencils and longer rows keep Chebyshev.
+  const std::size_t g = clcg::solver::amg_from_rows;
+  EXPECT_EQ(clcg::solver::choose_preconditioner(gpu, 4'194'304, 20'955'136), Preconditioner::amg);  // 2D 2048^2
+  EXPECT_EQ(clcg::solver::choose_preconditioner(gpu, g, 6 * g), Preconditioner::amg);
+  EXPECT_EQ(clcg::solver::choose_preconditioner(gpu, g, 6 * g + 1), Preconditioner::chebyshev);
+  EXPECT_EQ(clcg::solver::choose_preconditioner(gpu, g - 1, 5 * g), Preconditioner::chebyshev);
+  EXPECT_EQ(clcg::solver::choose_preconditioner(cpu, 4'194'304, 20'955'136), Preconditioner::jacobi);
   EXPECT_EQ(clcg::solver::choose_preconditioner(gpu, m - 1, 7 * m), Preconditioner::jacobi);
   EXPECT_EQ(clcg::solver::choose_preconditioner(gpu, 1138, 4054), Preconditioner::jacobi);
   EXPECT_EQ(clcg::solver::choose_preconditioner(cpu, 16'777'216, 117'047'296), Preconditioner::jacobi);

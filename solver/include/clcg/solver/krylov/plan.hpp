@@ -64,6 +64,13 @@ bool direct_pays(const FactorEstimate& factor);
 // 2-23 ms), else Jacobi (on small matrices no other set-up and per-step cost paid off on more
 // than a few); on a CPU, Jacobi (PoCL runs Chebyshev's extra SpMVs slower than it saves steps).
 inline constexpr std::size_t chebyshev_from_rows = 100'000;
+// AMG (set up on the device) from amg_from_rows rows where rows are short (at most
+// amg_up_to_row_length nonzeros on average: 2D meshes), where Chebyshev's steps grow fastest
+// with the grid (as the square root of the rows). H100, float64, tol 1e-8 (docs/PERFORMANCE.md,
+// "AMG set up on the device"): 2D Poisson 2048^2 AMG 129 ms to solution against Chebyshev's
+// 626; 3D Poisson 128^3 (7 per row) Chebyshev 42 ms against AMG's 207.
+inline constexpr std::size_t amg_from_rows = 1'000'000;
+inline constexpr double amg_up_to_row_length = 6.0;
 Preconditioner choose_preconditioner(const cl::DeviceInfo& device, std::size_t rows, std::size_t nnz);
 
 // The precision an unset PreconditionerOptions::precision stands for: float for Chebyshev,
