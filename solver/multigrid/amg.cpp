@@ -230,10 +230,18 @@ void AmgPreconditioner::build_levels(Hierarchy& h, const AmgOptions& options) {
   report_.name = "amg";
   double nnz_total = 0;
   for (std::size_t nnz : report_.level_nnz) nnz_total += double(nnz);
+  // What the hierarchy keeps besides A: the coarse operators, P and R (CSR bytes; ELL copies
+  // for the SpMV not counted).
+  double hierarchy_bytes = 0;
+  for (std::size_t l = 1; l < h.operators.size(); ++l) hierarchy_bytes += double(h.operators[l].bytes());
+  for (std::size_t l = 0; l < h.prolongators.size(); ++l)
+    hierarchy_bytes += double(h.prolongators[l].bytes() + h.restrictions[l].bytes());
+  const double a_bytes = double(h.operators.front().bytes());
   report_.figures = {{"levels", double(levels_.size())},
                      {"operator_complexity", h.fine_nnz ? nnz_total / double(h.fine_nnz) : 1.0},
                      {"smoother_degree", double(options.smoother_degree)},
-                     {"coarse_rows", double(last.n)}};
+                     {"coarse_rows", double(last.n)},
+                     {"hierarchy_bytes_over_a", a_bytes > 0 ? hierarchy_bytes / a_bytes : 0.0}};
   report_.phases = h.phases;
   report_.phases.emplace_back("levels' SpMV layouts and kernels", kernels_s);
   report_.phases.emplace_back("smoother bounds (device Lanczos)", smoother_s);
