@@ -67,8 +67,8 @@ inline constexpr std::size_t chebyshev_from_rows = 100'000;
 // AMG (set up on the device) from amg_from_rows rows where rows are short (at most
 // amg_up_to_row_length nonzeros on average: 2D meshes), where Chebyshev's steps grow fastest
 // with the grid (as the square root of the rows). H100, float64, tol 1e-8 (docs/PERFORMANCE.md,
-// "AMG set up on the device"): 2D Poisson 2048^2 AMG 129 ms to solution against Chebyshev's
-// 626; 3D Poisson 128^3 (7 per row) Chebyshev 42 ms against AMG's 207.
+// "AMG set up on the device"): 2D Poisson 2048^2 AMG 123 ms to solution against Chebyshev's
+// 631 (1024^2: 66 against 104); 3D Poisson 128^3 (7 per row) Chebyshev 42 ms against AMG's 152.
 inline constexpr std::size_t amg_from_rows = 1'000'000;
 inline constexpr double amg_up_to_row_length = 6.0;
 Preconditioner choose_preconditioner(const cl::DeviceInfo& device, std::size_t rows, std::size_t nnz);
