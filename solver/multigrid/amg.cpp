@@ -76,19 +76,16 @@ std::size_t AmgPreconditioner::levels() const noexcept { return levels_.size(); 
 struct AmgPreconditioner::Hierarchy {
   std::vector<DeviceCsrMatrix> operators, prolongators, restrictions;
   std::optional<HostCsr> coarsest;  // the coarsest operator on the host, where the set-up has it
-  std::size_t fine_nnz = 0;
   std::vector<std::pair<std::string, double>> phases;
 };
 
 AmgPreconditioner::AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& a, const AmgOptions& options)
     : env_(env) {
   PhaseClock phase(env);
-  phase.start();
   DeviceCoarsening coarsening(env, a.type());
   SparseProducts& products = coarsening.products();
   Hierarchy h;
   h.operators.push_back(a);
-  h.fine_nnz = std::size_t(a.nnz());
   double strength_s = 0, prolongator_s = 0, galerkin_s = 0;
   double theta = options.strength;
   ::cl::Buffer candidate = make_vector(env, a.type(), std::size_t(a.rows()));  // the constant: A's near null space
@@ -131,7 +128,6 @@ AmgPreconditioner::AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& 
   std::vector<HostCsr> operators{host};
   Hierarchy h;
   h.operators.push_back(a);
-  h.fine_nnz = std::size_t(host.nnz());
   double theta = options.strength;
   std::vector<double> candidate(std::size_t(host.rows), 1.0);
   while (operators.back().rows > std::int32_t(options.coarse_rows) && operators.size() < options.max_levels) {
@@ -238,7 +234,7 @@ void AmgPreconditioner::build_levels(Hierarchy& h, const AmgOptions& options) {
     hierarchy_bytes += double(h.prolongators[l].bytes() + h.restrictions[l].bytes());
   const double a_bytes = double(h.operators.front().bytes());
   report_.figures = {{"levels", double(levels_.size())},
-                     {"operator_complexity", h.fine_nnz ? nnz_total / double(h.fine_nnz) : 1.0},
+                     {"operator_complexity", report_.level_nnz.front() ? nnz_total / double(report_.level_nnz.front()) : 1.0},
                      {"smoother_degree", double(options.smoother_degree)},
                      {"coarse_rows", double(last.n)},
                      {"hierarchy_bytes_over_a", a_bytes > 0 ? hierarchy_bytes / a_bytes : 0.0}};

@@ -4,8 +4,8 @@
 #include <utility>
 
 #include "clcg/cl/error.hpp"
-#include "clcg/solver/sparse/launch.hpp"
 #include "clcg/solver/sparse/vector_ops.hpp"
+#include "row_kernels.hpp"
 
 namespace clcg::solver {
 namespace {
@@ -13,30 +13,6 @@ namespace {
 // Rounds of the independent set before the undecided rows are all taken in (never reached on
 // the shared matrices or the grids: they take 3 to 12).
 constexpr unsigned max_mis_rounds = 64;
-
-struct Real {  // a REAL kernel argument, converted to the kernels' type
-  double value;
-};
-
-template <class... Args>
-void run(const cl::Env& env, ElementType type, ::cl::Kernel& kernel, const char* name, std::size_t rows,
-         const Args&... args) {
-  cl_uint index = 0;
-  kernel.setArg(index++, as_count(rows));
-  const auto set = [&](const auto& arg) {
-    if constexpr (std::is_same_v<std::decay_t<decltype(arg)>, Real>)
-      set_real_arg(kernel, index++, type, arg.value);
-    else
-      kernel.setArg(index++, arg);
-  };
-  (set(args), ...);
-  enqueue_grid_stride(env, kernel, name, rows, spmv_group);
-}
-
-void clear(const cl::Env& env, ::cl::Buffer& buffer, std::size_t ints) {
-  if (ints > 0)
-    cl::checked("clearing a device buffer", [&] { env.queue().enqueueFillBuffer(buffer, cl_int(0), 0, ints * sizeof(cl_int)); });
-}
 
 }  // namespace
 
@@ -64,14 +40,14 @@ DeviceCoarsening::DeviceCoarsening(const cl::Env& env, ElementType type)
 DeviceStrength DeviceCoarsening::filter(const DeviceCsrMatrix& a, double theta) {
   const std::size_t n = std::size_t(a.rows());
   ::cl::Buffer diag = make_vector(env_, type_, n);
-  run(env_, type_, row_diagonal_, "row_diagonal", n, a.row_ptr(), a.col_idx(), a.values(), diag);
+  run_rows(env_, type_, row_diagonal_, "row_diagonal", n, a.row_ptr(), a.col_idx(), a.values(), diag);
   ::cl::Buffer counts = make_index_buffer(env_, n + 1);
   const Real theta2{theta * theta};
-  run(env_, type_, filter_count_, "filter_count", n, a.row_ptr(), a.col_idx(), a.values(), diag, theta2, counts);
+  run_rows(env_, type_, filter_count_, "filter_count", n, a.row_ptr(), a.col_idx(), a.values(), diag, theta2, counts);
   DeviceStrength s;
   s.filtered = products_.allocate(counts, a.rows(), a.cols());
   s.inv_diag = make_vector(env_, type_, n);
-  run(env_, type_, filter_fill_, "filter_fill", n, a.row_ptr(), a.col_idx(), a.values(), diag, theta2,
+  run_rows(env_, type_, filter_fill_, "filter_fill", n, a.row_ptr(), a.col_idx(), a.values(), diag, theta2,
       s.filtered.row_ptr(), s.filtered.col_idx(), s.filtered.values(), s.inv_diag);
   return s;
 }
@@ -80,7 +56,7 @@ DeviceAggregates DeviceCoarsening::aggregate(const DeviceCsrMatrix& f) {
   const std::size_t n = std::size_t(f.rows());
   DeviceAggregates result;
   ::cl::Buffer state = make_index_buffer(env_, n);
-  run(env_, type_, mis_start_, "mis_start", n, f.row_ptr(), state);
+  run_rows(env_, type_, mis_start_, "mis_start", n, f.row_ptr(), state);
   ::cl::Buffer keys = cl::checked("allocating the independent set's keys", [&] {
     return ::cl::Buffer(env_.context(), CL_MEM_READ_WRITE, std::max<std::size_t>(1, n) * sizeof(cl_ulong));
   });
@@ -88,23 +64,24 @@ DeviceAggregates DeviceCoarsening::aggregate(const DeviceCsrMatrix& f) {
     return ::cl::Buffer(env_.context(), CL_MEM_READ_WRITE, std::max<std::size_t>(1, n) * sizeof(cl_ulong));
   });
   ::cl::Buffer undecided = make_index_buffer(env_, 1);
+  unsigned rounds = 0;
   for (cl_int left = n > 0 ? 1 : 0; left > 0;) {
-    ++result.rounds;
-    run(env_, type_, mis_keys_, "mis_keys", n, state, keys);
-    run(env_, type_, mis_neighbour_max_, "mis_neighbour_max", n, f.row_ptr(), f.col_idx(), keys, most);
-    run(env_, type_, mis_neighbour_max_, "mis_neighbour_max", n, f.row_ptr(), f.col_idx(), most, keys);
-    clear(env_, undecided, 1);
-    run(env_, type_, mis_decide_, "mis_decide", n, keys, state, undecided, cl_int(result.rounds == max_mis_rounds));
+    ++rounds;
+    run_rows(env_, type_, mis_keys_, "mis_keys", n, state, keys);
+    run_rows(env_, type_, mis_neighbour_max_, "mis_neighbour_max", n, f.row_ptr(), f.col_idx(), keys, most);
+    run_rows(env_, type_, mis_neighbour_max_, "mis_neighbour_max", n, f.row_ptr(), f.col_idx(), most, keys);
+    clear_ints(env_, undecided, 1);
+    run_rows(env_, type_, mis_decide_, "mis_decide", n, keys, state, undecided, cl_int(rounds == max_mis_rounds));
     cl::checked("reading the independent set's progress",
                 [&] { env_.queue().enqueueReadBuffer(undecided, CL_TRUE, 0, sizeof(cl_int), &left); });
   }
   ::cl::Buffer seed = make_index_buffer(env_, n + 1);
-  run(env_, type_, mis_members_, "mis_members", n, state, seed);
+  run_rows(env_, type_, mis_members_, "mis_members", n, state, seed);
   result.count = products_.exclusive_scan(seed, n).total;
   ::cl::Buffer first = make_index_buffer(env_, n);
-  run(env_, type_, join_seeds_, "join_seeds", n, f.row_ptr(), f.col_idx(), state, seed, first);
+  run_rows(env_, type_, join_seeds_, "join_seeds", n, f.row_ptr(), f.col_idx(), state, seed, first);
   result.of_row = make_index_buffer(env_, n);
-  run(env_, type_, join_neighbours_, "join_neighbours", n, f.row_ptr(), f.col_idx(), first, result.of_row);
+  run_rows(env_, type_, join_neighbours_, "join_neighbours", n, f.row_ptr(), f.col_idx(), first, result.of_row);
   return result;
 }
 
@@ -113,18 +90,18 @@ DeviceCsrMatrix DeviceCoarsening::smoothed_prolongator(const DeviceStrength& s, 
                                                        double omega) {
   const std::size_t n = std::size_t(s.filtered.rows());
   ::cl::Buffer counts = make_index_buffer(env_, n + 1);
-  run(env_, type_, tentative_count_, "tentative_count", n, g.of_row, counts);
+  run_rows(env_, type_, tentative_count_, "tentative_count", n, g.of_row, counts);
   DeviceCsrMatrix tentative = products_.allocate(counts, s.filtered.rows(), g.count);
-  run(env_, type_, tentative_fill_, "tentative_fill", n, g.of_row, candidate, tentative.row_ptr(), tentative.col_idx(),
+  run_rows(env_, type_, tentative_fill_, "tentative_fill", n, g.of_row, candidate, tentative.row_ptr(), tentative.col_idx(),
       tentative.values());
   const DeviceCsrMatrix by_aggregate = products_.transpose(tentative);
   coarse_candidate = make_vector(env_, type_, std::size_t(g.count));
-  run(env_, type_, row_norms_, "row_norms", std::size_t(g.count), by_aggregate.row_ptr(), by_aggregate.values(),
+  run_rows(env_, type_, row_norms_, "row_norms", std::size_t(g.count), by_aggregate.row_ptr(), by_aggregate.values(),
       coarse_candidate);
-  run(env_, type_, tentative_scale_, "tentative_scale", n, g.of_row, candidate, coarse_candidate, tentative.row_ptr(),
+  run_rows(env_, type_, tentative_scale_, "tentative_scale", n, g.of_row, candidate, coarse_candidate, tentative.row_ptr(),
       tentative.values());
   DeviceCsrMatrix p = products_.multiply(s.filtered, tentative);
-  run(env_, type_, smooth_prolongator_, "smooth_prolongator", n, g.of_row, candidate, coarse_candidate, s.inv_diag,
+  run_rows(env_, type_, smooth_prolongator_, "smooth_prolongator", n, g.of_row, candidate, coarse_candidate, s.inv_diag,
       Real{omega}, p.row_ptr(), p.col_idx(), p.values());
   return p;
 }

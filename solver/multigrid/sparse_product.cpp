@@ -8,6 +8,7 @@
 #include "clcg/cl/error.hpp"
 #include "clcg/solver/sparse/launch.hpp"
 #include "clcg/solver/sparse/vector_ops.hpp"
+#include "row_kernels.hpp"
 
 namespace clcg::solver {
 namespace {
@@ -33,12 +34,6 @@ template <class T>
 }
 
 }  // namespace
-
-::cl::Buffer make_index_buffer(const cl::Env& env, std::size_t n) {
-  return cl::checked("allocating " + std::to_string(n) + " indices on " + env.info().name, [&] {
-    return ::cl::Buffer(env.context(), CL_MEM_READ_WRITE, std::max<std::size_t>(1, n) * sizeof(std::int32_t));
-  });
-}
 
 SparseProducts::SparseProducts(const cl::Env& env, ElementType type) : env_(env), type_(type) {
   const std::string options = real_build_options(type);
@@ -105,21 +100,8 @@ DeviceCsrMatrix SparseProducts::multiply(const DeviceCsrMatrix& a, const DeviceC
   ::cl::Buffer end = make_index_buffer(env_, std::size_t(a.nnz()));
   ::cl::Buffer head = make_index_buffer(env_, std::size_t(a.nnz()));
   const auto run = [&](const ::cl::Buffer& c_row, const ::cl::Buffer& c_col, const ::cl::Buffer& c_val, int fill) {
-    cl_uint arg = 0;
-    spgemm_.setArg(arg++, as_count(std::size_t(a.rows())));
-    for (const DeviceCsrMatrix* m : {&a, &b}) {
-      spgemm_.setArg(arg++, m->row_ptr());
-      spgemm_.setArg(arg++, m->col_idx());
-      spgemm_.setArg(arg++, m->values());
-    }
-    spgemm_.setArg(arg++, cursor);
-    spgemm_.setArg(arg++, end);
-    spgemm_.setArg(arg++, head);
-    spgemm_.setArg(arg++, c_row);
-    spgemm_.setArg(arg++, c_col);
-    spgemm_.setArg(arg++, c_val);
-    spgemm_.setArg(arg++, cl_int(fill));
-    enqueue_grid_stride(env_, spgemm_, "spgemm_rows", std::size_t(a.rows()), spmv_group);
+    run_rows(env_, type_, spgemm_, "spgemm_rows", std::size_t(a.rows()), a.row_ptr(), a.col_idx(), a.values(),
+             b.row_ptr(), b.col_idx(), b.values(), cursor, end, head, c_row, c_col, c_val, cl_int(fill));
   };
   run(counts, make_index_buffer(env_, 1), make_vector(env_, type_, 1), 0);
   DeviceCsrMatrix c = allocate(counts, a.rows(), b.cols());
@@ -128,34 +110,18 @@ DeviceCsrMatrix SparseProducts::multiply(const DeviceCsrMatrix& a, const DeviceC
 }
 
 DeviceCsrMatrix SparseProducts::transpose(const DeviceCsrMatrix& m) {
-  ::cl::Buffer counts = make_index_buffer(env_, std::size_t(m.cols()) + 1);
-  cl::checked("clearing column counts", [&] {
-    env_.queue().enqueueFillBuffer(counts, cl_int(0), 0, (std::size_t(m.cols()) + 1) * sizeof(std::int32_t));
-  });
-  const cl_uint rows = as_count(std::size_t(m.rows()));
-  column_counts_.setArg(0, rows);
-  column_counts_.setArg(1, m.row_ptr());
-  column_counts_.setArg(2, m.col_idx());
-  column_counts_.setArg(3, counts);
-  enqueue_grid_stride(env_, column_counts_, "column_counts", std::size_t(m.rows()), spmv_group);
+  const std::size_t columns = std::size_t(m.cols());
+  ::cl::Buffer counts = make_index_buffer(env_, columns + 1);
+  clear_ints(env_, counts, columns + 1);
+  run_rows(env_, type_, column_counts_, "column_counts", std::size_t(m.rows()), m.row_ptr(), m.col_idx(), counts);
   DeviceCsrMatrix t = allocate(counts, m.cols(), m.rows());
-  ::cl::Buffer next = make_index_buffer(env_, std::size_t(m.cols()) + 1);
+  ::cl::Buffer next = make_index_buffer(env_, columns + 1);
   cl::checked("copying row pointers", [&] {
-    env_.queue().enqueueCopyBuffer(t.row_ptr(), next, 0, 0, (std::size_t(m.cols()) + 1) * sizeof(std::int32_t));
+    env_.queue().enqueueCopyBuffer(t.row_ptr(), next, 0, 0, (columns + 1) * sizeof(std::int32_t));
   });
-  transpose_place_.setArg(0, rows);
-  transpose_place_.setArg(1, m.row_ptr());
-  transpose_place_.setArg(2, m.col_idx());
-  transpose_place_.setArg(3, m.values());
-  transpose_place_.setArg(4, next);
-  transpose_place_.setArg(5, t.col_idx());
-  transpose_place_.setArg(6, t.values());
-  enqueue_grid_stride(env_, transpose_place_, "transpose_place", std::size_t(m.rows()), spmv_group);
-  sort_rows_.setArg(0, as_count(std::size_t(t.rows())));
-  sort_rows_.setArg(1, t.row_ptr());
-  sort_rows_.setArg(2, t.col_idx());
-  sort_rows_.setArg(3, t.values());
-  enqueue_grid_stride(env_, sort_rows_, "sort_rows", std::size_t(t.rows()), spmv_group);
+  run_rows(env_, type_, transpose_place_, "transpose_place", std::size_t(m.rows()), m.row_ptr(), m.col_idx(),
+           m.values(), next, t.col_idx(), t.values());
+  run_rows(env_, type_, sort_rows_, "sort_rows", std::size_t(t.rows()), t.row_ptr(), t.col_idx(), t.values());
   return t;
 }
 

@@ -80,11 +80,8 @@ void Spmv::build_ell(const std::string& options) {
   const std::uint64_t bytes = slots * (sizeof(std::int32_t) + reduction::element_size(a_.type()));
   check_device_memory(env_.info(), a_.bytes() + bytes, slots * reduction::element_size(a_.type()),
                       "ELL copy of the matrix (" + std::to_string(bytes) + " bytes)");
-  const std::size_t count = std::max<std::size_t>(1, slots);
-  ell_col_ = cl::checked("allocating ELL columns", [&] {
-    return ::cl::Buffer(env_.context(), CL_MEM_READ_WRITE, count * sizeof(std::int32_t));
-  });
-  ell_val_ = make_vector(env_, a_.type(), count);
+  ell_col_ = make_index_buffer(env_, std::size_t(slots));
+  ell_val_ = make_vector(env_, a_.type(), std::size_t(slots));
   ::cl::Kernel convert = env_.kernel("spmv_ell.cl", "csr_to_ell", options);
   convert.setArg(0, as_count(rows));
   convert.setArg(1, static_cast<cl_uint>(ell_width_));

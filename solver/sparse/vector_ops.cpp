@@ -15,6 +15,12 @@ namespace clcg::solver {
                      [&] { return ::cl::Buffer(env.context(), flags, bytes); });
 }
 
+::cl::Buffer make_index_buffer(const cl::Env& env, std::size_t n) {
+  return cl::checked("allocating " + std::to_string(n) + " indices on " + env.info().name, [&] {
+    return ::cl::Buffer(env.context(), CL_MEM_READ_WRITE, std::max<std::size_t>(1, n) * sizeof(std::int32_t));
+  });
+}
+
 std::size_t floor_power_of_two(std::size_t v) {
   std::size_t p = 1;
   while (p * 2 <= v) p *= 2;

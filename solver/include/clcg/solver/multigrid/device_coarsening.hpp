@@ -7,7 +7,7 @@
 //   DeviceCoarsening coarsening(env, ElementType::f64);
 //   DeviceStrength s = coarsening.filter(a, 0.08);
 //   DeviceAggregates g = coarsening.aggregate(s.filtered);
-//   DeviceCsrMatrix p = coarsening.smoothed_prolongator(s, g);
+//   DeviceCsrMatrix p = coarsening.smoothed_prolongator(s, g, ones, coarse_candidate, omega);
 #include <cstdint>
 
 #include "clcg/cl/env.hpp"
@@ -26,7 +26,6 @@ struct DeviceStrength {
 struct DeviceAggregates {
   ::cl::Buffer of_row;      // the aggregate of each row, -1 for a row with no strong connection
   std::int32_t count = 0;   // aggregates
-  unsigned rounds = 0;      // rounds the independent set took
 };
 
 class DeviceCoarsening {

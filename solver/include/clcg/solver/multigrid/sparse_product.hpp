@@ -16,9 +16,6 @@
 
 namespace clcg::solver {
 
-// An int buffer of n elements (at least one: OpenCL has no empty buffers).
-::cl::Buffer make_index_buffer(const cl::Env& env, std::size_t n);
-
 struct ScanTotals {
   std::int32_t total = 0;    // the sum of the counts
   std::int32_t largest = 0;  // the largest count
@@ -38,9 +35,6 @@ class SparseProducts {
 
   DeviceCsrMatrix multiply(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b);
   DeviceCsrMatrix transpose(const DeviceCsrMatrix& m);
-
-  const cl::Env& env() const noexcept { return env_; }
-  ElementType type() const noexcept { return type_; }
 
  private:
   cl::Env env_;

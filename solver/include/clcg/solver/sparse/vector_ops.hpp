@@ -67,5 +67,7 @@ std::vector<double> download_vector(const cl::Env& env, const ::cl::Buffer& buff
 
 // A device buffer of n elements of `type` (at least one element: OpenCL has no empty buffers).
 ::cl::Buffer make_vector(const cl::Env& env, ElementType type, std::size_t n, cl_mem_flags flags = CL_MEM_READ_WRITE);
+// A device buffer of n 32-bit ints (at least one).
+::cl::Buffer make_index_buffer(const cl::Env& env, std::size_t n);
 
 }  // namespace clcg::solver
