@@ -18,33 +18,38 @@ __kernel void row_diagonal(const uint rows, __global const int* row, __global co
   }
 }
 
+// strong[k] = 1 where entry k of A is a strong connection: the pattern A_f keeps, also when
+// A's values change later (a re-set-up filters the new values with it).
+__kernel void strength_mask(const uint rows, __global const int* row, __global const int* col,
+                            __global const REAL* val, __global const REAL* diag, const REAL theta2,
+                            __global uchar* strong) {
+  CLCG_FOR_EACH(uint, i, rows)
+  for (int k = row[i]; k < row[i + 1]; ++k) strong[k] = is_strong(i, col[k], val[k], diag[i], diag[col[k]], theta2);
+}
+
 // count[i] = 1 + strong entries of row i: A_f's row lengths.
-__kernel void filter_count(const uint rows, __global const int* row, __global const int* col,
-                           __global const REAL* val, __global const REAL* diag, const REAL theta2,
+__kernel void filter_count(const uint rows, __global const int* row, __global const uchar* strong,
                            __global int* count) {
   CLCG_FOR_EACH(uint, i, rows) {
     int c = 1;
-    for (int k = row[i]; k < row[i + 1]; ++k) c += is_strong(i, col[k], val[k], diag[i], diag[col[k]], theta2);
+    for (int k = row[i]; k < row[i + 1]; ++k) c += strong[k];
     count[i] = c;
   }
 }
 
 // A_f's entries, and inv_diag = 1 / its diagonal (0 where that is 0).
 __kernel void filter_fill(const uint rows, __global const int* row, __global const int* col,
-                          __global const REAL* val, __global const REAL* diag, const REAL theta2,
-                          __global const int* f_row, __global int* f_col, __global REAL* f_val,
-                          __global REAL* inv_diag) {
+                          __global const REAL* val, __global const uchar* strong, __global const int* f_row,
+                          __global int* f_col, __global REAL* f_val, __global REAL* inv_diag) {
   CLCG_FOR_EACH(uint, i, rows) {
     REAL dia = 0;
     int at = f_row[i] + 1;
     for (int k = row[i]; k < row[i + 1]; ++k) {
-      const int j = col[k];
-      const REAL v = val[k];
-      if (is_strong(i, j, v, diag[i], diag[j], theta2)) {
-        f_col[at] = j;
-        f_val[at++] = v;
+      if (strong[k]) {
+        f_col[at] = col[k];
+        f_val[at++] = val[k];
       } else {
-        dia += v;
+        dia += val[k];
       }
     }
     f_col[f_row[i]] = (int)i;
@@ -151,7 +156,8 @@ __kernel void join_neighbours(const uint rows, __global const int* f_row, __glob
 // candidate b (ones on the finest level; each coarser level's is the norms of the finer
 // aggregates, so P_tent b_c = b). P_tent is first filled with b, the norms are taken over the
 // sorted rows of its transpose (a fixed order), then it is scaled. Then P = P_tent -
-// omega D_f^-1 A_f P_tent in place on A_f P_tent (whose pattern holds every entry of P_tent).
+// omega D_f^-1 A_f P_tent in place on A_f P_tent (whose pattern holds every entry of P_tent);
+// P_tent is kept, so new values of A give a new P without aggregating again.
 __kernel void tentative_count(const uint rows, __global const int* aggregate, __global int* count) {
   CLCG_FOR_EACH(uint, i, rows) count[i] = aggregate[i] >= 0;
 }
@@ -175,24 +181,21 @@ __kernel void row_norms(const uint rows, __global const int* row, __global const
   }
 }
 
-inline REAL tentative_value(const int g, const uint i, __global const REAL* candidate, __global const REAL* norm) {
-  return norm[g] != (REAL)0 ? candidate[i] / norm[g] : (REAL)0;
-}
-
 __kernel void tentative_scale(const uint rows, __global const int* aggregate, __global const REAL* candidate,
                               __global const REAL* norm, __global const int* t_row, __global REAL* t_val) {
   CLCG_FOR_EACH(uint, i, rows)
-  if (aggregate[i] >= 0) t_val[t_row[i]] = tentative_value(aggregate[i], i, candidate, norm);
+  if (aggregate[i] >= 0) t_val[t_row[i]] = norm[aggregate[i]] != (REAL)0 ? candidate[i] / norm[aggregate[i]] : (REAL)0;
 }
 
-__kernel void smooth_prolongator(const uint rows, __global const int* aggregate, __global const REAL* candidate,
-                                 __global const REAL* norm, __global const REAL* inv_diag, const REAL omega, __global const int* p_row,
-                                 __global const int* p_col, __global REAL* p_val) {
+__kernel void smooth_prolongator(const uint rows, __global const int* t_row, __global const int* t_col,
+                                 __global const REAL* t_val, __global const REAL* inv_diag, const REAL omega,
+                                 __global const int* p_row, __global const int* p_col, __global REAL* p_val) {
   CLCG_FOR_EACH(uint, i, rows) {
-    const int g = aggregate[i];
+    const bool aggregated = t_row[i + 1] > t_row[i];
+    const int g = aggregated ? t_col[t_row[i]] : -1;
     for (int k = p_row[i]; k < p_row[i + 1]; ++k) {
       REAL v = -omega * inv_diag[i] * p_val[k];
-      if (p_col[k] == g) v += tentative_value(g, i, candidate, norm);
+      if (p_col[k] == g) v += t_val[t_row[i]];
       p_val[k] = v;
     }
   }

@@ -5,9 +5,8 @@
 
 // ---- Exclusive scan of n counts in chunks of `chunk`: each chunk's total (and largest
 // count) is read back, the chunk offsets are scanned on the host, then each chunk is scanned.
-__kernel void scan_chunk_totals(const uint n, const uint chunk, __global const int* counts, __global long* totals,
-                                __global int* largest) {
-  const uint chunks = (n + chunk - 1) / chunk;
+__kernel void scan_chunk_totals(const uint chunks, const uint chunk, const uint n, __global const int* counts,
+                                __global long* totals, __global int* largest) {
   CLCG_FOR_EACH(uint, c, chunks) {
     const uint end = min(n, (c + 1) * chunk);
     long sum = 0;
@@ -21,8 +20,8 @@ __kernel void scan_chunk_totals(const uint n, const uint chunk, __global const i
   }
 }
 
-__kernel void scan_chunks(const uint n, const uint chunk, __global int* counts, __global const long* offsets) {
-  const uint chunks = (n + chunk - 1) / chunk;
+__kernel void scan_chunks(const uint chunks, const uint chunk, const uint n, __global int* counts,
+                          __global const long* offsets) {
   CLCG_FOR_EACH(uint, c, chunks) {
     const uint end = min(n, (c + 1) * chunk);
     long sum = offsets[c];

@@ -55,21 +55,63 @@ HostMatrixSolver::HostMatrixSolver(const cl::Env& env, const CsrView& view, Elem
     staging_ = std::make_unique<cl::StagedUpload>(env_);
     device_a_ = DeviceCsrMatrix(env_, host_, type_, staging_.get());
     upload_seconds_ = seconds_since(upload_start);
-    // IC(0) and AMG set up on the host matrix in double (never one read back from the device).
-    std::optional<HostCsr> copy;
-    if (!owned_ && needs_host_matrix(resolved_.preconditioner)) copy = to_host_csr(host_);
-    const HostCsr* host_matrix = owned_ ? &*owned_ : copy ? &*copy : nullptr;
-    try {
-      preconditioner_ =
-          make_preconditioner(env_, device_a_, host_matrix, resolved_.preconditioner, resolved_.precond_options);
-    } catch (const PreconditionerBreakdown& failure) {
-      setup_failure_ = failure.what();
-    }
-    if (!setup_failure_) cg_ = make_cg_solver(env_, device_a_, resolved_, preconditioner_);
+    set_up_cg();
   }
   b_ = make_vector(env_, type_, n);
   x_ = make_vector(env_, type_, n);
   setup_seconds_ = seconds_since(start);
+}
+
+// The preconditioner (set up anew, or refreshed for new values) and the CG solver on device_a_.
+void HostMatrixSolver::set_up_cg() {
+  // IC(0) sets up on the host matrix in double (never one read back from the device).
+  std::optional<HostCsr> copy;
+  if (!owned_ && needs_host_matrix(resolved_.preconditioner)) copy = to_host_csr(host_);
+  const HostCsr* host_matrix = owned_ ? &*owned_ : copy ? &*copy : nullptr;
+  const Settings settings = cg_ ? cg_->settings() : resolved_;  // what the caller changed since
+  cg_.reset();
+  try {
+    preconditioner_ = refresh_preconditioner(env_, std::move(preconditioner_), device_a_, host_matrix,
+                                             resolved_.preconditioner, resolved_.precond_options);
+  } catch (const PreconditionerBreakdown& failure) {
+    setup_failure_ = failure.what();
+    preconditioner_.reset();
+  }
+  if (!setup_failure_) cg_ = make_cg_solver(env_, device_a_, settings, preconditioner_);
+}
+
+void HostMatrixSolver::update_values(const CsrView& a) {
+  if (a.rows != host_.rows || a.cols != host_.cols || a.nnz() != host_.nnz() ||
+      a.row_ptr.size() != host_.row_ptr.size() || a.values.size() != host_.values.size())
+    throw std::invalid_argument("update_values: the matrix is " + std::to_string(a.rows) + " x " +
+                                std::to_string(a.cols) + " with " + std::to_string(a.values.size()) +
+                                " values, the solver's " + std::to_string(host_.rows) + " x " +
+                                std::to_string(host_.cols) + " with " + std::to_string(host_.nnz()) +
+                                ": new values need the same pattern");
+  const auto start = std::chrono::steady_clock::now();
+  if (a.row_ptr.data() != host_.row_ptr.data() || a.col_idx.data() != host_.col_idx.data()) {
+    const auto row = std::mismatch(a.row_ptr.begin(), a.row_ptr.end(), host_.row_ptr.begin());
+    if (row.first != a.row_ptr.end())
+      throw std::invalid_argument("update_values: row pointer " + std::to_string(row.first - a.row_ptr.begin()) +
+                                  " differs from the solver's: new values need the same pattern");
+    const auto col = std::mismatch(a.col_idx.begin(), a.col_idx.end(), host_.col_idx.begin());
+    if (col.first != a.col_idx.end())
+      throw std::invalid_argument("update_values: column index of entry " +
+                                  std::to_string(col.first - a.col_idx.begin()) +
+                                  " differs from the solver's: new values need the same pattern");
+  }
+  if (owned_) std::copy(a.values.begin(), a.values.end(), owned_->values.begin());
+  else host_ = a;
+  setup_failure_.reset();
+  if (plan_.method == Method::direct) {
+    set_up_direct();
+  } else {
+    const auto upload_start = std::chrono::steady_clock::now();
+    device_a_.upload_values(env_, host_.values, staging_.get());
+    upload_seconds_ += seconds_since(upload_start);
+    set_up_cg();
+  }
+  update_seconds_ = seconds_since(start);
 }
 
 void HostMatrixSolver::set_up_direct() {

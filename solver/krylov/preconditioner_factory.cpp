@@ -70,4 +70,19 @@ std::shared_ptr<DevicePreconditioner> make_preconditioner(const cl::Env& env, co
   return m;
 }
 
+std::shared_ptr<DevicePreconditioner> refresh_preconditioner(const cl::Env& env,
+                                                             std::shared_ptr<DevicePreconditioner> m,
+                                                             const DeviceCsrMatrix& a, const HostCsr* host,
+                                                             Preconditioner p, const PreconditionerOptions& options) {
+  if (!m) return make_preconditioner(env, a, host, p, options);
+  const std::string precision = m->report().precision;
+  const double built_before = env.programs().build_seconds();
+  const auto start = std::chrono::steady_clock::now();
+  if (!m->update_values(a)) return make_preconditioner(env, a, host, p, options);
+  env.queue().finish();
+  m->record_setup(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+                  env.programs().build_seconds() - built_before, precision);
+  return m;
+}
+
 }  // namespace clcg::solver

@@ -53,6 +53,10 @@ double prolongator_weight(const cl::Env& env, const DeviceCsrMatrix& filtered, c
   return rho > 0 ? (4.0 / 3.0) / rho : 0.0;
 }
 
+double prolongator_weight(const cl::Env& env, const DeviceStrength& strength) {
+  return prolongator_weight(env, strength.filtered, strength.inv_diag);
+}
+
 }  // namespace
 
 struct AmgPreconditioner::Level {
@@ -75,16 +79,22 @@ std::size_t AmgPreconditioner::levels() const noexcept { return levels_.size(); 
 
 struct AmgPreconditioner::Hierarchy {
   std::vector<DeviceCsrMatrix> operators, prolongators, restrictions;
+  // What new values of A keep, per level but the coarsest (device set-up only): the strong
+  // connections (a char per entry of the level's operator) and P_tent.
+  std::vector<::cl::Buffer> strong;
+  std::vector<DeviceCsrMatrix> tentative;
   std::optional<HostCsr> coarsest;  // the coarsest operator on the host, where the set-up has it
   std::vector<std::pair<std::string, double>> phases;
 };
 
 AmgPreconditioner::AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& a, const AmgOptions& options)
-    : env_(env) {
+    : env_(env),
+      options_(options),
+      coarsening_(std::make_unique<DeviceCoarsening>(env, a.type())),
+      hierarchy_(std::make_unique<Hierarchy>()) {
   PhaseClock phase(env);
-  DeviceCoarsening coarsening(env, a.type());
-  SparseProducts& products = coarsening.products();
-  Hierarchy h;
+  SparseProducts& products = coarsening_->products();
+  Hierarchy& h = *hierarchy_;
   h.operators.push_back(a);
   double strength_s = 0, prolongator_s = 0, galerkin_s = 0;
   double theta = options.strength;
@@ -93,21 +103,23 @@ AmgPreconditioner::AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& 
   while (h.operators.back().rows() > std::int32_t(options.coarse_rows) && h.operators.size() < options.max_levels) {
     const DeviceCsrMatrix fine = h.operators.back();
     phase.start();
-    const DeviceStrength strength = coarsening.filter(fine, theta);
-    const DeviceAggregates aggregates = coarsening.aggregate(strength.filtered);
+    const DeviceStrength strength = coarsening_->filter(fine, theta);
+    const DeviceAggregates aggregates = coarsening_->aggregate(strength.filtered);
     strength_s += phase.seconds();
     // Stop where aggregation no longer coarsens (fewer than 20% fewer rows).
     if (aggregates.count == 0 || double(aggregates.count) > 0.8 * double(fine.rows())) break;
     phase.start();
     ::cl::Buffer coarse_candidate;
-    const double omega = prolongator_weight(env, strength.filtered, strength.inv_diag);
-    DeviceCsrMatrix p = coarsening.smoothed_prolongator(strength, aggregates, candidate, coarse_candidate, omega);
+    DeviceCsrMatrix tentative = coarsening_->tentative_prolongator(aggregates, candidate, coarse_candidate);
     candidate = coarse_candidate;
+    DeviceCsrMatrix p = coarsening_->smoothed_prolongator(strength, tentative, prolongator_weight(env, strength));
     prolongator_s += phase.seconds();
     phase.start();
     DeviceCsrMatrix r = products.transpose(p);
     DeviceCsrMatrix coarse = products.multiply(r, products.multiply(fine, p));
     galerkin_s += phase.seconds();
+    h.strong.push_back(strength.strong);
+    h.tentative.push_back(std::move(tentative));
     h.prolongators.push_back(std::move(p));
     h.restrictions.push_back(std::move(r));
     h.operators.push_back(std::move(coarse));
@@ -116,12 +128,51 @@ AmgPreconditioner::AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& 
   h.phases = {{"strength and aggregation (device)", strength_s},
               {"smoothed prolongators (device)", prolongator_s},
               {"Galerkin products (device)", galerkin_s}};
-  build_levels(h, options);
+  build_levels(h);
+  report_.kernels = coarsening_->take_kernel_times();
+}
+
+bool AmgPreconditioner::update_values(const DeviceCsrMatrix& a) {
+  if (!coarsening_) return false;
+  Hierarchy& h = *hierarchy_;
+  const DeviceCsrMatrix& before = h.operators.front();
+  if (a.rows() != before.rows() || a.nnz() != before.nnz() || a.type() != before.type())
+    throw std::invalid_argument("AMG update_values: the matrix has " + std::to_string(a.rows()) + " rows and " +
+                                std::to_string(a.nnz()) + " nonzeros, the hierarchy's " +
+                                std::to_string(before.rows()) + " and " + std::to_string(before.nnz()) +
+                                " (of the same type): new values need the same pattern");
+  PhaseClock phase(env_);
+  SparseProducts& products = coarsening_->products();
+  h.operators.front() = a;
+  double filter_s = 0, prolongator_s = 0, galerkin_s = 0;
+  for (std::size_t l = 0; l < h.strong.size(); ++l) {
+    phase.start();
+    const DeviceStrength strength = coarsening_->refilter(h.operators[l], h.strong[l]);
+    filter_s += phase.seconds();
+    phase.start();
+    coarsening_->smoothed_prolongator_values(strength, h.tentative[l], prolongator_weight(env_, strength),
+                                             h.prolongators[l]);
+    prolongator_s += phase.seconds();
+    phase.start();
+    products.transpose_values(h.prolongators[l], h.restrictions[l]);
+    products.multiply_values(h.restrictions[l], products.multiply(h.operators[l], h.prolongators[l]),
+                             h.operators[l + 1]);
+    galerkin_s += phase.seconds();
+  }
+  h.phases = {{"filters on the kept strong connections (device)", filter_s},
+              {"smoothed prolongators' values (device)", prolongator_s},
+              {"Galerkin products' values (device)", galerkin_s}};
+  levels_.clear();
+  coarse_solve_.reset();
+  report_ = PreconditionerReport{};
+  build_levels(h);
+  report_.kernels = coarsening_->take_kernel_times();
+  return true;
 }
 
 AmgPreconditioner::AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& a, const HostCsr& host,
                                      const AmgOptions& options)
-    : env_(env) {
+    : env_(env), options_(options) {
   const ElementType type = a.type();
   double strength_s = 0, prolongator_s = 0, galerkin_s = 0, upload_s = 0;
   PhaseClock phase(env);
@@ -164,11 +215,12 @@ AmgPreconditioner::AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& 
               {"smoothed prolongators (host)", prolongator_s},
               {"Galerkin products (host)", galerkin_s},
               {"upload", upload_s}};
-  build_levels(h, options);
+  build_levels(h);
 }
 
-void AmgPreconditioner::build_levels(Hierarchy& h, const AmgOptions& options) {
+void AmgPreconditioner::build_levels(Hierarchy& h) {
   const cl::Env& env = env_;
+  const AmgOptions& options = options_;
   const ElementType type = h.operators.front().type();
   double kernels_s = 0, smoother_s = 0, coarse_s = 0;
   PhaseClock phase(env);
@@ -226,12 +278,14 @@ void AmgPreconditioner::build_levels(Hierarchy& h, const AmgOptions& options) {
   report_.name = "amg";
   double nnz_total = 0;
   for (std::size_t nnz : report_.level_nnz) nnz_total += double(nnz);
-  // What the hierarchy keeps besides A: the coarse operators, P and R (CSR bytes; ELL copies
-  // for the SpMV not counted).
+  // What the hierarchy keeps besides A: the coarse operators, P and R, and for new values the
+  // strong connections and P_tent (CSR bytes; ELL copies for the SpMV not counted).
   double hierarchy_bytes = 0;
   for (std::size_t l = 1; l < h.operators.size(); ++l) hierarchy_bytes += double(h.operators[l].bytes());
   for (std::size_t l = 0; l < h.prolongators.size(); ++l)
     hierarchy_bytes += double(h.prolongators[l].bytes() + h.restrictions[l].bytes());
+  for (std::size_t l = 0; l < h.tentative.size(); ++l)
+    hierarchy_bytes += double(h.tentative[l].bytes()) + double(h.operators[l].nnz());
   const double a_bytes = double(h.operators.front().bytes());
   report_.figures = {{"levels", double(levels_.size())},
                      {"operator_complexity", report_.level_nnz.front() ? nnz_total / double(report_.level_nnz.front()) : 1.0},

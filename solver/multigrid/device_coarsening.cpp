@@ -1,11 +1,12 @@
 #include "clcg/solver/multigrid/device_coarsening.hpp"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 
 #include "clcg/cl/error.hpp"
 #include "clcg/solver/sparse/vector_ops.hpp"
-#include "row_kernels.hpp"
+#include "clcg/solver/multigrid/row_kernels.hpp"
 
 namespace clcg::solver {
 namespace {
@@ -17,10 +18,11 @@ constexpr unsigned max_mis_rounds = 64;
 }  // namespace
 
 DeviceCoarsening::DeviceCoarsening(const cl::Env& env, ElementType type)
-    : env_(env), type_(type), products_(env, type) {
+    : env_(env), type_(type), products_(env, type), kernels_(env, type) {
   const std::string options = real_build_options(type);
   const auto kernel = [&](const char* name) { return env.kernel("aggregation.cl", name, options); };
   row_diagonal_ = kernel("row_diagonal");
+  strength_mask_ = kernel("strength_mask");
   filter_count_ = kernel("filter_count");
   filter_fill_ = kernel("filter_fill");
   mis_start_ = kernel("mis_start");
@@ -40,23 +42,34 @@ DeviceCoarsening::DeviceCoarsening(const cl::Env& env, ElementType type)
 DeviceStrength DeviceCoarsening::filter(const DeviceCsrMatrix& a, double theta) {
   const std::size_t n = std::size_t(a.rows());
   ::cl::Buffer diag = make_vector(env_, type_, n);
-  run_rows(env_, type_, row_diagonal_, "row_diagonal", n, a.row_ptr(), a.col_idx(), a.values(), diag);
+  kernels_.run(row_diagonal_, "row_diagonal", n, a.row_ptr(), a.col_idx(), a.values(), diag);
+  ::cl::Buffer strong = cl::checked("allocating the strong connections", [&] {
+    return ::cl::Buffer(env_.context(), CL_MEM_READ_WRITE, std::max<std::size_t>(1, std::size_t(a.nnz())));
+  });
+  kernels_.run(strength_mask_, "strength_mask", n, a.row_ptr(), a.col_idx(), a.values(), diag, Real{theta * theta},
+               strong);
+  return refilter(a, strong);
+}
+
+DeviceStrength DeviceCoarsening::refilter(const DeviceCsrMatrix& a, const ::cl::Buffer& strong) {
+  const std::size_t n = std::size_t(a.rows());
   ::cl::Buffer counts = make_index_buffer(env_, n + 1);
-  const Real theta2{theta * theta};
-  run_rows(env_, type_, filter_count_, "filter_count", n, a.row_ptr(), a.col_idx(), a.values(), diag, theta2, counts);
+  kernels_.run(filter_count_, "filter_count", n, a.row_ptr(), strong, counts);
   DeviceStrength s;
+  s.strong = strong;
   s.filtered = products_.allocate(counts, a.rows(), a.cols());
   s.inv_diag = make_vector(env_, type_, n);
-  run_rows(env_, type_, filter_fill_, "filter_fill", n, a.row_ptr(), a.col_idx(), a.values(), diag, theta2,
-      s.filtered.row_ptr(), s.filtered.col_idx(), s.filtered.values(), s.inv_diag);
+  kernels_.run(filter_fill_, "filter_fill", n, a.row_ptr(), a.col_idx(), a.values(), strong, s.filtered.row_ptr(),
+               s.filtered.col_idx(), s.filtered.values(), s.inv_diag);
   return s;
 }
 
 DeviceAggregates DeviceCoarsening::aggregate(const DeviceCsrMatrix& f) {
   const std::size_t n = std::size_t(f.rows());
   DeviceAggregates result;
+  result.rows = f.rows();
   ::cl::Buffer state = make_index_buffer(env_, n);
-  run_rows(env_, type_, mis_start_, "mis_start", n, f.row_ptr(), state);
+  kernels_.run(mis_start_, "mis_start", n, f.row_ptr(), state);
   ::cl::Buffer keys = cl::checked("allocating the independent set's keys", [&] {
     return ::cl::Buffer(env_.context(), CL_MEM_READ_WRITE, std::max<std::size_t>(1, n) * sizeof(cl_ulong));
   });
@@ -67,43 +80,60 @@ DeviceAggregates DeviceCoarsening::aggregate(const DeviceCsrMatrix& f) {
   unsigned rounds = 0;
   for (cl_int left = n > 0 ? 1 : 0; left > 0;) {
     ++rounds;
-    run_rows(env_, type_, mis_keys_, "mis_keys", n, state, keys);
-    run_rows(env_, type_, mis_neighbour_max_, "mis_neighbour_max", n, f.row_ptr(), f.col_idx(), keys, most);
-    run_rows(env_, type_, mis_neighbour_max_, "mis_neighbour_max", n, f.row_ptr(), f.col_idx(), most, keys);
-    clear_ints(env_, undecided, 1);
-    run_rows(env_, type_, mis_decide_, "mis_decide", n, keys, state, undecided, cl_int(rounds == max_mis_rounds));
+    kernels_.run(mis_keys_, "mis_keys", n, state, keys);
+    kernels_.run(mis_neighbour_max_, "mis_neighbour_max", n, f.row_ptr(), f.col_idx(), keys, most);
+    kernels_.run(mis_neighbour_max_, "mis_neighbour_max", n, f.row_ptr(), f.col_idx(), most, keys);
+    kernels_.clear_ints(undecided, 1);
+    kernels_.run(mis_decide_, "mis_decide", n, keys, state, undecided, cl_int(rounds == max_mis_rounds));
     cl::checked("reading the independent set's progress",
                 [&] { env_.queue().enqueueReadBuffer(undecided, CL_TRUE, 0, sizeof(cl_int), &left); });
   }
   ::cl::Buffer seed = make_index_buffer(env_, n + 1);
-  run_rows(env_, type_, mis_members_, "mis_members", n, state, seed);
+  kernels_.run(mis_members_, "mis_members", n, state, seed);
   result.count = products_.exclusive_scan(seed, n).total;
   ::cl::Buffer first = make_index_buffer(env_, n);
-  run_rows(env_, type_, join_seeds_, "join_seeds", n, f.row_ptr(), f.col_idx(), state, seed, first);
+  kernels_.run(join_seeds_, "join_seeds", n, f.row_ptr(), f.col_idx(), state, seed, first);
   result.of_row = make_index_buffer(env_, n);
-  run_rows(env_, type_, join_neighbours_, "join_neighbours", n, f.row_ptr(), f.col_idx(), first, result.of_row);
+  kernels_.run(join_neighbours_, "join_neighbours", n, f.row_ptr(), f.col_idx(), first, result.of_row);
   return result;
 }
 
-DeviceCsrMatrix DeviceCoarsening::smoothed_prolongator(const DeviceStrength& s, const DeviceAggregates& g,
-                                                       const ::cl::Buffer& candidate, ::cl::Buffer& coarse_candidate,
-                                                       double omega) {
-  const std::size_t n = std::size_t(s.filtered.rows());
+DeviceCsrMatrix DeviceCoarsening::tentative_prolongator(const DeviceAggregates& g, const ::cl::Buffer& candidate,
+                                                        ::cl::Buffer& coarse_candidate) {
+  const std::size_t n = std::size_t(g.rows);
   ::cl::Buffer counts = make_index_buffer(env_, n + 1);
-  run_rows(env_, type_, tentative_count_, "tentative_count", n, g.of_row, counts);
-  DeviceCsrMatrix tentative = products_.allocate(counts, s.filtered.rows(), g.count);
-  run_rows(env_, type_, tentative_fill_, "tentative_fill", n, g.of_row, candidate, tentative.row_ptr(), tentative.col_idx(),
-      tentative.values());
+  kernels_.run(tentative_count_, "tentative_count", n, g.of_row, counts);
+  DeviceCsrMatrix tentative = products_.allocate(counts, g.rows, g.count);
+  kernels_.run(tentative_fill_, "tentative_fill", n, g.of_row, candidate, tentative.row_ptr(), tentative.col_idx(),
+               tentative.values());
   const DeviceCsrMatrix by_aggregate = products_.transpose(tentative);
   coarse_candidate = make_vector(env_, type_, std::size_t(g.count));
-  run_rows(env_, type_, row_norms_, "row_norms", std::size_t(g.count), by_aggregate.row_ptr(), by_aggregate.values(),
-      coarse_candidate);
-  run_rows(env_, type_, tentative_scale_, "tentative_scale", n, g.of_row, candidate, coarse_candidate, tentative.row_ptr(),
-      tentative.values());
+  kernels_.run(row_norms_, "row_norms", std::size_t(g.count), by_aggregate.row_ptr(), by_aggregate.values(),
+               coarse_candidate);
+  kernels_.run(tentative_scale_, "tentative_scale", n, g.of_row, candidate, coarse_candidate, tentative.row_ptr(),
+               tentative.values());
+  return tentative;
+}
+
+DeviceCsrMatrix DeviceCoarsening::smoothed_prolongator(const DeviceStrength& s, const DeviceCsrMatrix& tentative,
+                                                       double omega) {
   DeviceCsrMatrix p = products_.multiply(s.filtered, tentative);
-  run_rows(env_, type_, smooth_prolongator_, "smooth_prolongator", n, g.of_row, candidate, coarse_candidate, s.inv_diag,
-      Real{omega}, p.row_ptr(), p.col_idx(), p.values());
+  kernels_.run(smooth_prolongator_, "smooth_prolongator", std::size_t(p.rows()), tentative.row_ptr(),
+               tentative.col_idx(), tentative.values(), s.inv_diag, Real{omega}, p.row_ptr(), p.col_idx(), p.values());
   return p;
+}
+
+void DeviceCoarsening::smoothed_prolongator_values(const DeviceStrength& s, const DeviceCsrMatrix& tentative,
+                                                   double omega, DeviceCsrMatrix& p) {
+  products_.multiply_values(s.filtered, tentative, p);
+  kernels_.run(smooth_prolongator_, "smooth_prolongator", std::size_t(p.rows()), tentative.row_ptr(),
+               tentative.col_idx(), tentative.values(), s.inv_diag, Real{omega}, p.row_ptr(), p.col_idx(), p.values());
+}
+
+std::vector<KernelTime> DeviceCoarsening::take_kernel_times() {
+  std::vector<KernelTime> times = kernels_.take_times();
+  add_times(times, products_.take_kernel_times());
+  return times;
 }
 
 }  // namespace clcg::solver

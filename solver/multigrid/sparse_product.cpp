@@ -8,7 +8,7 @@
 #include "clcg/cl/error.hpp"
 #include "clcg/solver/sparse/launch.hpp"
 #include "clcg/solver/sparse/vector_ops.hpp"
-#include "row_kernels.hpp"
+#include "clcg/solver/multigrid/row_kernels.hpp"
 
 namespace clcg::solver {
 namespace {
@@ -35,7 +35,7 @@ template <class T>
 
 }  // namespace
 
-SparseProducts::SparseProducts(const cl::Env& env, ElementType type) : env_(env), type_(type) {
+SparseProducts::SparseProducts(const cl::Env& env, ElementType type) : env_(env), type_(type), kernels_(env, type) {
   const std::string options = real_build_options(type);
   chunk_totals_ = env.kernel("sparse_product.cl", "scan_chunk_totals", options);
   scan_chunks_ = env.kernel("sparse_product.cl", "scan_chunks", options);
@@ -53,12 +53,7 @@ ScanTotals SparseProducts::exclusive_scan(::cl::Buffer& counts, std::size_t n) {
   if (chunks > 0) {
     ::cl::Buffer totals(env_.context(), CL_MEM_READ_WRITE, chunks * sizeof(std::int64_t));
     ::cl::Buffer largest = make_index_buffer(env_, chunks);
-    chunk_totals_.setArg(0, as_count(n));
-    chunk_totals_.setArg(1, chunk);
-    chunk_totals_.setArg(2, counts);
-    chunk_totals_.setArg(3, totals);
-    chunk_totals_.setArg(4, largest);
-    enqueue_grid_stride(env_, chunk_totals_, "scan_chunk_totals", chunks, vector_ops_group);
+    kernels_.run(chunk_totals_, "scan_chunk_totals", chunks, chunk, as_count(n), counts, totals, largest);
     std::vector<std::int64_t> offsets = read<std::int64_t>(env_, totals, chunks, "a scan's chunk totals");
     for (std::int32_t most : read<std::int32_t>(env_, largest, chunks, "a scan's chunk maxima"))
       result.largest = std::max(result.largest, most);
@@ -71,11 +66,7 @@ ScanTotals SparseProducts::exclusive_scan(::cl::Buffer& counts, std::size_t n) {
       throw std::length_error("a sparse product has " + std::to_string(total) +
                               " nonzeros, more than 32-bit CSR indices address (" + std::to_string(max_csr_index) + ")");
     ::cl::Buffer device_offsets = write(env_, offsets, "a scan's chunk offsets");
-    scan_chunks_.setArg(0, as_count(n));
-    scan_chunks_.setArg(1, chunk);
-    scan_chunks_.setArg(2, counts);
-    scan_chunks_.setArg(3, device_offsets);
-    enqueue_grid_stride(env_, scan_chunks_, "scan_chunks", chunks, vector_ops_group);
+    kernels_.run(scan_chunks_, "scan_chunks", chunks, chunk, as_count(n), counts, device_offsets);
   }
   result.total = std::int32_t(total);
   cl::checked("writing a scan's total", [&] {
@@ -91,38 +82,63 @@ DeviceCsrMatrix SparseProducts::allocate(::cl::Buffer counts, std::int32_t rows,
                          totals.largest);
 }
 
+void SparseProducts::run_multiply(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, const ::cl::Buffer& c_row,
+                                  const ::cl::Buffer& c_col, const ::cl::Buffer& c_val, bool fill) {
+  const std::size_t scratch = std::size_t(a.nnz());
+  ::cl::Buffer cursor = make_index_buffer(env_, scratch), end = make_index_buffer(env_, scratch),
+               head = make_index_buffer(env_, scratch);
+  kernels_.run(spgemm_, fill ? "spgemm_rows (fill)" : "spgemm_rows (count)", std::size_t(a.rows()), a.row_ptr(),
+               a.col_idx(), a.values(), b.row_ptr(), b.col_idx(), b.values(), cursor, end, head, c_row, c_col, c_val,
+               cl_int(fill));
+}
+
 DeviceCsrMatrix SparseProducts::multiply(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b) {
   if (a.cols() != b.rows())
     throw std::invalid_argument("multiply: A is " + std::to_string(a.rows()) + " x " + std::to_string(a.cols()) +
                                 " but B has " + std::to_string(b.rows()) + " rows");
   ::cl::Buffer counts = make_index_buffer(env_, std::size_t(a.rows()) + 1);
-  ::cl::Buffer cursor = make_index_buffer(env_, std::size_t(a.nnz()));
-  ::cl::Buffer end = make_index_buffer(env_, std::size_t(a.nnz()));
-  ::cl::Buffer head = make_index_buffer(env_, std::size_t(a.nnz()));
-  const auto run = [&](const ::cl::Buffer& c_row, const ::cl::Buffer& c_col, const ::cl::Buffer& c_val, int fill) {
-    run_rows(env_, type_, spgemm_, "spgemm_rows", std::size_t(a.rows()), a.row_ptr(), a.col_idx(), a.values(),
-             b.row_ptr(), b.col_idx(), b.values(), cursor, end, head, c_row, c_col, c_val, cl_int(fill));
-  };
-  run(counts, make_index_buffer(env_, 1), make_vector(env_, type_, 1), 0);
+  run_multiply(a, b, counts, make_index_buffer(env_, 1), make_vector(env_, type_, 1), false);
   DeviceCsrMatrix c = allocate(counts, a.rows(), b.cols());
-  run(c.row_ptr(), c.col_idx(), c.values(), 1);
+  run_multiply(a, b, c.row_ptr(), c.col_idx(), c.values(), true);
   return c;
+}
+
+void SparseProducts::multiply_values(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, DeviceCsrMatrix& c) {
+  if (a.cols() != b.rows() || c.rows() != a.rows() || c.cols() != b.cols())
+    throw std::invalid_argument("multiply_values: C is " + std::to_string(c.rows()) + " x " + std::to_string(c.cols()) +
+                                ", not the shape of A B (" + std::to_string(a.rows()) + " x " + std::to_string(a.cols()) +
+                                " times " + std::to_string(b.rows()) + " x " + std::to_string(b.cols()) + ")");
+  run_multiply(a, b, c.row_ptr(), c.col_idx(), c.values(), true);
 }
 
 DeviceCsrMatrix SparseProducts::transpose(const DeviceCsrMatrix& m) {
   const std::size_t columns = std::size_t(m.cols());
   ::cl::Buffer counts = make_index_buffer(env_, columns + 1);
-  clear_ints(env_, counts, columns + 1);
-  run_rows(env_, type_, column_counts_, "column_counts", std::size_t(m.rows()), m.row_ptr(), m.col_idx(), counts);
+  kernels_.clear_ints(counts, columns + 1);
+  kernels_.run(column_counts_, "column_counts", std::size_t(m.rows()), m.row_ptr(), m.col_idx(), counts);
   DeviceCsrMatrix t = allocate(counts, m.cols(), m.rows());
+  place_transpose(m, t);
+  return t;
+}
+
+void SparseProducts::transpose_values(const DeviceCsrMatrix& m, DeviceCsrMatrix& t) {
+  if (t.rows() != m.cols() || t.cols() != m.rows() || t.nnz() != m.nnz())
+    throw std::invalid_argument("transpose_values: T is " + std::to_string(t.rows()) + " x " + std::to_string(t.cols()) +
+                                " with " + std::to_string(t.nnz()) + " entries, not the transpose of M");
+  place_transpose(m, t);
+}
+
+// Each entry of M at its column's next free slot of T (integer atomics), then T's rows sorted by
+// column, which fixes the order the placing left to chance.
+void SparseProducts::place_transpose(const DeviceCsrMatrix& m, DeviceCsrMatrix& t) {
+  const std::size_t columns = std::size_t(m.cols());
   ::cl::Buffer next = make_index_buffer(env_, columns + 1);
   cl::checked("copying row pointers", [&] {
     env_.queue().enqueueCopyBuffer(t.row_ptr(), next, 0, 0, (columns + 1) * sizeof(std::int32_t));
   });
-  run_rows(env_, type_, transpose_place_, "transpose_place", std::size_t(m.rows()), m.row_ptr(), m.col_idx(),
-           m.values(), next, t.col_idx(), t.values());
-  run_rows(env_, type_, sort_rows_, "sort_rows", std::size_t(t.rows()), t.row_ptr(), t.col_idx(), t.values());
-  return t;
+  kernels_.run(transpose_place_, "transpose_place", std::size_t(m.rows()), m.row_ptr(), m.col_idx(), m.values(), next,
+               t.col_idx(), t.values());
+  kernels_.run(sort_rows_, "sort_rows", std::size_t(t.rows()), t.row_ptr(), t.col_idx(), t.values());
 }
 
 }  // namespace clcg::solver

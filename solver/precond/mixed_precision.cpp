@@ -1,5 +1,7 @@
 #include "clcg/solver/precond/mixed_precision.hpp"
 
+#include <stdexcept>
+#include <string>
 #include <utility>
 
 #include "clcg/solver/sparse/vector_ops.hpp"
@@ -18,6 +20,20 @@ MixedPrecisionPreconditioner::MixedPrecisionPreconditioner(const cl::Env& env, E
       z_inner_(make_vector(env, a_inner_.type(), n_)) {
   report_ = inner_->report();
   report_.precision = std::string(reduction::type_name(a_inner_.type()));
+}
+
+bool MixedPrecisionPreconditioner::update_values(const DeviceCsrMatrix& a) {
+  if (a.rows() != a_inner_.rows() || a.nnz() != a_inner_.nnz())
+    throw std::invalid_argument("update_values: the matrix has " + std::to_string(a.rows()) + " rows and " +
+                                std::to_string(a.nnz()) + " nonzeros, the preconditioner's " +
+                                std::to_string(a_inner_.rows()) + " and " + std::to_string(a_inner_.nnz()));
+  ::cl::Buffer values = a_inner_.values();
+  narrow_.enqueue(std::size_t(a.nnz()), a.values(), values);  // the vector conversion serves the values too
+  if (!inner_->update_values(a_inner_)) return false;
+  const std::string precision = report_.precision;
+  report_ = inner_->report();
+  report_.precision = precision;
+  return true;
 }
 
 void MixedPrecisionPreconditioner::apply(const ::cl::Buffer& r, ::cl::Buffer& z) {

@@ -85,8 +85,7 @@ DeviceCsrMatrix::DeviceCsrMatrix(const cl::Env& env, const CsrView& host, Elemen
   if (!staging) staging = &own.emplace(env);
   cl::checked("uploading a CSR matrix (" + std::to_string(bytes()) + " bytes) to " + env.info().name, [&] {
     // The largest array first, so the pinned staging is allocated once at its final size.
-    if (type == ElementType::f64) staging->write(values_, host.values.data(), value_bytes);
-    else staging->write_narrowed(values_, host.values.data(), host.values.size());
+    write_values(*staging, host.values);
     staging->write(col_idx_, host.col_idx.data(), host.col_idx.size_bytes());
     staging->write(row_ptr_, host.row_ptr.data(), host.row_ptr.size_bytes());
     staging->finish();
@@ -116,6 +115,23 @@ DeviceCsrMatrix::DeviceCsrMatrix(::cl::Buffer row_ptr, ::cl::Buffer col_idx, ::c
   check(row_ptr_, (std::uint64_t(rows) + 1) * sizeof(std::int32_t), "row_ptr");
   check(col_idx_, std::uint64_t(nnz) * sizeof(std::int32_t), "col_idx");
   check(values_, std::uint64_t(nnz) * reduction::element_size(type), "values");
+}
+
+void DeviceCsrMatrix::write_values(cl::StagedUpload& staging, std::span<const double> values) {
+  if (type_ == ElementType::f64) staging.write(values_, values.data(), values.size_bytes());
+  else staging.write_narrowed(values_, values.data(), values.size());
+}
+
+void DeviceCsrMatrix::upload_values(const cl::Env& env, std::span<const double> values, cl::StagedUpload* staging) {
+  if (values.size() != std::size_t(nnz_))
+    throw std::invalid_argument("new values: " + std::to_string(values.size()) + " of them for a matrix of " +
+                                std::to_string(nnz_) + " nonzeros");
+  std::optional<cl::StagedUpload> own;
+  if (!staging) staging = &own.emplace(env);
+  cl::checked("uploading a CSR matrix's values to " + env.info().name, [&] {
+    write_values(*staging, values);
+    staging->finish();
+  });
 }
 
 DeviceCsrMatrix DeviceCsrMatrix::with_values(::cl::Buffer values, ElementType type) const {

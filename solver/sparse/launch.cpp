@@ -20,14 +20,17 @@ cl_uint as_count(std::size_t n) {
 }
 
 void enqueue_grid_stride(const cl::Env& env, ::cl::Kernel& kernel, const char* name, std::size_t n, std::size_t wg,
-                         std::size_t max_groups, std::size_t work) {
+                         std::size_t max_groups, std::size_t work, ::cl::Event* event) {
   if (n == 0) return;
   std::size_t groups = std::max<std::size_t>(1, std::min((n + wg - 1) / wg, max_groups));
   if (cl::contiguous_blocks(env.info()))  // one block per work-item
     wg = 1, groups = cl::cpu_blocks(env.info(), n, work ? work : n);
   cl::checked(std::string("running ") + name + " (n " + std::to_string(n) + ", work-group " + std::to_string(wg) +
                   ", groups " + std::to_string(groups) + ") on " + env.info().name,
-              [&] { env.queue().enqueueNDRangeKernel(kernel, ::cl::NullRange, ::cl::NDRange(groups * wg), ::cl::NDRange(wg)); });
+              [&] {
+                env.queue().enqueueNDRangeKernel(kernel, ::cl::NullRange, ::cl::NDRange(groups * wg), ::cl::NDRange(wg),
+                                                 nullptr, event);
+              });
 }
 
 void enqueue_groups(const cl::Env& env, ::cl::Kernel& kernel, const char* name, std::size_t groups, std::size_t wg) {
@@ -38,9 +41,9 @@ void enqueue_groups(const cl::Env& env, ::cl::Kernel& kernel, const char* name, 
 }
 
 void enqueue_grid_stride(const cl::Env& env, ::cl::Kernel& kernel, const char* name, std::size_t n,
-                         std::size_t preferred_wg) {
+                         std::size_t preferred_wg, ::cl::Event* event) {
   enqueue_grid_stride(env, kernel, name, n, std::min(preferred_wg, kernel_max_group(env, kernel)),
-                      groups_per_unit * env.info().compute_units);
+                      groups_per_unit * env.info().compute_units, 0, event);
 }
 
 }  // namespace clcg::solver

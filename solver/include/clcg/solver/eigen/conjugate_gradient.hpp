@@ -201,14 +201,17 @@ class ConjugateGradient : public Eigen::IterativeSolverBase<ConjugateGradient<Ma
     device_.reset();
     return *this;
   }
-  // Uploads A, builds the kernels and sets the preconditioner up on the device. Call again
-  // when A changes.
+  // Uploads A, builds the kernels and sets the preconditioner up on the device. Called again
+  // (without analyzePattern) with the analysed pattern and new values, it uploads the values
+  // only and keeps what the preconditioner built from the pattern (AMG: aggregates, the
+  // products' patterns); a different pattern throws std::invalid_argument.
   template <class MatrixDerived>
   ConjugateGradient& factorize(const Eigen::EigenBase<MatrixDerived>& a) {
     if (!m_analysisIsOk) throw std::logic_error("clcg::ConjugateGradient::factorize: call analyzePattern(A) first");
     this->grab(a.derived());
     if constexpr (computed_by_eigen) m_preconditioner.factorize(this->matrix());
-    upload();
+    if (device_) update_values();
+    else upload();
     m_factorizationIsOk = true;
     return *this;
   }
@@ -336,6 +339,14 @@ class ConjugateGradient : public Eigen::IterativeSolverBase<ConjugateGradient<Ma
         std::make_unique<solver::HostMatrixSolver>(env(), solver::to_host_csr(a, storage), element_type, chosen);
     if (device->solver->setup_failure()) m_info = Eigen::NumericalIssue;  // the preconditioner found A not SPD
     device_ = std::move(device);
+  }
+
+  void update_values() const {
+    const auto& a = this->matrix();
+    device_->solver->update_values(solver::to_host_csr(a, storage));
+    device_->values = a.valuePtr();
+    device_->outer = a.outerIndexPtr();
+    m_info = device_->solver->setup_failure() ? Eigen::NumericalIssue : Eigen::Success;
   }
 
   mutable std::optional<cl::Env> env_;

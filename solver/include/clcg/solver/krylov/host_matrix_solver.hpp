@@ -34,6 +34,14 @@ class HostMatrixSolver {
   // their own, copy it during their set-up.
   HostMatrixSolver(const cl::Env& env, const CsrView& a, ElementType type, const Settings& settings);
 
+  // New values of A on the same pattern (time stepping, Newton): `a` has the set-up's row
+  // pointers and columns (checked; std::invalid_argument names the first difference) and its new
+  // values. The solver keeps its plan; the direct method factors again on its analysis, CG
+  // uploads the values only and refreshes the preconditioner (refresh_preconditioner: AMG keeps
+  // its aggregates and patterns). A solver given its arrays reads `a`'s from now on (keep them
+  // alive); one that owns A copies the values. setup_failure() is decided anew.
+  void update_values(const CsrView& a);
+
   // b and x: rows() elements of the solver's type (float or double) in host memory; x is the
   // guess when use_guess, and the last iterate afterwards. Tolerance and limits are taken from
   // settings() at each call. true_residual: SolveInfo::true_residual is ||b - A x|| / ||b||,
@@ -60,6 +68,8 @@ class HostMatrixSolver {
   // The current x on the device (e.g. to read an iterate back from on_iteration).
   const ::cl::Buffer& device_x() const noexcept { return x_; }
   double setup_seconds() const noexcept { return setup_seconds_; }  // upload + preconditioner + kernels
+  // The last update_values(): values uploaded, preconditioner refreshed (or A factored), kernels.
+  double update_seconds() const noexcept { return update_seconds_; }
   // Seconds spent copying host data to the device so far: A at set-up, then b (and x0) at
   // each solve from host memory. Each copy is waited for, so this is what a caller waits.
   double upload_seconds() const noexcept { return upload_seconds_; }
@@ -69,6 +79,7 @@ class HostMatrixSolver {
                    std::optional<HostCsr> owned);  // A in `owned` when it has a value, else in `view`
   SolveInfo setup_failure_info() const;
   void set_up_direct();
+  void set_up_cg();
   SolveInfo solve_direct(const void* b, void* x, bool use_guess);
 
   cl::Env env_;
@@ -85,6 +96,7 @@ class HostMatrixSolver {
   ::cl::Buffer b_, x_;
   std::optional<std::string> setup_failure_;
   double setup_seconds_ = 0;
+  double update_seconds_ = 0;
   double upload_seconds_ = 0;
 };
 

@@ -20,4 +20,13 @@ std::shared_ptr<DevicePreconditioner> make_preconditioner(const cl::Env& env, co
                                                           const HostCsr* host, Preconditioner p,
                                                           const PreconditionerOptions& options = {});
 
+// `m`, made by make_preconditioner(env, a, host, p, options) for a matrix with a's pattern,
+// brought to a's values now: updated in place where it keeps what depends on the pattern only
+// (AMG: strong connections, aggregates, P_tent and every product's pattern), else (or for a
+// null m) set up anew. Returns the preconditioner to use; its report times this refresh.
+std::shared_ptr<DevicePreconditioner> refresh_preconditioner(const cl::Env& env,
+                                                             std::shared_ptr<DevicePreconditioner> m,
+                                                             const DeviceCsrMatrix& a, const HostCsr* host,
+                                                             Preconditioner p, const PreconditionerOptions& options = {});
+
 }  // namespace clcg::solver

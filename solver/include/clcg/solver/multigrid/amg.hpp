@@ -7,6 +7,8 @@
 // symmetric) and an exact solve on the coarsest level through a sparse Cholesky factor on the
 // host (so it is positive definite; precond/cholesky.hpp): the coarse vector, at most
 // AmgOptions::coarse_rows values, is the only thing read back during an apply.
+// New values of A on the same pattern (update_values) keep every level's strong connections,
+// aggregates, P_tent and the patterns of P, R and A_c: only the numbers are computed again.
 #include <cstddef>
 #include <memory>
 #include <vector>
@@ -23,6 +25,8 @@
 
 namespace clcg::solver {
 
+class DeviceCoarsening;
+
 class AmgPreconditioner : public DevicePreconditioner {
  public:
   // The hierarchy built on the device from `a` (level 0).
@@ -32,15 +36,21 @@ class AmgPreconditioner : public DevicePreconditioner {
   AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& a, const HostCsr& host, const AmgOptions& options);
   ~AmgPreconditioner() override;
   void apply(const ::cl::Buffer& r, ::cl::Buffer& z) override;
+  // `a`: level 0's pattern with new values. false for the host reference (it keeps nothing).
+  // std::invalid_argument when a's size, nonzeros or type differ from level 0's.
+  bool update_values(const DeviceCsrMatrix& a) override;
   std::size_t levels() const noexcept;
 
  private:
   struct Level;
   struct Hierarchy;
-  void build_levels(Hierarchy& hierarchy, const AmgOptions& options);
+  void build_levels(Hierarchy& hierarchy);
   void cycle(std::size_t level, const ::cl::Buffer& b, ::cl::Buffer& x);
 
   cl::Env env_;
+  AmgOptions options_;
+  std::unique_ptr<DeviceCoarsening> coarsening_;  // device set-up: its kernels, kept for update_values
+  std::unique_ptr<Hierarchy> hierarchy_;          // device set-up: operators, P, R and the kept patterns
   std::vector<std::unique_ptr<Level>> levels_;
   std::unique_ptr<DevicePreconditioner> coarse_solve_;  // A_c^-1 on the coarsest level, unless Chebyshev
 };

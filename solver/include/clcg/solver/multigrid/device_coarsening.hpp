@@ -7,8 +7,13 @@
 //   DeviceCoarsening coarsening(env, ElementType::f64);
 //   DeviceStrength s = coarsening.filter(a, 0.08);
 //   DeviceAggregates g = coarsening.aggregate(s.filtered);
-//   DeviceCsrMatrix p = coarsening.smoothed_prolongator(s, g, ones, coarse_candidate, omega);
+//   DeviceCsrMatrix t = coarsening.tentative_prolongator(g, ones, coarse_candidate);
+//   DeviceCsrMatrix p = coarsening.smoothed_prolongator(s, t, omega);
+// New values of A on the same pattern keep s.strong and t:
+//   s = coarsening.refilter(a, s.strong);
+//   coarsening.smoothed_prolongator_values(s, t, omega, p);
 #include <cstdint>
+#include <vector>
 
 #include "clcg/cl/env.hpp"
 #include "clcg/solver/multigrid/sparse_product.hpp"
@@ -21,10 +26,12 @@ struct DeviceStrength {
   // diagonal plus the weak entries (row sums kept).
   DeviceCsrMatrix filtered;
   ::cl::Buffer inv_diag;  // 1 / A_f's diagonal (0 where it is 0)
+  ::cl::Buffer strong;    // a char per entry of A: 1 where it is strong (A_f's pattern)
 };
 
 struct DeviceAggregates {
   ::cl::Buffer of_row;      // the aggregate of each row, -1 for a row with no strong connection
+  std::int32_t rows = 0;    // the level's rows
   std::int32_t count = 0;   // aggregates
 };
 
@@ -33,20 +40,31 @@ class DeviceCoarsening {
   DeviceCoarsening(const cl::Env& env, ElementType type);
 
   DeviceStrength filter(const DeviceCsrMatrix& a, double theta);
+  // A_f of A's values now, with the strong entries `strong` of an earlier filter() of A.
+  DeviceStrength refilter(const DeviceCsrMatrix& a, const ::cl::Buffer& strong);
   // Aggregates of A_f's graph, as aggregate() on the host.
   DeviceAggregates aggregate(const DeviceCsrMatrix& filtered);
-  // P = (I - omega D_f^-1 A_f) P_tent for the level's near-null-space `candidate` (rows
-  // values), as smoothed_prolongator() on the host; `coarse_candidate` gets the next level's.
-  DeviceCsrMatrix smoothed_prolongator(const DeviceStrength& strength, const DeviceAggregates& aggregates,
-                                       const ::cl::Buffer& candidate, ::cl::Buffer& coarse_candidate, double omega);
+  // P_tent for the level's near-null-space `candidate` (rows values): a row's one entry, in its
+  // aggregate's column, is its candidate value over the aggregate's norm; `coarse_candidate`
+  // gets the norms, the next level's candidate.
+  DeviceCsrMatrix tentative_prolongator(const DeviceAggregates& aggregates, const ::cl::Buffer& candidate,
+                                        ::cl::Buffer& coarse_candidate);
+  // P = (I - omega D_f^-1 A_f) P_tent, as smoothed_prolongator() on the host.
+  DeviceCsrMatrix smoothed_prolongator(const DeviceStrength& strength, const DeviceCsrMatrix& tentative, double omega);
+  // The same into p (from smoothed_prolongator with A_f's pattern unchanged): values only.
+  void smoothed_prolongator_values(const DeviceStrength& strength, const DeviceCsrMatrix& tentative, double omega,
+                                   DeviceCsrMatrix& p);
 
   SparseProducts& products() noexcept { return products_; }
+  // Device time per kernel since the last call, the products' included (a profiling queue only).
+  std::vector<KernelTime> take_kernel_times();
 
  private:
   cl::Env env_;
   ElementType type_;
   SparseProducts products_;
-  ::cl::Kernel row_diagonal_, filter_count_, filter_fill_, mis_start_, mis_keys_, mis_neighbour_max_, mis_decide_,
+  RowKernels kernels_;
+  ::cl::Kernel row_diagonal_, strength_mask_, filter_count_, filter_fill_, mis_start_, mis_keys_, mis_neighbour_max_, mis_decide_,
       mis_members_, join_seeds_, join_neighbours_, tentative_count_, tentative_fill_, row_norms_,
       tentative_scale_, smooth_prolongator_;
 };

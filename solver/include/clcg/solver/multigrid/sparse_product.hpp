@@ -8,11 +8,15 @@
 //   SparseProducts products(env, ElementType::f64);
 //   DeviceCsrMatrix ap = products.multiply(a, p);
 //   DeviceCsrMatrix r = products.transpose(p);
+//   products.multiply_values(a, p, ap);  // new values in a or p, the same patterns
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "clcg/cl/env.hpp"
+#include "clcg/solver/precond/device_preconditioner.hpp"
 #include "clcg/solver/sparse/csr_matrix.hpp"
+#include "clcg/solver/multigrid/row_kernels.hpp"
 
 namespace clcg::solver {
 
@@ -35,10 +39,22 @@ class SparseProducts {
 
   DeviceCsrMatrix multiply(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b);
   DeviceCsrMatrix transpose(const DeviceCsrMatrix& m);
+  // c (from multiply(a, b), or t from transpose(m)) given the values of a and b (of m) now,
+  // their patterns unchanged: the values only, in place, without counting or allocating.
+  void multiply_values(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, DeviceCsrMatrix& c);
+  void transpose_values(const DeviceCsrMatrix& m, DeviceCsrMatrix& t);
+
+  // Device time per kernel since the last call (a profiling queue only).
+  std::vector<KernelTime> take_kernel_times() { return kernels_.take_times(); }
 
  private:
+  void run_multiply(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, const ::cl::Buffer& c_row,
+                    const ::cl::Buffer& c_col, const ::cl::Buffer& c_val, bool fill);
+  void place_transpose(const DeviceCsrMatrix& m, DeviceCsrMatrix& t);
+
   cl::Env env_;
   ElementType type_;
+  RowKernels kernels_;
   ::cl::Kernel chunk_totals_, scan_chunks_, spgemm_, column_counts_, transpose_place_, sort_rows_;
 };
 

@@ -13,6 +13,16 @@
 
 namespace clcg::solver {
 
+class DeviceCsrMatrix;
+
+// One set-up kernel's device time from OpenCL profiling events (on a profiling queue only).
+struct KernelTime {
+  std::string name;
+  std::size_t launches = 0;
+  double seconds = 0;
+  double bytes = 0;  // the sizes of the buffers given to its launches, summed: at least what it moves
+};
+
 // What a set-up produced, for reports (cg-solve's JSON "preconditioner" object).
 struct PreconditionerReport {
   std::string name;
@@ -22,6 +32,7 @@ struct PreconditionerReport {
   std::vector<std::pair<std::string, double>> figures;  // e.g. {"degree", 4}, {"lambda_max", 1.98}
   std::vector<std::pair<std::string, double>> phases;   // set-up seconds by phase (AMG)
   std::vector<std::size_t> level_rows, level_nnz;       // multigrid hierarchies, finest first
+  std::vector<KernelTime> kernels;                      // AMG's set-up kernels, on a profiling queue
 };
 
 // A preconditioner's set-up found A not symmetric positive definite (IC(0): no positive pivot
@@ -40,6 +51,10 @@ class DevicePreconditioner {
   // Where M^-1 is a diagonal, its entries, so a CG variant can fuse the apply into its own
   // passes (Jacobi); null otherwise.
   virtual const ::cl::Buffer* inverse_diagonal() const noexcept { return nullptr; }
+  // A's values changed, its pattern did not (time stepping, Newton): recompute what depends on
+  // the values and keep what depends on the pattern only. false: nothing here is worth keeping
+  // (a set-up as cheap as the update), so the caller sets a new one up (refresh_preconditioner).
+  virtual bool update_values(const DeviceCsrMatrix& /*a*/) { return false; }
   const PreconditionerReport& report() const noexcept { return report_; }
   // The factory's measurement of the whole construction: `total` seconds, `builds` of them
   // compiling OpenCL programs (the queue finished, so device work is inside).

@@ -21,6 +21,8 @@ class MixedPrecisionPreconditioner : public DevicePreconditioner {
   MixedPrecisionPreconditioner(const cl::Env& env, ElementType outer, DeviceCsrMatrix a_inner,
                                std::shared_ptr<DevicePreconditioner> inner);
   void apply(const ::cl::Buffer& r, ::cl::Buffer& z) override;
+  // `a`: A (outer type) with new values: converted into the inner copy, then the inner update.
+  bool update_values(const DeviceCsrMatrix& a) override;
 
  private:
   DeviceCsrMatrix a_inner_;  // kept alive with the inner preconditioner that reads it

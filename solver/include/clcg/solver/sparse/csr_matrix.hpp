@@ -111,6 +111,9 @@ class DeviceCsrMatrix {
   // The same sparsity (row pointers and column indices shared, not copied) with other values:
   // nnz() elements of `type` (checked against the buffer's size).
   DeviceCsrMatrix with_values(::cl::Buffer values, ElementType type) const;
+  // New values for the same pattern (nnz() of them, converted to type()) uploaded into
+  // values() as the constructor uploads them; waits until the device holds them.
+  void upload_values(const cl::Env& env, std::span<const double> values, cl::StagedUpload* staging = nullptr);
 
   const ::cl::Buffer& row_ptr() const noexcept { return row_ptr_; }
   const ::cl::Buffer& col_idx() const noexcept { return col_idx_; }
@@ -125,6 +128,8 @@ class DeviceCsrMatrix {
   std::uint64_t bytes() const noexcept { return bytes_needed(std::uint64_t(rows_), std::uint64_t(nnz_), type_); }
 
  private:
+  void write_values(cl::StagedUpload& staging, std::span<const double> values);  // enqueued
+
   ::cl::Buffer row_ptr_;
   ::cl::Buffer col_idx_;
   ::cl::Buffer values_;

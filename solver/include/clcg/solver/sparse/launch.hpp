@@ -23,9 +23,9 @@ cl_uint as_count(std::size_t n);
 // groups of one work-item taking contiguous blocks instead (clcg/cl/launch_policy.hpp); nothing
 // for n = 0. OpenCL errors name the kernel, n and the shape.
 // `work`: the total work of the n items for the CPU's block count (an SpMV: its nonzeros);
-// 0 counts one unit an item.
+// 0 counts one unit an item. `event`, where given, receives the launch's event (profiling).
 void enqueue_grid_stride(const cl::Env& env, ::cl::Kernel& kernel, const char* name, std::size_t n, std::size_t wg,
-                         std::size_t max_groups, std::size_t work = 0);
+                         std::size_t max_groups, std::size_t work = 0, ::cl::Event* event = nullptr);
 
 // Exactly `groups` groups of `wg` work-items on every device, for kernels that lay out their
 // own work by group (the vector CSR SpMV); nothing for groups = 0.
@@ -34,6 +34,6 @@ void enqueue_groups(const cl::Env& env, ::cl::Kernel& kernel, const char* name, 
 // The same with the default cap (groups_per_unit per compute unit) and wg = min(preferred,
 // the kernel's limit).
 void enqueue_grid_stride(const cl::Env& env, ::cl::Kernel& kernel, const char* name, std::size_t n,
-                         std::size_t preferred_wg);
+                         std::size_t preferred_wg, ::cl::Event* event = nullptr);
 
 }  // namespace clcg::solver

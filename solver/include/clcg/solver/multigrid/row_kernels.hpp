@@ -1,0 +1,71 @@
+#pragma once
+// How the AMG set-up's kernels (kernels/aggregation.cl, sparse_product.cl) are launched: each
+// takes its row count first and visits its rows with CLCG_FOR_EACH. On a profiling queue
+// (cg-bench's) every launch's event is kept, so the set-up reports each kernel's device time.
+// Used by multigrid/ only.
+#include <cstddef>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "clcg/cl/env.hpp"
+#include "clcg/cl/error.hpp"
+#include "clcg/solver/precond/device_preconditioner.hpp"
+#include "clcg/solver/sparse/launch.hpp"
+#include "clcg/solver/sparse/vector_ops.hpp"
+
+namespace clcg::solver {
+
+struct Real {  // a REAL kernel argument, converted to the kernels' type
+  double value;
+};
+
+class RowKernels {
+ public:
+  RowKernels(const cl::Env& env, ElementType type);
+
+  // kernel(rows, args...) over `rows` rows, grid-stride.
+  template <class... Args>
+  void run(::cl::Kernel& kernel, const char* name, std::size_t rows, const Args&... args) {
+    cl_uint index = 0;
+    double bytes = 0;
+    kernel.setArg(index++, as_count(rows));
+    const auto set = [&](const auto& arg) {
+      using Arg = std::decay_t<decltype(arg)>;
+      if constexpr (std::is_same_v<Arg, Real>) {
+        set_real_arg(kernel, index++, type_, arg.value);
+      } else {
+        if constexpr (std::is_same_v<Arg, ::cl::Buffer>)
+          if (profiling_) bytes += double(arg.template getInfo<CL_MEM_SIZE>());
+        kernel.setArg(index++, arg);
+      }
+    };
+    (set(args), ...);
+    if (!profiling_) return enqueue_grid_stride(env_, kernel, name, rows, spmv_group);
+    launches_.push_back({name, {}, bytes});
+    enqueue_grid_stride(env_, kernel, name, rows, spmv_group, &launches_.back().event);
+  }
+
+  // The first `ints` ints of `buffer` set to 0.
+  void clear_ints(::cl::Buffer& buffer, std::size_t ints) const;
+
+  // Device time per kernel of the launches since the last call, in the order of first launch
+  // (waits for the queue); empty unless the queue profiles.
+  std::vector<KernelTime> take_times();
+
+ private:
+  struct Launch {
+    std::string name;
+    ::cl::Event event;
+    double bytes = 0;
+  };
+  cl::Env env_;
+  ElementType type_;
+  bool profiling_ = false;
+  std::vector<Launch> launches_;
+};
+
+// `more` added to `into`, kernel by kernel (by name).
+void add_times(std::vector<KernelTime>& into, const std::vector<KernelTime>& more);
+
+}  // namespace clcg::solver

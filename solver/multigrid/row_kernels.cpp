@@ -1,0 +1,47 @@
+#include "clcg/solver/multigrid/row_kernels.hpp"
+
+#include <algorithm>
+
+namespace clcg::solver {
+
+RowKernels::RowKernels(const cl::Env& env, ElementType type) : env_(env), type_(type) {
+  profiling_ = cl::checked("querying the queue's properties", [&] {
+    return (env.queue().getInfo<CL_QUEUE_PROPERTIES>() & CL_QUEUE_PROFILING_ENABLE) != 0;
+  });
+}
+
+void RowKernels::clear_ints(::cl::Buffer& buffer, std::size_t ints) const {
+  if (ints > 0)
+    cl::checked("clearing a device buffer",
+                [&] { env_.queue().enqueueFillBuffer(buffer, cl_int(0), 0, ints * sizeof(cl_int)); });
+}
+
+std::vector<KernelTime> RowKernels::take_times() {
+  std::vector<KernelTime> times;
+  if (launches_.empty()) return times;
+  cl::checked("waiting for the set-up's kernels", [&] { env_.queue().finish(); });
+  for (const Launch& launch : launches_) {
+    const double ns = cl::checked("reading a kernel's profiling times", [&] {
+      return double(launch.event.getProfilingInfo<CL_PROFILING_COMMAND_END>() -
+                    launch.event.getProfilingInfo<CL_PROFILING_COMMAND_START>());
+    });
+    add_times(times, {KernelTime{launch.name, 1, 1e-9 * ns, launch.bytes}});
+  }
+  launches_.clear();
+  return times;
+}
+
+void add_times(std::vector<KernelTime>& into, const std::vector<KernelTime>& more) {
+  for (const KernelTime& k : more) {
+    auto same = std::find_if(into.begin(), into.end(), [&](const KernelTime& t) { return t.name == k.name; });
+    if (same == into.end()) {
+      into.push_back(k);
+      continue;
+    }
+    same->launches += k.launches;
+    same->seconds += k.seconds;
+    same->bytes += k.bytes;
+  }
+}
+
+}  // namespace clcg::solver
