@@ -321,7 +321,7 @@ int check_against(const std::string& path, const nlohmann::json& now) {
 }
 
 // The --preconds table: time to solution per matrix and preconditioner (cg_time_to_solution.hpp).
-int run_time_to_solution(const clcg::cl::Env& env, const Args& args) {
+int run_time_to_solution(const clcg::cl::Env& env, const Args& args, double copy) {
   std::vector<TimeToSolutionRow> rows;
   const auto add = [&](const std::string& name, const solver::HostMatrix& a) {
     for (const auto& precision : args.precond_precisions) {
@@ -332,8 +332,13 @@ int run_time_to_solution(const clcg::cl::Env& env, const Args& args) {
                     r.precision.c_str(), r.variant.c_str(), r.rows, r.iterations, r.setup_ms, r.solve_ms, r.total_ms,
                     r.converged ? "" : "NOT CONVERGED");
         if (!r.level_rows.empty()) std::printf(" levels %zu", r.level_rows.size());
+        if (r.update_ms > 0) std::printf(" | new values %.3f", r.update_ms);
         for (const auto& [phase, ms] : r.phases) std::printf(" | %s %.2f", phase.c_str(), ms);
         std::printf("\n");
+        for (const solver::KernelTime& k : r.kernels)  // device time per set-up kernel, against the copy bandwidth
+          std::printf("    kernel %-32s %6zu launches %9.3f ms %10.1f MB %7.0f GB/s %5.1f%% of copy\n", k.name.c_str(),
+                      k.launches, 1e3 * k.seconds, k.bytes / 1e6, k.seconds > 0 ? k.bytes / k.seconds / 1e9 : 0.0,
+                      k.seconds > 0 ? 100 * k.bytes / k.seconds / copy : 0.0);
         std::fflush(stdout);
         rows.push_back(std::move(r));
       }
@@ -352,8 +357,10 @@ int run_time_to_solution(const clcg::cl::Env& env, const Args& args) {
                             {"rows", r.rows},             {"nnz", r.nnz},           {"iterations", r.iterations},
                             {"setup_ms", r.setup_ms},     {"solve_ms", r.solve_ms}, {"total_ms", r.total_ms},
                             {"converged", r.converged},   {"true_residual", r.true_residual},
-                            {"level_rows", r.level_rows}};
+                            {"level_rows", r.level_rows}, {"update_ms", r.update_ms}};
       for (const auto& [phase, ms] : r.phases) row["phases_ms"][phase] = ms;
+      for (const solver::KernelTime& k : r.kernels)
+        row["kernels"].push_back({{"name", k.name}, {"launches", k.launches}, {"ms", 1e3 * k.seconds}, {"bytes", k.bytes}});
       out["time_to_solution"].push_back(row);
     }
     std::ofstream(args.json) << out.dump(2) << '\n';
@@ -380,7 +387,7 @@ int run(const Args& args) {
       for (const auto& path : args.mtx) show(path, solver::read_matrix_market(path));
       return 0;
     }
-    if (!args.preconds.empty()) return run_time_to_solution(env, args);
+    if (!args.preconds.empty()) return run_time_to_solution(env, args, copy);
     std::vector<Row> rows;
     const auto add = [&](std::vector<Row> more) { rows.insert(rows.end(), more.begin(), more.end()); };
     for (int n : args.poisson3d) add(bench(env, "poisson3d_" + std::to_string(n), solver::poisson_3d(n, n, n), args, copy));

@@ -40,7 +40,7 @@ std::vector<TimeToSolutionRow> time_to_solution(const clcg::cl::Env& env, const 
     row.precond = std::string(solver::preconditioner_name(p));
     row.rows = a.rows();
     row.nnz = a.nonZeros();
-    std::vector<double> setup, solve;
+    std::vector<double> setup, solve, update;
     solver::Settings settings;
     settings.variant = solver::CgVariant::automatic;
     settings.preconditioner = p;
@@ -81,8 +81,16 @@ std::vector<TimeToSolutionRow> time_to_solution(const clcg::cl::Env& env, const 
       }
       if (m) {  // the set-up phases of the last repeat (the warm-up's include program builds)
         row.level_rows = m->report().level_rows;
+        row.kernels = m->report().kernels;
         row.phases.clear();
         for (const auto& [phase, seconds] : m->report().phases) row.phases.emplace_back(phase, 1e3 * seconds);
+      }
+      if (!factor) {
+        env.queue().finish();
+        start = Clock::now();
+        m = solver::refresh_preconditioner(env, m, device_a, &host, plan.settings.preconditioner, options);
+        env.queue().finish();
+        update.push_back(ms_since(start));
       }
       setup.push_back(setup_ms);
       solve.push_back(solve_ms);
@@ -92,6 +100,7 @@ std::vector<TimeToSolutionRow> time_to_solution(const clcg::cl::Env& env, const 
     }
     row.setup_ms = clcg::apps::median(setup);
     row.solve_ms = clcg::apps::median(solve);
+    row.update_ms = update.empty() ? 0.0 : clcg::apps::median(update);
     row.total_ms = row.setup_ms + row.solve_ms;
     rows.push_back(row);
   }

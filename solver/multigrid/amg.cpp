@@ -116,7 +116,7 @@ AmgPreconditioner::AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& 
     prolongator_s += phase.seconds();
     phase.start();
     DeviceCsrMatrix r = products.transpose(p);
-    DeviceCsrMatrix coarse = products.multiply(r, products.multiply(fine, p));
+    DeviceCsrMatrix coarse = products.multiply(r, products.multiply(fine, p, "A P"), "R (A P)");
     galerkin_s += phase.seconds();
     h.strong.push_back(strength.strong);
     h.tentative.push_back(std::move(tentative));
@@ -155,8 +155,8 @@ bool AmgPreconditioner::update_values(const DeviceCsrMatrix& a) {
     prolongator_s += phase.seconds();
     phase.start();
     products.transpose_values(h.prolongators[l], h.restrictions[l]);
-    products.multiply_values(h.restrictions[l], products.multiply(h.operators[l], h.prolongators[l]),
-                             h.operators[l + 1]);
+    products.multiply_values(h.restrictions[l], products.multiply(h.operators[l], h.prolongators[l], "A P"),
+                             h.operators[l + 1], "R (A P)");
     galerkin_s += phase.seconds();
   }
   h.phases = {{"filters on the kept strong connections (device)", filter_s},

@@ -117,7 +117,7 @@ DeviceCsrMatrix DeviceCoarsening::tentative_prolongator(const DeviceAggregates& 
 
 DeviceCsrMatrix DeviceCoarsening::smoothed_prolongator(const DeviceStrength& s, const DeviceCsrMatrix& tentative,
                                                        double omega) {
-  DeviceCsrMatrix p = products_.multiply(s.filtered, tentative);
+  DeviceCsrMatrix p = products_.multiply(s.filtered, tentative, "A_f P_tent");
   kernels_.run(smooth_prolongator_, "smooth_prolongator", std::size_t(p.rows()), tentative.row_ptr(),
                tentative.col_idx(), tentative.values(), s.inv_diag, Real{omega}, p.row_ptr(), p.col_idx(), p.values());
   return p;
@@ -125,7 +125,7 @@ DeviceCsrMatrix DeviceCoarsening::smoothed_prolongator(const DeviceStrength& s, 
 
 void DeviceCoarsening::smoothed_prolongator_values(const DeviceStrength& s, const DeviceCsrMatrix& tentative,
                                                    double omega, DeviceCsrMatrix& p) {
-  products_.multiply_values(s.filtered, tentative, p);
+  products_.multiply_values(s.filtered, tentative, p, "A_f P_tent");
   kernels_.run(smooth_prolongator_, "smooth_prolongator", std::size_t(p.rows()), tentative.row_ptr(),
                tentative.col_idx(), tentative.values(), s.inv_diag, Real{omega}, p.row_ptr(), p.col_idx(), p.values());
 }

@@ -83,32 +83,35 @@ DeviceCsrMatrix SparseProducts::allocate(::cl::Buffer counts, std::int32_t rows,
 }
 
 void SparseProducts::run_multiply(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, const ::cl::Buffer& c_row,
-                                  const ::cl::Buffer& c_col, const ::cl::Buffer& c_val, bool fill) {
+                                  const ::cl::Buffer& c_col, const ::cl::Buffer& c_val, bool fill,
+                                  const std::string& label) {
   const std::size_t scratch = std::size_t(a.nnz());
   ::cl::Buffer cursor = make_index_buffer(env_, scratch), end = make_index_buffer(env_, scratch),
                head = make_index_buffer(env_, scratch);
-  kernels_.run(spgemm_, fill ? "spgemm_rows (fill)" : "spgemm_rows (count)", std::size_t(a.rows()), a.row_ptr(),
+  const std::string name = "spgemm_rows " + label + (fill ? " (fill)" : " (count)");
+  kernels_.run(spgemm_, name.c_str(), std::size_t(a.rows()), a.row_ptr(),
                a.col_idx(), a.values(), b.row_ptr(), b.col_idx(), b.values(), cursor, end, head, c_row, c_col, c_val,
                cl_int(fill));
 }
 
-DeviceCsrMatrix SparseProducts::multiply(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b) {
+DeviceCsrMatrix SparseProducts::multiply(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, const std::string& label) {
   if (a.cols() != b.rows())
     throw std::invalid_argument("multiply: A is " + std::to_string(a.rows()) + " x " + std::to_string(a.cols()) +
                                 " but B has " + std::to_string(b.rows()) + " rows");
   ::cl::Buffer counts = make_index_buffer(env_, std::size_t(a.rows()) + 1);
-  run_multiply(a, b, counts, make_index_buffer(env_, 1), make_vector(env_, type_, 1), false);
+  run_multiply(a, b, counts, make_index_buffer(env_, 1), make_vector(env_, type_, 1), false, label);
   DeviceCsrMatrix c = allocate(counts, a.rows(), b.cols());
-  run_multiply(a, b, c.row_ptr(), c.col_idx(), c.values(), true);
+  run_multiply(a, b, c.row_ptr(), c.col_idx(), c.values(), true, label);
   return c;
 }
 
-void SparseProducts::multiply_values(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, DeviceCsrMatrix& c) {
+void SparseProducts::multiply_values(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, DeviceCsrMatrix& c,
+                                     const std::string& label) {
   if (a.cols() != b.rows() || c.rows() != a.rows() || c.cols() != b.cols())
     throw std::invalid_argument("multiply_values: C is " + std::to_string(c.rows()) + " x " + std::to_string(c.cols()) +
                                 ", not the shape of A B (" + std::to_string(a.rows()) + " x " + std::to_string(a.cols()) +
                                 " times " + std::to_string(b.rows()) + " x " + std::to_string(b.cols()) + ")");
-  run_multiply(a, b, c.row_ptr(), c.col_idx(), c.values(), true);
+  run_multiply(a, b, c.row_ptr(), c.col_idx(), c.values(), true, label);
 }
 
 DeviceCsrMatrix SparseProducts::transpose(const DeviceCsrMatrix& m) {

@@ -24,9 +24,9 @@ class RowKernels {
  public:
   RowKernels(const cl::Env& env, ElementType type);
 
-  // kernel(rows, args...) over `rows` rows, grid-stride.
+  // kernel(rows, args...) over `rows` rows, grid-stride; `name` for errors and the profile.
   template <class... Args>
-  void run(::cl::Kernel& kernel, const char* name, std::size_t rows, const Args&... args) {
+  void run(::cl::Kernel& kernel, const std::string& name, std::size_t rows, const Args&... args) {
     cl_uint index = 0;
     double bytes = 0;
     kernel.setArg(index++, as_count(rows));
@@ -41,9 +41,9 @@ class RowKernels {
       }
     };
     (set(args), ...);
-    if (!profiling_) return enqueue_grid_stride(env_, kernel, name, rows, spmv_group);
+    if (!profiling_) return enqueue_grid_stride(env_, kernel, name.c_str(), rows, spmv_group);
     launches_.push_back({name, {}, bytes});
-    enqueue_grid_stride(env_, kernel, name, rows, spmv_group, &launches_.back().event);
+    enqueue_grid_stride(env_, kernel, name.c_str(), rows, spmv_group, &launches_.back().event);
   }
 
   // The first `ints` ints of `buffer` set to 0.

@@ -11,6 +11,7 @@
 //   products.multiply_values(a, p, ap);  // new values in a or p, the same patterns
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "clcg/cl/env.hpp"
@@ -37,11 +38,13 @@ class SparseProducts {
   // into its row pointers and columns and values are allocated.
   DeviceCsrMatrix allocate(::cl::Buffer counts, std::int32_t rows, std::int32_t cols);
 
-  DeviceCsrMatrix multiply(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b);
+  // `label` names the product's kernels in the profile (e.g. "A P").
+  DeviceCsrMatrix multiply(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, const std::string& label = "A B");
   DeviceCsrMatrix transpose(const DeviceCsrMatrix& m);
   // c (from multiply(a, b), or t from transpose(m)) given the values of a and b (of m) now,
   // their patterns unchanged: the values only, in place, without counting or allocating.
-  void multiply_values(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, DeviceCsrMatrix& c);
+  void multiply_values(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, DeviceCsrMatrix& c,
+                       const std::string& label = "A B");
   void transpose_values(const DeviceCsrMatrix& m, DeviceCsrMatrix& t);
 
   // Device time per kernel since the last call (a profiling queue only).
@@ -49,7 +52,7 @@ class SparseProducts {
 
  private:
   void run_multiply(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, const ::cl::Buffer& c_row,
-                    const ::cl::Buffer& c_col, const ::cl::Buffer& c_val, bool fill);
+                    const ::cl::Buffer& c_col, const ::cl::Buffer& c_val, bool fill, const std::string& label);
   void place_transpose(const DeviceCsrMatrix& m, DeviceCsrMatrix& t);
 
   cl::Env env_;
