@@ -96,8 +96,9 @@ class Solver:
     then b, x0 and out may be pyopencl arrays on that context, used in place on the device.
 
     A CSR with sorted rows, int32 indices and float64 values is read in place (no copy); keep it
-    unchanged while the Solver lives. setup_seconds: upload + preconditioner + kernels;
-    upload_seconds: host-to-device copies so far (A, then b and x0 of each host solve).
+    unchanged while the Solver lives (.update(A) for new values). setup_seconds: upload +
+    preconditioner + kernels; upload_seconds: host-to-device copies so far (A, then b and x0 of
+    each host solve).
     """
 
     def __init__(self, A, *, precond="auto", variant="auto", precision="double", precond_precision="auto",
@@ -109,6 +110,7 @@ class Solver:
         if precision == "float" and precond_precision == "double":
             raise ValueError("precond_precision='double' needs precision='double'")
         self.queue = dev.caller_queue(queue, context)
+        self._check_symmetry = check_symmetry
         if self.queue is not None and device is not None:
             raise ValueError("pass device= or queue=/context=, not both (the queue names its device)")
         # In a double solve the device checks the symmetry of the uploaded matrix (no host pass).
@@ -131,6 +133,29 @@ class Solver:
     @property
     def upload_seconds(self):
         return self._native.upload_seconds
+
+    @property
+    def update_seconds(self):
+        """Seconds the last .update(A) took (values uploaded, preconditioner refreshed)."""
+        return self._native.update_seconds
+
+    def update(self, A):
+        """New values of A on the pattern the Solver was set up with (time stepping, Newton):
+        the same shape, indptr and indices, new data; ValueError names the first difference.
+        Only the values are uploaded; the preconditioner keeps what depends on the pattern (AMG
+        its aggregates and its products' patterns, the direct method its analysis) and
+        recomputes the rest, much faster than a new Solver(A). A is read in place from now on."""
+        check_on_device = self._check_symmetry and self.dtype == np.float64
+        csr = as_csr(A, check_symmetry=self._check_symmetry and not check_on_device)
+        if csr.shape != self.shape:
+            raise ValueError(f"update: A is {csr.shape[0]} x {csr.shape[1]}, the Solver's {self.shape[0]} x "
+                             f"{self.shape[1]}: new values need the same pattern")
+        self._native.update_values(csr.indptr, csr.indices, csr.data)  # ValueError: another pattern
+        if check_on_device:
+            refuse_if_asymmetric(*self._native.symmetry())
+        self.preconditioner_precision = self._native.preconditioner_precision or None
+        self._norm_a = None
+        return self
 
     def solve(self, b, x0=None, *, rtol=1e-8, atol=0.0, maxiter=None, callback=None, out=None):
         """Solves A x = b to ||b - A x|| <= max(rtol ||b||, atol) (recursive residual), at most

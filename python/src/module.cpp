@@ -142,7 +142,23 @@ class Solver {
                [&] { return solver_->solve(b_buffer, x_buffer, use_guess); });
   }
 
+  // New values on the set-up's pattern (HostMatrixSolver::update_values checks it); the arrays
+  // are read in place from now on, so they are kept alive in place of the old ones.
+  void update_values(const Array<std::int32_t>& indptr, const Array<std::int32_t>& indices, const Array<double>& data) {
+    const clcg::solver::CsrView& now = solver_->host();
+    const clcg::solver::CsrView a(now.rows, now.cols, {indptr.data(), std::size_t(indptr.size())},
+                                  {indices.data(), std::size_t(indices.size())}, {data.data(), std::size_t(data.size())});
+    {
+      py::gil_scoped_release unlocked;
+      solver_->update_values(a);
+    }
+    indptr_ = indptr;
+    indices_ = indices;
+    data_ = data;
+  }
+
   double setup_seconds() const { return solver_->setup_seconds(); }
+  double update_seconds() const { return solver_->update_seconds(); }
   double upload_seconds() const { return solver_->upload_seconds(); }
   // io's symmetry check on the uploaded matrix (a double solver only): (largest |a_ij - a_ji|,
   // largest |a_ij|, row, col of the mismatch). A direct plan never uploads A (it is small: at
@@ -325,7 +341,9 @@ PYBIND11_MODULE(_clcg, m) {
       .def("solve_on_device", &Solver::solve_on_device, py::arg("b"), py::arg("x"), py::arg("use_guess"),
            py::arg("tolerance"), py::arg("max_iterations"), py::arg("callback"))
       .def_property_readonly("context_handle", &Solver::context_handle)
+      .def("update_values", &Solver::update_values, py::arg("indptr"), py::arg("indices"), py::arg("data"))
       .def_property_readonly("setup_seconds", &Solver::setup_seconds)
+      .def_property_readonly("update_seconds", &Solver::update_seconds)
       .def_property_readonly("upload_seconds", &Solver::upload_seconds)
       .def("symmetry", &Solver::symmetry)
       .def_property_readonly("preconditioner", &Solver::preconditioner)

@@ -1,4 +1,5 @@
-"""clcg.Solver: set up once, solve many right-hand sides; what a result reports; Ctrl-C."""
+"""clcg.Solver: set up once, solve many right-hand sides; new values on the same pattern; what a
+result reports; Ctrl-C."""
 import os
 import signal
 import threading
@@ -6,6 +7,7 @@ import time
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 import clcg
 from conftest import poisson2d
@@ -37,6 +39,35 @@ def test_many_right_hand_sides_reuse_the_set_up():
     # the same b twice gives the same bits (nothing left over from the previous solve)
     again = solver.solve((A @ X)[:, 2], rtol=1e-10)
     np.testing.assert_array_equal(again.x, results[2].x)
+
+
+@pytest.mark.parametrize("precond", ["amg", "jacobi", "auto"])
+def test_update_takes_new_values_on_the_same_pattern(precond):
+    """update(A) solves as a new Solver(A) would: bit for bit where the set-up keeps nothing that
+    depends on values (Jacobi; auto: a direct solve with the same analysis); AMG keeps its
+    aggregates and coarse patterns, which the new values would not all give (D A D changes the
+    coarse levels' strong connections), so it needs about as many steps. Another pattern is refused."""
+    A = poisson2d(23).tocsr()
+    d = np.random.default_rng(3).uniform(0.5, 2.0, A.shape[0])
+    scaled = (sp.diags(d) @ A @ sp.diags(d)).tocsr()
+    scaled.sort_indices()
+    solver = clcg.Solver(A, precond=precond)
+    b = np.linspace(-1.0, 1.0, A.shape[0])
+    first = solver.solve(b, rtol=1e-10)
+    assert solver.update(scaled) is solver and solver.update_seconds > 0
+    got = solver.solve(b, rtol=1e-10)
+    expected = clcg.Solver(scaled, precond=precond).solve(b, rtol=1e-10)
+    assert got.converged and np.linalg.norm(scaled @ got.x - b) <= 1e-9 * np.linalg.norm(b)
+    assert not np.array_equal(got.x, first.x)
+    if precond == "amg":
+        assert got.iterations <= expected.iterations + 2
+    else:
+        assert got.iterations == expected.iterations
+        np.testing.assert_array_equal(got.x, expected.x)
+    with pytest.raises(ValueError, match="same pattern"):
+        solver.update(poisson2d(22))
+    with pytest.raises(ValueError, match="same pattern"):
+        solver.update(A + sp.eye(A.shape[0], k=5) + sp.eye(A.shape[0], k=-5))  # more nonzeros
 
 
 def test_not_converged_reports_the_limit():

@@ -1,7 +1,8 @@
 // clcg::ConjugateGradient as an Eigen iterative solver: generic code written against Eigen's
 // solver bases takes it, solve() is Eigen's expression (into a Matrix, a Block, a Map, inside
 // larger expressions), sparse right-hand sides, every input form compute() must accept, the
-// preconditioner types, A uploaded once for many columns, and sizes checked. The reference
+// preconditioner types, A uploaded once for many columns, factorize() again for new values on
+// the analysed pattern, and sizes checked. The reference
 // is Eigen's own dense LDLT on the same matrix.
 #include <gtest/gtest.h>
 
@@ -213,6 +214,28 @@ TEST(EigenSolverApi, ManyColumnsUploadAOnceAndAComputeThroughTheBaseIsNoticed) {
   base.compute(other);
   const VectorXd c = VectorXd::Ones(other.rows());
   EXPECT_LE(difference(cg.solve(c), reference(other, c)), close);
+}
+
+// analyzePattern once, then factorize for each new set of values (time stepping): the device
+// keeps A's pattern and the preconditioner's (AMG: aggregates), and each solve is what a
+// compute() on those values gives, bit for bit. Another pattern is refused.
+TEST(EigenSolverApi, FactorizeAgainTakesNewValuesOnTheAnalysedPattern) {
+  const SpMat a = grid(), scaled = SpMat(clcg::test::scaled_symmetrically(clcg::test::poisson(13, 11), 8));
+  const VectorXd b = VectorXd::LinSpaced(a.rows(), -1.0, 1.0);
+  clcg::ConjugateGradient<SpMat, Eigen::Lower | Eigen::Upper, clcg::AmgPreconditioner<double>> cg(test_env()), fresh(test_env());
+  cg.settings().precond_options.amg.strength = 0;  // strong connections that new values cannot change
+  fresh.settings().precond_options.amg.strength = 0;
+  cg.setTolerance(tol).analyzePattern(a);
+  cg.factorize(a);
+  EXPECT_LE(difference(cg.solve(b), reference(a, b)), close);
+  cg.factorize(scaled);
+  const VectorXd x = cg.solve(b);
+  EXPECT_EQ(cg.info(), Eigen::Success);
+  EXPECT_LE(difference(x, reference(scaled, b)), close);
+  const VectorXd expected = fresh.setTolerance(tol).compute(scaled).solve(b);
+  EXPECT_EQ(x, expected);
+  EXPECT_EQ(cg.iterations(), fresh.iterations());
+  EXPECT_THROW(cg.factorize(SpMat(clcg::test::poisson(11, 13, 2))), std::invalid_argument);
 }
 
 TEST(EigenSolverApi, WrongSizesAndMissingComputeThrowNamingThem) {

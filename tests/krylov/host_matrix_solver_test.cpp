@@ -1,10 +1,14 @@
 // HostMatrixSolver on the caller's arrays (a CsrView, no host copy of A) solves exactly as on
 // arrays it owns, IC(0) and AMG included (they copy A for their host set-up); its uploads are
-// timed; and the host-in/host-out solve's true residual, now taken on the device in a double
-// solve, agrees with the host's recomputation.
+// timed; the host-in/host-out solve's true residual, now taken on the device in a double
+// solve, agrees with the host's recomputation; and new values on the same pattern solve as a
+// fresh solver does, while another pattern is refused.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <stdexcept>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "clcg/solver/krylov/host_matrix_solver.hpp"
@@ -70,6 +74,60 @@ TEST(HostMatrixSolver, HostSolveTrueResidualAgreesWithTheHostRecomputation) {
     EXPECT_NEAR(solution.info.true_residual, host, 1e-9 * host);
     EXPECT_GT(solution.upload_seconds, 0.0);
   }
+}
+
+}  // namespace
+
+namespace {
+
+// New values on the same pattern: a solver brought to them solves as one set up on them from
+// scratch, bit for bit (the same plan, and AMG keeps aggregates that strength 0 makes the same),
+// for arrays the solver owns or reads in place, the direct method included.
+TEST(HostMatrixSolver, NewValuesOnTheSamePatternSolveAsAFreshSolver) {
+  const clcg::solver::HostMatrix a = clcg::test::poisson(23, 19);
+  const clcg::solver::HostMatrix scaled = clcg::test::scaled_symmetrically(a, 4);
+  for (const Preconditioner p : {Preconditioner::jacobi, Preconditioner::chebyshev, Preconditioner::amg,
+                                 Preconditioner::automatic}) {
+    SCOPED_TRACE(clcg::solver::preconditioner_name(p));
+    Settings settings;
+    settings.preconditioner = p;
+    settings.variant = clcg::solver::CgVariant::automatic;
+    settings.precond_options.amg.strength = 0;
+    settings.tolerance = 1e-8;
+    HostMatrixSolver owning(test_env(), clcg::solver::to_host_csr(a), solve_type(), settings);
+    HostMatrixSolver viewing(test_env(), clcg::solver::csr_view(a), solve_type(), settings);
+    HostMatrixSolver fresh(test_env(), clcg::solver::to_host_csr(scaled), solve_type(), settings);
+    const std::vector<double> before = solve_ones(owning, a);
+    owning.update_values(clcg::solver::csr_view(scaled));
+    viewing.update_values(clcg::solver::csr_view(scaled));
+    EXPECT_EQ(viewing.host().values.data(), scaled.valuePtr());  // the new arrays, read in place
+    EXPECT_GT(owning.update_seconds(), 0.0);
+    const std::vector<double> expected = solve_ones(fresh, scaled);
+    EXPECT_EQ(solve_ones(owning, scaled), expected);
+    EXPECT_EQ(solve_ones(viewing, scaled), expected);
+    EXPECT_EQ(owning.plan().method, fresh.plan().method);
+  }
+}
+
+TEST(HostMatrixSolver, NewValuesOnAnotherPatternAreRefusedNamingTheDifference) {
+  const clcg::solver::HostMatrix a = clcg::test::poisson(9, 8);
+  HostMatrixSolver solver(test_env(), clcg::solver::to_host_csr(a), solve_type(), Settings{});
+  const auto message = [&](const clcg::solver::HostCsr& other) {
+    try {
+      solver.update_values(other);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message(clcg::solver::to_host_csr(clcg::test::poisson(8, 9, 2))).find("same pattern"), std::string::npos);
+  clcg::solver::HostCsr moved = clcg::solver::to_host_csr(a);
+  std::swap(moved.col_idx[3], moved.col_idx[4]);  // same sizes, two columns exchanged in row 1
+  EXPECT_NE(message(moved).find("column index of entry 3"), std::string::npos) << message(moved);
+  clcg::solver::HostCsr shifted = clcg::solver::to_host_csr(a);
+  shifted.row_ptr[5] += 1;
+  EXPECT_NE(message(shifted).find("row pointer 5"), std::string::npos) << message(shifted);
+  EXPECT_EQ(solve_ones(solver, a).size(), std::size_t(a.rows()));  // still solves its own matrix
 }
 
 }  // namespace

@@ -124,6 +124,19 @@ inline HostMatrix random_dd_spd(int n, int nnz_per_row, std::uint64_t seed) {
   return a;
 }
 
+// D A D for a random positive diagonal D (entries in [0.5, 2)): new values on A's pattern that
+// keep it SPD and keep every strong connection (|a_ij|^2 >= theta^2 a_ii a_jj is unchanged by
+// a symmetric diagonal scaling): what a time step or Newton step hands a solver.
+inline HostMatrix scaled_symmetrically(HostMatrix a, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> value(0.5, 2.0);
+  std::vector<double> d(std::size_t(a.rows()));
+  for (double& v : d) v = value(rng);
+  for (int i = 0; i < a.outerSize(); ++i)
+    for (HostMatrix::InnerIterator it(a, i); it; ++it) it.valueRef() *= d[std::size_t(i)] * d[std::size_t(it.col())];
+  return a;
+}
+
 // Gershgorin bound on cond2 of a symmetric matrix whose discs stay right of 0 (else +inf).
 inline double gershgorin_condition(const HostMatrix& a) {
   double lo = INFINITY, hi = 0;

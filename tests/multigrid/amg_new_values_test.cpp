@@ -1,0 +1,141 @@
+// New values on the same pattern (time stepping, Newton): the values-only sparse products and
+// transposes equal fresh ones, and an AMG hierarchy brought to new values (it keeps the strong
+// connections, aggregates, P_tent and the products' patterns) gives the same bits as a set-up
+// from scratch on those values, whenever the strong connections are the same on every level
+// (strength 0: every nonzero is strong; D A D keeps the nonzeros while changing P, R and every
+// A_c). Float and double, n = 0 and 1, sizes off the group size.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "clcg/solver/krylov/preconditioner_factory.hpp"
+#include "clcg/solver/multigrid/amg.hpp"
+#include "clcg/solver/multigrid/sparse_product.hpp"
+#include "clcg/solver/sparse/vector_ops.hpp"
+#include "support/cg_problems.hpp"
+#include "support/device_fixture.hpp"
+
+namespace {
+
+using clcg::solver::DeviceCsrMatrix;
+using clcg::solver::ElementType;
+using clcg::solver::HostCsr;
+using clcg::test::test_env;
+
+std::vector<ElementType> types() {
+  std::vector<ElementType> t{ElementType::f32};
+  if (clcg::test::device_has_fp64()) t.push_back(ElementType::f64);
+  return t;
+}
+
+std::string traced(ElementType type) { return type == ElementType::f64 ? " double" : " float"; }
+
+// The same pattern with values drawn anew (fixed seed).
+HostCsr with_new_values(HostCsr m, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> value(-1.0, 1.0);
+  for (double& v : m.values) v = value(rng);
+  return m;
+}
+
+HostCsr csr(const clcg::solver::HostMatrix& a) { return clcg::solver::to_host_csr(a); }
+
+std::vector<double> applied(clcg::solver::DevicePreconditioner& m, ElementType type, std::size_t n) {
+  const Eigen::VectorXd r = clcg::test::random_vector(Eigen::Index(n), 11);
+  ::cl::Buffer in = clcg::solver::make_vector(test_env(), type, n), out = clcg::solver::make_vector(test_env(), type, n);
+  clcg::solver::upload_vector(test_env(), std::vector<double>(r.data(), r.data() + n), type, in);
+  m.apply(in, out);
+  return clcg::solver::download_vector(test_env(), out, type, n);
+}
+
+TEST(DeviceSparseProduct, ValuesOnlyProductsAndTransposesEqualFreshOnes) {
+  for (ElementType type : types())
+    for (const auto& [m, k, n] : {std::tuple{0, 0, 0}, std::tuple{1, 1, 1}, std::tuple{157, 93, 71}}) {
+      SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n) + traced(type));
+      const HostCsr a = csr(clcg::test::ragged_matrix(m, k, 20, 3 + m)), b = csr(clcg::test::ragged_matrix(k, n, 9, 4 + m));
+      clcg::solver::SparseProducts products(test_env(), type);
+      const DeviceCsrMatrix da(test_env(), a, type), db(test_env(), b, type);
+      DeviceCsrMatrix c = products.multiply(da, db), t = products.transpose(da);
+      const DeviceCsrMatrix da2(test_env(), with_new_values(a, 5), type), db2(test_env(), with_new_values(b, 6), type);
+      products.multiply_values(da2, db2, c);
+      products.transpose_values(da2, t);
+      const HostCsr fresh_c = download(test_env(), products.multiply(da2, db2)), fresh_t = download(test_env(), products.transpose(da2));
+      const HostCsr got_c = download(test_env(), c), got_t = download(test_env(), t);
+      EXPECT_EQ(got_c.row_ptr, fresh_c.row_ptr);
+      EXPECT_EQ(got_c.col_idx, fresh_c.col_idx);
+      EXPECT_EQ(got_c.values, fresh_c.values);
+      EXPECT_EQ(got_t.col_idx, fresh_t.col_idx);
+      EXPECT_EQ(got_t.values, fresh_t.values);
+      if (m != n) {
+        EXPECT_THROW(products.multiply_values(da2, db2, t), std::invalid_argument);  // not A B's shape
+      }
+    }
+}
+
+TEST(AmgNewValues, AnUpdatedHierarchyGivesAFreshSetUpsBits) {
+  clcg::solver::AmgOptions options;
+  options.coarse_rows = 40;  // several levels on small grids
+  options.strength = 0;      // the same strong connections for any values without zeros
+  const std::vector<std::pair<std::string, clcg::solver::HostMatrix>> cases{
+      {"2D Poisson 37 x 29", clcg::test::poisson(37, 29)},
+      {"3D Poisson 9 x 8 x 7", clcg::test::poisson(9, 8, 7)},
+      {"1 x 1", clcg::test::poisson(1, 1)},
+      {"0 x 0", clcg::solver::HostMatrix(0, 0)}};
+  for (ElementType type : types())
+    for (const auto& [name, a] : cases) {
+      SCOPED_TRACE(name + traced(type));
+      const std::size_t n = std::size_t(a.rows());
+      const DeviceCsrMatrix before(test_env(), csr(a), type);
+      const DeviceCsrMatrix after(test_env(), csr(clcg::test::scaled_symmetrically(a, 9)), type);
+      clcg::solver::AmgPreconditioner updated(test_env(), before, options), fresh(test_env(), after, options);
+      const std::vector<double> z_before = applied(updated, type, n);
+      ASSERT_TRUE(updated.update_values(after));
+      EXPECT_EQ(updated.report().level_rows, fresh.report().level_rows);
+      EXPECT_EQ(updated.report().level_nnz, fresh.report().level_nnz);
+      const std::vector<double> z = applied(updated, type, n);
+      EXPECT_EQ(z, applied(fresh, type, n)) << "the update differs from a fresh set-up";
+      if (n > 1) {
+        EXPECT_NE(z, z_before) << "the new values changed nothing";
+      }
+    }
+}
+
+TEST(AmgNewValues, AnotherPatternIsRefusedAndTheHostReferenceSetsUpAnew) {
+  const clcg::solver::HostMatrix a = clcg::test::poisson(20, 17);
+  const DeviceCsrMatrix da(test_env(), csr(a), ElementType::f32);
+  const DeviceCsrMatrix other(test_env(), csr(clcg::test::poisson(17, 20, 2)), ElementType::f32);
+  clcg::solver::AmgPreconditioner device(test_env(), da, {});
+  EXPECT_THROW(device.update_values(other), std::invalid_argument);
+  clcg::solver::AmgPreconditioner host(test_env(), da, csr(a), {});
+  EXPECT_FALSE(host.update_values(da));
+}
+
+// refresh_preconditioner: AMG (also applied in float for a double solve) is updated in place;
+// Jacobi, which keeps nothing worth keeping, is set up anew; both give a fresh set-up's bits.
+TEST(AmgNewValues, RefreshUpdatesAmgInPlaceAndSetsJacobiUpAnew) {
+  if (!clcg::test::device_has_fp64()) GTEST_SKIP() << "the mixed-precision case needs a double solve (no fp64 here)";
+  const clcg::solver::HostMatrix a = clcg::test::poisson(31, 23);
+  const std::size_t n = std::size_t(a.rows());
+  const HostCsr scaled = csr(clcg::test::scaled_symmetrically(a, 3));
+  DeviceCsrMatrix da(test_env(), csr(a), ElementType::f64);
+  const DeviceCsrMatrix fresh_a(test_env(), scaled, ElementType::f64);
+  for (const auto p : {clcg::solver::Preconditioner::amg, clcg::solver::Preconditioner::jacobi}) {
+    SCOPED_TRACE(clcg::solver::preconditioner_name(p));
+    clcg::solver::PreconditionerOptions options;
+    if (p == clcg::solver::Preconditioner::amg) options.precision = ElementType::f32;
+    DeviceCsrMatrix a_now(test_env(), csr(a), ElementType::f64);
+    auto m = clcg::solver::make_preconditioner(test_env(), a_now, nullptr, p, options);
+    a_now.upload_values(test_env(), scaled.values);
+    auto refreshed = clcg::solver::refresh_preconditioner(test_env(), m, a_now, nullptr, p, options);
+    EXPECT_EQ(refreshed == m, p == clcg::solver::Preconditioner::amg);
+    EXPECT_GT(refreshed->report().setup_seconds, 0.0);
+    auto fresh = clcg::solver::make_preconditioner(test_env(), fresh_a, nullptr, p, options);
+    EXPECT_EQ(applied(*refreshed, ElementType::f64, n), applied(*fresh, ElementType::f64, n));
+  }
+}
+
+}  // namespace
