@@ -33,49 +33,148 @@ __kernel void scan_chunks(const uint chunks, const uint chunk, const uint n, __g
   }
 }
 
-// ---- C = A B, row by row: row i of C merges the rows of B that row i of A names (each sorted
-// by column). Each entry k of A's row keeps, in scratch of nnz(A) ints, its place in its row
-// of B (cursor), that row's end and the column there (head; INT_MAX once done); one pass over
-// the row's heads sums the smallest column and finds the next. Each column of C is the sum
-// over A's row in its stored order. For `fill` 0 the kernel writes row i's count to c_row[i];
-// for `fill` 1, c_row holds C's row pointers and the columns (sorted) and values are written.
+// ---- C = A B, row by row. Row i of C sums, for each entry k of A's row in its stored order,
+// a_k times row a_col[k] of B: every column of C is summed in that order, whichever of the
+// three kernels below computes the row, so all give the same sums (and the same bits on every
+// run). For `fill` 0 a kernel writes row i's count to c_row[i]; for `fill` 1, c_row holds C's row
+// pointers and the columns (sorted) and values are written.
+//
+// Rows of A with at most SHORT_ROW entries are merged by one work-item with its heads in private
+// memory (spgemm_short_rows); longer ones by a group of HASH_GROUP work-items with a hash table
+// in local memory (spgemm_hashed); a row of C with more than HASH_CAP columns by one work-item
+// merging through scratch in global memory (spgemm_rows).
+#define SHORT_ROW 16
+#define HASH_GROUP 32
+#define HASH_SLOTS 512
+#define HASH_CAP 384
+
+// The merge: each entry k of A's row keeps its place in its row of B (cursor), that row's end
+// and the column there (head; INT_MAX once done); one pass over the heads sums the smallest
+// column and finds the next. cursor, end and head are indexed from 0 over A's row.
+#define MERGE_ROW(cursor, end, head)                                                              \
+  {                                                                                               \
+    const int a_begin = a_row[i], a_len = a_row[i + 1] - a_begin;                                 \
+    int next = INT_MAX;                                                                           \
+    for (int k = 0; k < a_len; ++k) {                                                             \
+      const int at = b_row[a_col[a_begin + k]], stop = b_row[a_col[a_begin + k] + 1];             \
+      cursor[k] = at;                                                                             \
+      end[k] = stop;                                                                              \
+      head[k] = at < stop ? b_col[at] : INT_MAX;                                                  \
+      next = min(next, head[k]);                                                                  \
+    }                                                                                             \
+    int out = fill ? c_row[i] : 0;                                                                \
+    while (next != INT_MAX) {                                                                     \
+      const int column = next;                                                                    \
+      REAL sum = 0;                                                                               \
+      next = INT_MAX;                                                                             \
+      for (int k = 0; k < a_len; ++k) {                                                           \
+        int h = head[k];                                                                          \
+        if (h == column) {                                                                        \
+          const int at = cursor[k];                                                               \
+          if (fill) sum += a_val[a_begin + k] * b_val[at];                                        \
+          cursor[k] = at + 1;                                                                     \
+          h = at + 1 < end[k] ? b_col[at + 1] : INT_MAX;                                          \
+          head[k] = h;                                                                            \
+        }                                                                                         \
+        next = min(next, h);                                                                      \
+      }                                                                                           \
+      if (fill) {                                                                                 \
+        c_col[out] = column;                                                                      \
+        c_val[out] = sum;                                                                         \
+      }                                                                                           \
+      ++out;                                                                                      \
+    }                                                                                             \
+    if (!fill) c_row[i] = out;                                                                    \
+  }
+
+// Every row of A has at most SHORT_ROW entries.
+__kernel void spgemm_short_rows(const uint rows, __global const int* a_row, __global const int* a_col,
+                                __global const REAL* a_val, __global const int* b_row, __global const int* b_col,
+                                __global const REAL* b_val, __global int* c_row, __global int* c_col,
+                                __global REAL* c_val, const int fill) {
+  CLCG_FOR_EACH(uint, i, rows) {
+    int cursor[SHORT_ROW], end[SHORT_ROW], head[SHORT_ROW];
+    MERGE_ROW(cursor, end, head)
+  }
+}
+
+// The rows spgemm_hashed leaves: for `fill` 0 those it marked -1, for `fill` 1 those with more
+// than HASH_CAP columns. Scratch: nnz(A) ints each for cursor, end and head.
 __kernel void spgemm_rows(const uint rows, __global const int* a_row, __global const int* a_col,
                           __global const REAL* a_val, __global const int* b_row, __global const int* b_col,
-                          __global const REAL* b_val, __global int* cursor, __global int* end, __global int* head,
-                          __global int* c_row, __global int* c_col, __global REAL* c_val, const int fill) {
+                          __global const REAL* b_val, __global int* cursor_all, __global int* end_all,
+                          __global int* head_all, __global int* c_row, __global int* c_col, __global REAL* c_val,
+                          const int fill) {
   CLCG_FOR_EACH(uint, i, rows) {
-    const int a_begin = a_row[i], a_end = a_row[i + 1];
-    int next = INT_MAX;
-    for (int k = a_begin; k < a_end; ++k) {
-      const int at = b_row[a_col[k]], stop = b_row[a_col[k] + 1];
-      cursor[k] = at;
-      end[k] = stop;
-      head[k] = at < stop ? b_col[at] : INT_MAX;
-      next = min(next, head[k]);
+    if (fill ? c_row[i + 1] - c_row[i] <= HASH_CAP : c_row[i] >= 0) continue;
+    __global int* cursor = cursor_all + a_row[i];
+    __global int* end = end_all + a_row[i];
+    __global int* head = head_all + a_row[i];
+    MERGE_ROW(cursor, end, head)
+  }
+}
+
+inline int hash_slot(const int column) { return (int)(((uint)column * 2654435761u) >> 23); }  // 9 bits: HASH_SLOTS
+
+// One group of HASH_GROUP work-items a row: the columns of C's row are found in a hash table
+// in local memory (integer atomics only place them), then each row of B named by A's row adds
+// a_k b_kj into its columns' slots, the work-items sharing the row of B (its columns are
+// unique, so no two write one slot) and a barrier between rows of B, so every slot sums in A's
+// order. The columns are ranked among each other to write C's row sorted. A row of C with more
+// than HASH_CAP columns is left to spgemm_rows: marked -1 when counting (and *overflow set),
+// skipped when filling.
+__kernel __attribute__((reqd_work_group_size(HASH_GROUP, 1, 1)))
+void spgemm_hashed(const uint rows, __global const int* a_row, __global const int* a_col,
+                   __global const REAL* a_val, __global const int* b_row, __global const int* b_col,
+                   __global const REAL* b_val, __global int* c_row, __global int* c_col, __global REAL* c_val,
+                   const int fill, __global int* overflow) {
+  __local int key[HASH_SLOTS];
+  __local REAL sum[HASH_SLOTS];
+  __local volatile int found;
+  const int lane = (int)get_local_id(0);
+  for (uint i = get_group_id(0); i < rows; i += get_num_groups(0)) {
+    if (fill && c_row[i + 1] - c_row[i] > HASH_CAP) continue;  // the same for the whole group
+    for (int s = lane; s < HASH_SLOTS; s += HASH_GROUP) {
+      key[s] = -1;
+      sum[s] = 0;
     }
-    int out = fill ? c_row[i] : 0;
-    while (next != INT_MAX) {
-      const int column = next;
-      REAL sum = 0;
-      next = INT_MAX;
-      for (int k = a_begin; k < a_end; ++k) {
-        int h = head[k];
-        if (h == column) {
-          const int at = cursor[k];
-          if (fill) sum += a_val[k] * b_val[at];
-          cursor[k] = at + 1;
-          h = at + 1 < end[k] ? b_col[at + 1] : INT_MAX;
-          head[k] = h;
+    if (lane == 0) found = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int k = a_row[i]; k < a_row[i + 1]; ++k) {
+      const int b_begin = b_row[a_col[k]], b_end = b_row[a_col[k] + 1];
+      const REAL a = a_val[k];
+      for (int t = b_begin + lane; t < b_end && found <= HASH_CAP; t += HASH_GROUP) {
+        const int column = b_col[t];
+        int s = hash_slot(column);
+        for (;;) {  // at most HASH_CAP + HASH_GROUP of the slots fill: a free one is always found
+          const int there = atomic_cmpxchg(&key[s], -1, column);
+          if (there == -1) atomic_inc(&found);
+          if (there == -1 || there == column) break;
+          s = (s + 1) & (HASH_SLOTS - 1);
         }
-        next = min(next, h);
+        if (fill) sum[s] += a * b_val[t];
       }
-      if (fill) {
-        c_col[out] = column;
-        c_val[out] = sum;
-      }
-      ++out;
+      if (fill) barrier(CLK_LOCAL_MEM_FENCE);  // the next row of B may add to the same slots
     }
-    if (!fill) c_row[i] = out;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const int columns = found;
+    if (!fill) {
+      if (lane == 0) {
+        c_row[i] = columns <= HASH_CAP ? columns : -1;
+        if (columns > HASH_CAP) *overflow = 1;
+      }
+    } else {
+      const int out = c_row[i];
+      for (int s = lane; s < HASH_SLOTS; s += HASH_GROUP) {
+        const int column = key[s];
+        if (column < 0) continue;
+        int rank = 0;
+        for (int r = 0; r < HASH_SLOTS; ++r) rank += (uint)key[r] < (uint)column;  // -1: never less
+        c_col[out + rank] = column;
+        c_val[out + rank] = sum[s];
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);  // before the next row clears the table
   }
 }
 
@@ -99,22 +198,26 @@ __kernel void transpose_place(const uint rows, __global const int* m_row, __glob
   }
 }
 
-// Insertion sort of each row by column (columns unique): rows come out of transpose_place
-// nearly sorted, where it is close to linear.
+// Shell sort of each row by column (columns unique; gaps 57, 23, 10, 4, 1, Ciura's): the
+// placing leaves R's rows of ~100 entries in any order, where insertion sort alone is quadratic.
 __kernel void sort_rows(const uint rows, __global const int* row, __global int* col, __global REAL* val) {
+  const int gaps[5] = {57, 23, 10, 4, 1};
   CLCG_FOR_EACH(uint, i, rows) {
     const int begin = row[i], end = row[i + 1];
-    for (int k = begin + 1; k < end; ++k) {
-      const int c = col[k];
-      const REAL v = val[k];
-      int j = k - 1;
-      while (j >= begin && col[j] > c) {
-        col[j + 1] = col[j];
-        val[j + 1] = val[j];
-        --j;
+    for (int g = 0; g < 5; ++g) {
+      const int gap = gaps[g];
+      for (int k = begin + gap; k < end; ++k) {
+        const int c = col[k];
+        const REAL v = val[k];
+        int j = k - gap;
+        while (j >= begin && col[j] > c) {
+          col[j + gap] = col[j];
+          val[j + gap] = val[j];
+          j -= gap;
+        }
+        col[j + gap] = c;
+        val[j + gap] = v;
       }
-      col[j + 1] = c;
-      val[j + 1] = v;
     }
   }
 }

@@ -13,6 +13,14 @@
 namespace clcg::solver {
 namespace {
 
+// What kernels/sparse_product.cl's products are built for: rows of A up to short_row entries
+// merge in private memory; longer ones take a group of hash_group work-items and a hash table
+// for up to hash_cap columns of C a row; rows of C beyond that merge through global scratch.
+constexpr std::int32_t short_row = 16;
+constexpr std::int32_t hash_cap = 384;
+constexpr std::size_t hash_group = 32;
+constexpr std::size_t hash_groups_per_unit = 256;
+
 // Items per chunk of a scan: enough that at most ~64K chunk totals are read back.
 cl_uint chunk_size(std::size_t n) { return cl_uint(std::max<std::size_t>(32, (n + 65535) / 65536)); }
 
@@ -40,6 +48,8 @@ SparseProducts::SparseProducts(const cl::Env& env, ElementType type) : env_(env)
   chunk_totals_ = env.kernel("sparse_product.cl", "scan_chunk_totals", options);
   scan_chunks_ = env.kernel("sparse_product.cl", "scan_chunks", options);
   spgemm_ = env.kernel("sparse_product.cl", "spgemm_rows", options);
+  spgemm_short_ = env.kernel("sparse_product.cl", "spgemm_short_rows", options);
+  spgemm_hashed_ = env.kernel("sparse_product.cl", "spgemm_hashed", options);
   column_counts_ = env.kernel("sparse_product.cl", "column_counts", options);
   transpose_place_ = env.kernel("sparse_product.cl", "transpose_place", options);
   sort_rows_ = env.kernel("sparse_product.cl", "sort_rows", options);
@@ -84,14 +94,32 @@ DeviceCsrMatrix SparseProducts::allocate(::cl::Buffer counts, std::int32_t rows,
 
 void SparseProducts::run_multiply(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, const ::cl::Buffer& c_row,
                                   const ::cl::Buffer& c_col, const ::cl::Buffer& c_val, bool fill,
-                                  const std::string& label) {
+                                  const std::string& label, std::int32_t c_longest) {
+  const std::size_t rows = std::size_t(a.rows());
+  const std::string name = label + (fill ? " (fill)" : " (count)");
+  if (a.nnz() == 0 || (a.max_row_length() > 0 && a.max_row_length() <= short_row)) {
+    kernels_.run(spgemm_short_, "spgemm_short_rows " + name, rows, a.row_ptr(), a.col_idx(), a.values(), b.row_ptr(),
+                 b.col_idx(), b.values(), c_row, c_col, c_val, cl_int(fill));
+    return;
+  }
+  ::cl::Buffer overflow = make_index_buffer(env_, 1);
+  kernels_.clear_ints(overflow, 1);
+  const std::size_t groups = std::min(rows, hash_groups_per_unit * env_.info().compute_units);
+  kernels_.run_groups(spgemm_hashed_, "spgemm_hashed " + name, groups, hash_group, rows, a.row_ptr(), a.col_idx(),
+                      a.values(), b.row_ptr(), b.col_idx(), b.values(), c_row, c_col, c_val, cl_int(fill), overflow);
+  bool merge = c_longest > hash_cap;  // rows of C too long for the hash table
+  if (!fill) {
+    cl_int overflowed = 0;
+    cl::checked("reading the product's overflow flag",
+                [&] { env_.queue().enqueueReadBuffer(overflow, CL_TRUE, 0, sizeof(cl_int), &overflowed); });
+    merge = overflowed != 0;
+  }
+  if (!merge) return;
   const std::size_t scratch = std::size_t(a.nnz());
   ::cl::Buffer cursor = make_index_buffer(env_, scratch), end = make_index_buffer(env_, scratch),
                head = make_index_buffer(env_, scratch);
-  const std::string name = "spgemm_rows " + label + (fill ? " (fill)" : " (count)");
-  kernels_.run(spgemm_, name.c_str(), std::size_t(a.rows()), a.row_ptr(),
-               a.col_idx(), a.values(), b.row_ptr(), b.col_idx(), b.values(), cursor, end, head, c_row, c_col, c_val,
-               cl_int(fill));
+  kernels_.run(spgemm_, "spgemm_rows " + name, rows, a.row_ptr(), a.col_idx(), a.values(), b.row_ptr(), b.col_idx(),
+               b.values(), cursor, end, head, c_row, c_col, c_val, cl_int(fill));
 }
 
 DeviceCsrMatrix SparseProducts::multiply(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, const std::string& label) {
@@ -99,9 +127,9 @@ DeviceCsrMatrix SparseProducts::multiply(const DeviceCsrMatrix& a, const DeviceC
     throw std::invalid_argument("multiply: A is " + std::to_string(a.rows()) + " x " + std::to_string(a.cols()) +
                                 " but B has " + std::to_string(b.rows()) + " rows");
   ::cl::Buffer counts = make_index_buffer(env_, std::size_t(a.rows()) + 1);
-  run_multiply(a, b, counts, make_index_buffer(env_, 1), make_vector(env_, type_, 1), false, label);
+  run_multiply(a, b, counts, make_index_buffer(env_, 1), make_vector(env_, type_, 1), false, label, 0);
   DeviceCsrMatrix c = allocate(counts, a.rows(), b.cols());
-  run_multiply(a, b, c.row_ptr(), c.col_idx(), c.values(), true, label);
+  run_multiply(a, b, c.row_ptr(), c.col_idx(), c.values(), true, label, c.max_row_length());
   return c;
 }
 
@@ -111,7 +139,7 @@ void SparseProducts::multiply_values(const DeviceCsrMatrix& a, const DeviceCsrMa
     throw std::invalid_argument("multiply_values: C is " + std::to_string(c.rows()) + " x " + std::to_string(c.cols()) +
                                 ", not the shape of A B (" + std::to_string(a.rows()) + " x " + std::to_string(a.cols()) +
                                 " times " + std::to_string(b.rows()) + " x " + std::to_string(b.cols()) + ")");
-  run_multiply(a, b, c.row_ptr(), c.col_idx(), c.values(), true, label);
+  run_multiply(a, b, c.row_ptr(), c.col_idx(), c.values(), true, label, c.max_row_length());
 }
 
 DeviceCsrMatrix SparseProducts::transpose(const DeviceCsrMatrix& m) {

@@ -33,11 +33,15 @@ void enqueue_grid_stride(const cl::Env& env, ::cl::Kernel& kernel, const char* n
               });
 }
 
-void enqueue_groups(const cl::Env& env, ::cl::Kernel& kernel, const char* name, std::size_t groups, std::size_t wg) {
+void enqueue_groups(const cl::Env& env, ::cl::Kernel& kernel, const char* name, std::size_t groups, std::size_t wg,
+                    ::cl::Event* event) {
   if (groups == 0) return;
   cl::checked(std::string("running ") + name + " (work-group " + std::to_string(wg) + ", groups " +
                   std::to_string(groups) + ") on " + env.info().name,
-              [&] { env.queue().enqueueNDRangeKernel(kernel, ::cl::NullRange, ::cl::NDRange(groups * wg), ::cl::NDRange(wg)); });
+              [&] {
+                env.queue().enqueueNDRangeKernel(kernel, ::cl::NullRange, ::cl::NDRange(groups * wg), ::cl::NDRange(wg),
+                                                 nullptr, event);
+              });
 }
 
 void enqueue_grid_stride(const cl::Env& env, ::cl::Kernel& kernel, const char* name, std::size_t n,

@@ -103,16 +103,29 @@ TEST(DeviceScan, GivesTheExclusivePrefixSumTotalAndLargestCount) {
   }
 }
 
+// Every path of the product: rows of A up to 16 entries (merged in private memory), longer ones
+// (hashed in local memory), and rows of C beyond the hash table's 384 columns (merged through
+// global scratch): the last case has rows of ~500 columns.
 TEST(DeviceSparseProduct, MultiplyAndTransposeEqualTheHostReference) {
+  struct Shape {
+    int m, k, n, a_per_row, b_per_row;
+  };
   for (ElementType type : types())
-    for (const auto& [m, k, n] : {std::tuple{0, 0, 0}, std::tuple{1, 1, 1}, std::tuple{157, 93, 71},
-                                  std::tuple{301, 300, 129}}) {
-      const std::string what = std::to_string(m) + "x" + std::to_string(k) + " * " + std::to_string(k) + "x" +
-                               std::to_string(n) + (type == ElementType::f64 ? " double" : " float");
-      const HostCsr a = rounded(random_csr(m, k, 9, 1 + m), type), b = rounded(random_csr(k, n, 5, 2 + m), type);
+    for (const Shape& s : {Shape{0, 0, 0, 9, 5}, Shape{1, 1, 1, 9, 5}, Shape{157, 93, 71, 9, 5},
+                           Shape{301, 300, 129, 9, 5}, Shape{131, 90, 200, 25, 6}, Shape{45, 700, 900, 60, 12}}) {
+      const std::string what = std::to_string(s.m) + "x" + std::to_string(s.k) + " * " + std::to_string(s.k) + "x" +
+                               std::to_string(s.n) + (type == ElementType::f64 ? " double" : " float");
+      const HostCsr a = rounded(random_csr(s.m, s.k, s.a_per_row, 1 + s.m), type);
+      const HostCsr b = rounded(random_csr(s.k, s.n, s.b_per_row, 2 + s.m), type);
       clcg::solver::SparseProducts products(test_env(), type);
       const DeviceCsrMatrix da(test_env(), a, type), db(test_env(), b, type);
-      expect_same(download(test_env(), products.multiply(da, db)), clcg::solver::multiply(a, b), type, what + ": A B");
+      const HostCsr c = clcg::solver::multiply(a, b);
+      if (s.a_per_row == 60) {
+        int longest = 0;
+        for (int i = 0; i < c.rows; ++i) longest = std::max(longest, c.row_ptr[i + 1] - c.row_ptr[i]);
+        EXPECT_GT(longest, 384) << "the case must reach the merge through global scratch";
+      }
+      expect_same(download(test_env(), products.multiply(da, db)), c, type, what + ": A B");
       expect_same(download(test_env(), products.transpose(da)), clcg::solver::transpose(a), type, what + ": A^T");
     }
 }

@@ -27,6 +27,28 @@ class RowKernels {
   // kernel(rows, args...) over `rows` rows, grid-stride; `name` for errors and the profile.
   template <class... Args>
   void run(::cl::Kernel& kernel, const std::string& name, std::size_t rows, const Args&... args) {
+    const double bytes = set_args(kernel, rows, args...);
+    enqueue_grid_stride(env_, kernel, name.c_str(), rows, spmv_group, record(name, bytes));
+  }
+  // The same as exactly `groups` groups of `wg` work-items (kernels that give each group a row).
+  template <class... Args>
+  void run_groups(::cl::Kernel& kernel, const std::string& name, std::size_t groups, std::size_t wg, std::size_t rows,
+                  const Args&... args) {
+    const double bytes = set_args(kernel, rows, args...);
+    enqueue_groups(env_, kernel, name.c_str(), groups, wg, record(name, bytes));
+  }
+
+  // The first `ints` ints of `buffer` set to 0.
+  void clear_ints(::cl::Buffer& buffer, std::size_t ints) const;
+
+  // Device time per kernel of the launches since the last call, in the order of first launch
+  // (waits for the queue); empty unless the queue profiles.
+  std::vector<KernelTime> take_times();
+
+ private:
+  // Sets (rows, args...); returns the bytes of the buffers among them where the queue profiles.
+  template <class... Args>
+  double set_args(::cl::Kernel& kernel, std::size_t rows, const Args&... args) {
     cl_uint index = 0;
     double bytes = 0;
     kernel.setArg(index++, as_count(rows));
@@ -41,19 +63,15 @@ class RowKernels {
       }
     };
     (set(args), ...);
-    if (!profiling_) return enqueue_grid_stride(env_, kernel, name.c_str(), rows, spmv_group);
+    return bytes;
+  }
+  // Where the queue profiles, a new launch's event to fill; else null.
+  ::cl::Event* record(const std::string& name, double bytes) {
+    if (!profiling_) return nullptr;
     launches_.push_back({name, {}, bytes});
-    enqueue_grid_stride(env_, kernel, name.c_str(), rows, spmv_group, &launches_.back().event);
+    return &launches_.back().event;
   }
 
-  // The first `ints` ints of `buffer` set to 0.
-  void clear_ints(::cl::Buffer& buffer, std::size_t ints) const;
-
-  // Device time per kernel of the launches since the last call, in the order of first launch
-  // (waits for the queue); empty unless the queue profiles.
-  std::vector<KernelTime> take_times();
-
- private:
   struct Launch {
     std::string name;
     ::cl::Event event;

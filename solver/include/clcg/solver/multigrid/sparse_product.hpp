@@ -1,9 +1,10 @@
 #pragma once
 // Sparse products on the device for the AMG set-up (kernels/sparse_product.cl): C = A B, T = M^T
 // and the exclusive scan that turns row counts into row pointers. Each product is counted, its
-// row pointers scanned, then filled; every value is summed by one work-item in the order of
-// A's row, so a product gives the same bits on every run (and the host reference's
-// multiply() to rounding). Outputs have sorted columns; B's rows must be sorted.
+// row pointers scanned, then filled; every value is summed in the order of A's row, so a
+// product gives the same bits on every run (and the host reference's multiply() to rounding).
+// Rows of A up to 16 entries merge in private memory, longer ones hash their columns in local
+// memory (sparse_product.cl says how). Outputs have sorted columns; B's rows must be sorted.
 //
 //   SparseProducts products(env, ElementType::f64);
 //   DeviceCsrMatrix ap = products.multiply(a, p);
@@ -52,13 +53,14 @@ class SparseProducts {
 
  private:
   void run_multiply(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, const ::cl::Buffer& c_row,
-                    const ::cl::Buffer& c_col, const ::cl::Buffer& c_val, bool fill, const std::string& label);
+                    const ::cl::Buffer& c_col, const ::cl::Buffer& c_val, bool fill, const std::string& label,
+                    std::int32_t c_longest);  // fill: C's longest row
   void place_transpose(const DeviceCsrMatrix& m, DeviceCsrMatrix& t);
 
   cl::Env env_;
   ElementType type_;
   RowKernels kernels_;
-  ::cl::Kernel chunk_totals_, scan_chunks_, spgemm_, column_counts_, transpose_place_, sort_rows_;
+  ::cl::Kernel chunk_totals_, scan_chunks_, spgemm_, spgemm_short_, spgemm_hashed_, column_counts_, transpose_place_, sort_rows_;
 };
 
 }  // namespace clcg::solver

@@ -29,7 +29,8 @@ void enqueue_grid_stride(const cl::Env& env, ::cl::Kernel& kernel, const char* n
 
 // Exactly `groups` groups of `wg` work-items on every device, for kernels that lay out their
 // own work by group (the vector CSR SpMV); nothing for groups = 0.
-void enqueue_groups(const cl::Env& env, ::cl::Kernel& kernel, const char* name, std::size_t groups, std::size_t wg);
+void enqueue_groups(const cl::Env& env, ::cl::Kernel& kernel, const char* name, std::size_t groups, std::size_t wg,
+                    ::cl::Event* event = nullptr);
 
 // The same with the default cap (groups_per_unit per compute unit) and wg = min(preferred,
 // the kernel's limit).
