@@ -47,6 +47,7 @@ __kernel void scan_chunks(const uint chunks, const uint chunk, const uint n, __g
 #define HASH_GROUP 32
 #define HASH_SLOTS 512
 #define HASH_CAP 384
+#define HASH_STAGE 128
 
 // The merge: each entry k of A's row keeps its place in its row of B (cursor), that row's end
 // and the column there (head; INT_MAX once done); one pass over the heads sums the smallest
@@ -130,6 +131,10 @@ void spgemm_hashed(const uint rows, __global const int* a_row, __global const in
                    const int fill, __global int* overflow) {
   __local int key[HASH_SLOTS];
   __local REAL sum[HASH_SLOTS];
+  // A's row, HASH_STAGE entries at a time: where their rows of B begin and end, and a_k (loaded
+  // by all work-items at once, rather than one dependent load after another for each k).
+  __local int stage_begin[HASH_STAGE], stage_end[HASH_STAGE];
+  __local REAL stage_a[HASH_STAGE];
   __local volatile int found;
   const int lane = (int)get_local_id(0);
   for (uint i = get_group_id(0); i < rows; i += get_num_groups(0)) {
@@ -139,22 +144,31 @@ void spgemm_hashed(const uint rows, __global const int* a_row, __global const in
       sum[s] = 0;
     }
     if (lane == 0) found = 0;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int k = a_row[i]; k < a_row[i + 1]; ++k) {
-      const int b_begin = b_row[a_col[k]], b_end = b_row[a_col[k] + 1];
-      const REAL a = a_val[k];
-      for (int t = b_begin + lane; t < b_end && found <= HASH_CAP; t += HASH_GROUP) {
-        const int column = b_col[t];
-        int s = hash_slot(column);
-        for (;;) {  // at most HASH_CAP + HASH_GROUP of the slots fill: a free one is always found
-          const int there = atomic_cmpxchg(&key[s], -1, column);
-          if (there == -1) atomic_inc(&found);
-          if (there == -1 || there == column) break;
-          s = (s + 1) & (HASH_SLOTS - 1);
-        }
-        if (fill) sum[s] += a * b_val[t];
+    for (int k0 = a_row[i]; k0 < a_row[i + 1]; k0 += HASH_STAGE) {
+      const int staged = min(HASH_STAGE, a_row[i + 1] - k0);
+      barrier(CLK_LOCAL_MEM_FENCE);  // the table is cleared, or the last stage is used up
+      for (int s = lane; s < staged; s += HASH_GROUP) {
+        const int j = a_col[k0 + s];
+        stage_begin[s] = b_row[j];
+        stage_end[s] = b_row[j + 1];
+        stage_a[s] = a_val[k0 + s];
       }
-      if (fill) barrier(CLK_LOCAL_MEM_FENCE);  // the next row of B may add to the same slots
+      barrier(CLK_LOCAL_MEM_FENCE);
+      for (int s = 0; s < staged; ++s) {
+        const REAL a = stage_a[s];
+        for (int t = stage_begin[s] + lane; t < stage_end[s] && found <= HASH_CAP; t += HASH_GROUP) {
+          const int column = b_col[t];
+          int slot = hash_slot(column);
+          for (;;) {  // at most HASH_CAP + HASH_GROUP of the slots fill: a free one is always found
+            const int there = atomic_cmpxchg(&key[slot], -1, column);
+            if (there == -1) atomic_inc(&found);
+            if (there == -1 || there == column) break;
+            slot = (slot + 1) & (HASH_SLOTS - 1);
+          }
+          if (fill) sum[slot] += a * b_val[t];
+        }
+        if (fill) barrier(CLK_LOCAL_MEM_FENCE);  // the next row of B may add to the same slots
+      }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     const int columns = found;
@@ -198,12 +212,41 @@ __kernel void transpose_place(const uint rows, __global const int* m_row, __glob
   }
 }
 
-// Shell sort of each row by column (columns unique; gaps 57, 23, 10, 4, 1, Ciura's): the
-// placing leaves R's rows of ~100 entries in any order, where insertion sort alone is quadratic.
-__kernel void sort_rows(const uint rows, __global const int* row, __global int* col, __global REAL* val) {
+// Each row of T sorted by column (columns unique). A row of up to SORT_CAP entries is sorted
+// by a group in local memory: each entry's place is the number of smaller columns. Longer rows
+// are left to sort_long_rows.
+#define SORT_CAP 512
+
+__kernel __attribute__((reqd_work_group_size(HASH_GROUP, 1, 1)))
+void sort_rows(const uint rows, __global const int* row, __global int* col, __global REAL* val) {
+  __local int c[SORT_CAP];
+  __local REAL v[SORT_CAP];
+  const int lane = (int)get_local_id(0);
+  for (uint i = get_group_id(0); i < rows; i += get_num_groups(0)) {
+    const int begin = row[i], length = row[i + 1] - begin;
+    if (length > SORT_CAP) continue;  // the same for the whole group
+    for (int s = lane; s < length; s += HASH_GROUP) {
+      c[s] = col[begin + s];
+      v[s] = val[begin + s];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = lane; s < length; s += HASH_GROUP) {
+      const int mine = c[s];
+      int rank = 0;
+      for (int r = 0; r < length; ++r) rank += c[r] < mine;
+      col[begin + rank] = mine;
+      val[begin + rank] = v[s];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);  // before the next row is loaded
+  }
+}
+
+// Rows longer than SORT_CAP: shell sort by one work-item (gaps 57, 23, 10, 4, 1, Ciura's).
+__kernel void sort_long_rows(const uint rows, __global const int* row, __global int* col, __global REAL* val) {
   const int gaps[5] = {57, 23, 10, 4, 1};
   CLCG_FOR_EACH(uint, i, rows) {
     const int begin = row[i], end = row[i + 1];
+    if (end - begin <= SORT_CAP) continue;
     for (int g = 0; g < 5; ++g) {
       const int gap = gaps[g];
       for (int k = begin + gap; k < end; ++k) {

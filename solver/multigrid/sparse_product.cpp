@@ -20,6 +20,7 @@ constexpr std::int32_t short_row = 16;
 constexpr std::int32_t hash_cap = 384;
 constexpr std::size_t hash_group = 32;
 constexpr std::size_t hash_groups_per_unit = 256;
+constexpr std::int32_t sort_cap = 512;  // rows of a transpose up to this long are sorted by a group
 
 // Items per chunk of a scan: enough that at most ~64K chunk totals are read back.
 cl_uint chunk_size(std::size_t n) { return cl_uint(std::max<std::size_t>(32, (n + 65535) / 65536)); }
@@ -53,6 +54,7 @@ SparseProducts::SparseProducts(const cl::Env& env, ElementType type) : env_(env)
   column_counts_ = env.kernel("sparse_product.cl", "column_counts", options);
   transpose_place_ = env.kernel("sparse_product.cl", "transpose_place", options);
   sort_rows_ = env.kernel("sparse_product.cl", "sort_rows", options);
+  sort_long_rows_ = env.kernel("sparse_product.cl", "sort_long_rows", options);
 }
 
 ScanTotals SparseProducts::exclusive_scan(::cl::Buffer& counts, std::size_t n) {
@@ -169,7 +171,11 @@ void SparseProducts::place_transpose(const DeviceCsrMatrix& m, DeviceCsrMatrix& 
   });
   kernels_.run(transpose_place_, "transpose_place", std::size_t(m.rows()), m.row_ptr(), m.col_idx(), m.values(), next,
                t.col_idx(), t.values());
-  kernels_.run(sort_rows_, "sort_rows", std::size_t(t.rows()), t.row_ptr(), t.col_idx(), t.values());
+  const std::size_t rows = std::size_t(t.rows());
+  kernels_.run_groups(sort_rows_, "sort_rows", std::min(rows, hash_groups_per_unit * env_.info().compute_units),
+                      hash_group, rows, t.row_ptr(), t.col_idx(), t.values());
+  if (t.max_row_length() > sort_cap || (t.max_row_length() == 0 && t.nnz() > 0))  // 0: not known
+    kernels_.run(sort_long_rows_, "sort_long_rows", rows, t.row_ptr(), t.col_idx(), t.values());
 }
 
 }  // namespace clcg::solver

@@ -60,7 +60,8 @@ class SparseProducts {
   cl::Env env_;
   ElementType type_;
   RowKernels kernels_;
-  ::cl::Kernel chunk_totals_, scan_chunks_, spgemm_, spgemm_short_, spgemm_hashed_, column_counts_, transpose_place_, sort_rows_;
+  ::cl::Kernel chunk_totals_, scan_chunks_, spgemm_, spgemm_short_, spgemm_hashed_, column_counts_, transpose_place_,
+      sort_rows_, sort_long_rows_;
 };
 
 }  // namespace clcg::solver
