@@ -40,7 +40,8 @@ bool direct_pays(const FactorEstimate& factor) { return factor.flops <= direct_u
 Preconditioner choose_preconditioner(const cl::DeviceInfo& device, std::size_t rows, std::size_t nnz) {
   if (device.is_cpu() || rows < chebyshev_from_rows) return Preconditioner::jacobi;
   const bool short_rows = double(nnz) <= amg_up_to_row_length * double(rows);
-  return rows >= amg_from_rows && short_rows ? Preconditioner::amg : Preconditioner::chebyshev;
+  const bool amg = (rows >= amg_from_rows && short_rows) || rows >= amg_any_from_rows;
+  return amg ? Preconditioner::amg : Preconditioner::chebyshev;
 }
 
 ElementType choose_preconditioner_precision(const cl::DeviceInfo& device, Preconditioner p, ElementType solve,

@@ -86,12 +86,12 @@ TEST(Plan, LargeMatricesAreNotAnalysed) {
   const auto on_cpu = plan(cpu, a);
   EXPECT_EQ(on_cpu.method, Method::cg);
   EXPECT_EQ(on_cpu.reason, "10K rows, 49.6K nonzeros on a CPU: CG, jacobi, single");
-  // 3D Poisson 256^3 on a GPU: Chebyshev, fused (no host matrix: the planner is given sizes).
+  // 3D Poisson 256^3 on a GPU: AMG, fused (no host matrix: the planner is given sizes).
   const auto big = clcg::solver::plan_solve(gpu, automatic(), 16'777'216, 117'047'296);
   EXPECT_EQ(big.method, Method::cg);
-  EXPECT_EQ(big.settings.preconditioner, Preconditioner::chebyshev);
+  EXPECT_EQ(big.settings.preconditioner, Preconditioner::amg);
   EXPECT_EQ(big.settings.variant, CgVariant::fused);
-  EXPECT_EQ(big.reason, "16.8M rows, 117M nonzeros on a GPU: CG, chebyshev, fused");
+  EXPECT_EQ(big.reason, "16.8M rows, 117M nonzeros on a GPU: CG, amg, fused");
 }
 
 TEST(Plan, NamingAPreconditionerOrAVariantAsksForCg) {

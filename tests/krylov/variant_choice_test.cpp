@@ -75,13 +75,17 @@ TEST(VariantChoice, AutoIsANameButNotOneOfTheVariantsThatRun) {
   }
 }
 
-TEST(PreconditionerChoice, ChebyshevOnLargeProblemsOnAGpuJacobiOtherwise) {
+TEST(PreconditionerChoice, AmgOrChebyshevOnLargeProblemsOnAGpuJacobiOtherwise) {
   const auto gpu = device_info_of_type(CL_DEVICE_TYPE_GPU), cpu = device_info_of_type(CL_DEVICE_TYPE_CPU);
   const std::size_t m = clcg::solver::chebyshev_from_rows;
   EXPECT_EQ(clcg::solver::choose_preconditioner(gpu, m, 7 * m), Preconditioner::chebyshev);
-  EXPECT_EQ(clcg::solver::choose_preconditioner(gpu, 16'777'216, 117'047'296), Preconditioner::chebyshev);
-  // AMG from amg_from_rows rows of at most amg_up_to_row_length nonzeros (2D meshes); 3D
-  // stencils and longer rows keep Chebyshev.
+  EXPECT_EQ(clcg::solver::choose_preconditioner(gpu, 8'000'000, 55'760'000), Preconditioner::chebyshev);  // 3D 200^3
+  // AMG from amg_from_rows rows of at most amg_up_to_row_length nonzeros (2D meshes), and from
+  // amg_any_from_rows rows of any length (3D 256^3); 3D stencils below that keep Chebyshev.
+  EXPECT_EQ(clcg::solver::choose_preconditioner(gpu, 16'777'216, 117'047'296), Preconditioner::amg);
+  const std::size_t any = clcg::solver::amg_any_from_rows;
+  EXPECT_EQ(clcg::solver::choose_preconditioner(gpu, any, 27 * any), Preconditioner::amg);
+  EXPECT_EQ(clcg::solver::choose_preconditioner(gpu, any - 1, 7 * any), Preconditioner::chebyshev);
   const std::size_t g = clcg::solver::amg_from_rows;
   EXPECT_EQ(clcg::solver::choose_preconditioner(gpu, 4'194'304, 20'955'136), Preconditioner::amg);  // 2D 2048^2
   EXPECT_EQ(clcg::solver::choose_preconditioner(gpu, g, 6 * g), Preconditioner::amg);
