@@ -3,8 +3,11 @@
 // comparison uses general storage). All read from a warm page cache; clcg's reader on one
 // thread (the serial reference) and on --threads (default: CLCG_THREADS, else every core),
 // Eigen on one; each reports the best of --repeat runs. Then the same file gzip-compressed
-// through clcg's reader, on one thread and on --threads, and as BGZF (bgzip's independent
+// through clcg's reader, on one thread and on --threads (inflated whole by libdeflate, and
+// streamed by zlib as for a text too large for memory), and as BGZF (bgzip's independent
 // members, inflated on every core) on --threads. Results are compared entry by entry.
+// --file may also name a gzip file (told by content): zlib's inflate alone (which counts the
+// text), then clcg's reader on it as above. --quick: clcg's reader only (no Eigen, no copies).
 // Exit codes: 0 ok, 1 failure or mismatch, 2 bad usage.
 #include "clcg/solver/io/host_threads.hpp"
 #include "clcg/solver/io/matrix_market.hpp"
@@ -39,14 +42,16 @@ clcg::apps::CommandLine command_line() {
     cli.add()
         ("size-mb", po::value<clcg::apps::Real>()->default_value(clcg::apps::Real{100}, "100"),
          "size of the generated general file in MB (0 < MB <= 100000)")
-        ("file", po::value<std::string>(), "benchmark an existing coordinate general file instead")
+        ("file", po::value<std::string>(),
+         "benchmark an existing coordinate general file instead (plain, or gzip: see the top)")
         ("dir", po::value<std::string>()->default_value(std::filesystem::temp_directory_path().string()),
          "where to generate the file")
         ("repeat", po::value<clcg::apps::Count>()->default_value(clcg::apps::Count{3}, "3"),
          "runs of each reader, best taken (1 .. 1000)")
         ("threads", po::value<clcg::apps::Count>()->default_value(clcg::apps::Count{0}, "0"),
          "threads of the parallel reads (0: CLCG_THREADS, else every core; 1 .. 1024)")
-        ("keep", "keep the generated file");
+        ("keep", "keep the generated file")
+        ("quick", "clcg's reader only: no Eigen, no gzip or BGZF copies of a plain file");
     cli.epilog("exit status: 0 ok, 1 failure or the readers disagree, 2 bad usage.\n");
     return cli;
 }
@@ -65,9 +70,9 @@ void warm_cache(const std::string& path) {
     }
 }
 
-// Writes `path`.gz with zlib's default level (what gzip(1) and SuiteSparse's archives use).
+// Writes `path`.bench.gz (removed after) with zlib's default level (what gzip(1) and SuiteSparse's archives use).
 std::string compress(const std::string& path) {
-    const std::string gz = path + ".gz";
+    const std::string gz = path + ".bench.gz";  // never the user's own .gz beside it
     std::ifstream in(path, std::ios::binary);
     gzFile out = gzopen(gz.c_str(), "wb6");
     if (out == nullptr) throw std::runtime_error("cannot write " + gz);
@@ -78,15 +83,40 @@ std::string compress(const std::string& path) {
     return gz;
 }
 
-// Writes `path`.bgz: the file as BGZF (what `bgzip -@ threads` writes), compressed on `threads` threads.
+// Writes `path`.bench.bgz: the file as BGZF (what `bgzip -@ threads` writes), compressed on `threads` threads.
 std::string compress_bgzf_copy(const std::string& path, unsigned threads) {
-    const std::string bgz = path + ".bgz";
+    const std::string bgz = path + ".bench.bgz";
     std::ifstream in(path, std::ios::binary);
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     std::ofstream out(bgz, std::ios::binary);
     out << clcg::solver::compress_bgzf(text, 6, threads);
     if (!out.flush()) throw std::runtime_error("cannot write " + bgz);
     return bgz;
+}
+
+// The text size of a gzip file, by inflating it with zlib (timed: zlib's speed on this machine).
+std::size_t gzip_text_bytes(const std::string& path, double& seconds) {
+    const auto t0 = Clock::now();
+    gzFile in = gzopen(path.c_str(), "rb");
+    if (in == nullptr) throw std::runtime_error("cannot open " + path);
+    gzbuffer(in, 1 << 18);
+    std::vector<char> buf(1 << 20);
+    std::size_t bytes = 0;
+    for (int got; (got = gzread(in, buf.data(), static_cast<unsigned>(buf.size()))) > 0;)
+        bytes += static_cast<std::size_t>(got);
+    int status = Z_OK;
+    gzerror(in, &status);
+    gzclose(in);
+    if (status != Z_OK && status != Z_STREAM_END) throw std::runtime_error("zlib cannot inflate " + path);
+    seconds = seconds_since(t0);
+    return bytes;
+}
+
+bool is_gzip_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    char magic[2] = {};
+    return in.read(magic, 2) && static_cast<unsigned char>(magic[0]) == 0x1f &&
+           static_cast<unsigned char>(magic[1]) == 0x8b;
 }
 
 bool identical(const clcg::solver::HostMatrix& a, const clcg::solver::HostMatrix& b) {
@@ -103,9 +133,45 @@ int run(const po::variables_map& args) {
     const std::string dir = args["dir"].as<std::string>();
     const int repeat = static_cast<int>(clcg::apps::count_in_range(args, "repeat", 1, 1000));
     const bool keep = args.count("keep") > 0;
+    const bool quick = args.count("quick") > 0;
     const auto requested = static_cast<unsigned>(clcg::apps::count_in_range(args, "threads", 0, 1024));
     const ReadOptions serial{1, ReadOptions{}.chunk_bytes};
     const ReadOptions parallel{requested == 0 ? host_threads() : requested, ReadOptions{}.chunk_bytes};
+    ReadOptions streamed = parallel;  // the zlib stream, as for a text too large for memory
+    streamed.gzip_memory_bytes = 1;
+    auto best_of = [&](auto&& run) {
+        double best = 1e300;
+        for (int r = 0; r < repeat; ++r) {
+            const auto t0 = Clock::now();
+            run();
+            best = std::min(best, seconds_since(t0));
+        }
+        return best;
+    };
+    if (!file.empty() && is_gzip_file(file)) {  // a gzip file: clcg's reader on it, whole and streamed
+        warm_cache(file);
+        const double gz_mb = static_cast<double>(std::filesystem::file_size(file)) / 1e6;
+        double zlib_s = 0;
+        const double mb = static_cast<double>(gzip_text_bytes(file, zlib_s)) / 1e6;
+        HostMatrix whole, whole_serial, from_stream;
+        const double serial_s = best_of([&] { whole_serial = read_matrix_market(file, nullptr, serial); });
+        const double whole_s = best_of([&] { whole = read_matrix_market(file, nullptr, parallel); });
+        const double stream_s = best_of([&] { from_stream = read_matrix_market(file, nullptr, streamed); });
+        const bool same = identical(whole, whole_serial) && identical(whole, from_stream);
+        const unsigned threads = parallel.threads;
+        std::printf("file: %s, %.1f MB compressed, %.1f MB of text, %lld x %lld, %lld nonzeros\n", file.c_str(), gz_mb,
+                    mb, static_cast<long long>(whole.rows()), static_cast<long long>(whole.cols()),
+                    static_cast<long long>(whole.nonZeros()));
+        std::printf("zlib inflate alone (gzread), 1 thread:   %7.3f s  %7.1f MB/s of text\n", zlib_s, mb / zlib_s);
+        std::printf("clcg gzip, 1 thread:                     %7.3f s  %7.1f MB/s of text\n", serial_s, mb / serial_s);
+        std::printf("clcg gzip, %2u threads (libdeflate, whole): %7.3f s  %7.1f MB/s of text\n", threads, whole_s,
+                    mb / whole_s);
+        std::printf("clcg gzip, %2u threads (zlib, streamed):   %7.3f s  %7.1f MB/s of text\n", threads, stream_s,
+                    mb / stream_s);
+        std::printf("threads: %u; best of %d runs each; results identical: %s\n", threads, repeat,
+                    same ? "yes" : "NO");
+        return same ? 0 : 1;
+    }
     {
         const bool generated = file.empty();
         if (generated) {
@@ -125,18 +191,23 @@ int run(const po::variables_map& args) {
         const double mb = static_cast<double>(std::filesystem::file_size(file)) / 1e6;
         warm_cache(file);
 
-        auto best_of = [&](auto&& run) {
-            double best = 1e300;
-            for (int r = 0; r < repeat; ++r) {
-                const auto t0 = Clock::now();
-                run();
-                best = std::min(best, seconds_since(t0));
-            }
-            return best;
-        };
         HostMatrix ours, ours_serial;
         const double serial_s = best_of([&] { ours_serial = read_matrix_market(file, nullptr, serial); });
         const double ours_s = best_of([&] { ours = read_matrix_market(file, nullptr, parallel); });
+        const unsigned threads = parallel.threads;
+        if (quick) {
+            std::printf("file: %s, %.1f MB, %lld x %lld, %lld nonzeros\n", file.c_str(), mb,
+                        static_cast<long long>(ours.rows()), static_cast<long long>(ours.cols()),
+                        static_cast<long long>(ours.nonZeros()));
+            std::printf("clcg read_matrix_market, 1 thread:    %7.3f s  %7.1f MB/s\n", serial_s, mb / serial_s);
+            std::printf("clcg read_matrix_market, %2u threads:  %7.3f s  %7.1f MB/s  (%.1fx one thread)\n", threads,
+                        ours_s, mb / ours_s, serial_s / ours_s);
+            const bool same = identical(ours, ours_serial);
+            std::printf("threads: %u; best of %d runs each; results identical: %s\n", threads, repeat,
+                        same ? "yes" : "NO");
+            if (generated && !keep) std::filesystem::remove(file);
+            return same ? 0 : 1;
+        }
         HostMatrix eigen;
         const double eigen_s = best_of([&] {
             if (!Eigen::loadMarket(eigen, file)) throw std::runtime_error("Eigen::loadMarket failed on " + file);
@@ -147,9 +218,10 @@ int run(const po::variables_map& args) {
         const std::string gz = compress(file);
         const double gz_mb = static_cast<double>(std::filesystem::file_size(gz)) / 1e6;
         warm_cache(gz);
-        HostMatrix from_gz, from_gz_serial;
+        HostMatrix from_gz, from_gz_serial, from_gz_stream;
         const double gz_serial_s = best_of([&] { from_gz_serial = read_matrix_market(gz, nullptr, serial); });
         const double gz_s = best_of([&] { from_gz = read_matrix_market(gz, nullptr, parallel); });
+        const double gz_stream_s = best_of([&] { from_gz_stream = read_matrix_market(gz, nullptr, streamed); });
         std::filesystem::remove(gz);
 
         // The same text as BGZF (bgzip's independent members), which inflates on every core.
@@ -161,8 +233,8 @@ int run(const po::variables_map& args) {
         std::filesystem::remove(bgz);
 
         const bool same = identical(ours, eigen) && identical(ours, ours_serial) && identical(ours, from_gz) &&
-                          identical(ours, from_gz_serial) && identical(ours, from_bgz);
-        const unsigned threads = parallel.threads;
+                          identical(ours, from_gz_serial) && identical(ours, from_gz_stream) &&
+                          identical(ours, from_bgz);
         std::printf("file: %s, %.1f MB, %lld x %lld, %lld nonzeros\n", file.c_str(), mb,
                     static_cast<long long>(ours.rows()), static_cast<long long>(ours.cols()),
                     static_cast<long long>(ours.nonZeros()));
@@ -174,6 +246,9 @@ int run(const po::variables_map& args) {
                     mb / gz_serial_s);
         std::printf("clcg gzip, %2u threads:                %7.3f s  %7.1f MB/s of text  (%.2fx the plain read)\n",
                     threads, gz_s, mb / gz_s, gz_s / ours_s);
+        std::printf("clcg gzip streamed (zlib), %2u threads: %7.3f s  %7.1f MB/s of text  (as for a text too large "
+                    "for memory)\n",
+                    threads, gz_stream_s, mb / gz_stream_s);
         std::printf("clcg BGZF (%.1f MB), %2u threads:      %7.3f s  %7.1f MB/s of text  (%.2fx the plain read)\n",
                     bgz_mb, threads, bgz_s, mb / bgz_s, bgz_s / ours_s);
         std::printf("threads: %u; speed-up over Eigen: %.1fx (best of %d runs each); results identical: %s\n", threads,

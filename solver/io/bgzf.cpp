@@ -8,6 +8,7 @@
 #include <string>
 
 #include "clcg/solver/io/host_threads.hpp"
+#include "gzip_inflate.hpp"
 
 namespace clcg::solver::mm {
 namespace {
@@ -74,22 +75,18 @@ bool inflate_members(std::string_view compressed, const std::vector<GzipMember>&
     std::atomic<bool> ok{true};
     threads = threads_for(members.size(), 16, threads);
     parallel_ranges(members.size(), threads, [&](std::size_t begin, std::size_t end, unsigned) {
-        z_stream z{};
-        if (inflateInit2(&z, 15 + 16) != Z_OK) {
-            ok = false;
-            return;
-        }
+        const Inflater inflater;
         for (std::size_t m = begin; m < end && ok; ++m) {
             const GzipMember& member = members[m];
-            inflateReset(&z);
-            z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(compressed.data() + member.offset));
-            z.avail_in = static_cast<uInt>(member.size);
-            z.next_out = reinterpret_cast<Bytef*>(text + member.text_offset);
-            z.avail_out = static_cast<uInt>(member.text_size);
-            // Z_STREAM_END only once the trailer's CRC and size have matched.
-            if (inflate(&z, Z_FINISH) != Z_STREAM_END || z.avail_in != 0 || z.avail_out != 0) ok = false;
+            std::size_t used = 0;
+            // Success only once the trailer's CRC and size have matched, and with no actual-size
+            // pointer only when the member fills its text exactly.
+            if (libdeflate_gzip_decompress_ex(inflater.get(), compressed.data() + member.offset, member.size,
+                                              text + member.text_offset, member.text_size, &used,
+                                              nullptr) != LIBDEFLATE_SUCCESS ||
+                used != member.size)
+                ok = false;
         }
-        inflateEnd(&z);
     });
     return ok;
 }
@@ -130,19 +127,15 @@ std::string compress_bgzf(std::string_view text, int level, unsigned threads) {
 
 namespace clcg::solver::mm {
 
-std::optional<FileData> read_bgzf_text(const std::string& path, unsigned threads) {
-    {
-        const FileHandle file(path);
-        char head[64];
-        if (bgzf_member_size({head, file.read_up_to(head, sizeof head, path)}, 0) == 0) return std::nullopt;
-    }
-    const FileData compressed = read_file_bytes(path);
-    const auto members = bgzf_members(compressed.view());
+std::optional<FileData> inflate_bgzf(std::string_view compressed, std::size_t max_text, unsigned threads) {
+    if (bgzf_member_size(compressed, 0) == 0) return std::nullopt;
+    const auto members = bgzf_members(compressed);
     if (!members) return std::nullopt;
     FileData text;
     text.size = members->back().text_offset + members->back().text_size;
+    if (text.size > max_text) return std::nullopt;
     text.bytes.reset(new char[text.size + 1]);
-    if (!inflate_members(compressed.view(), *members, text.bytes.get(), threads)) return std::nullopt;
+    if (!inflate_members(compressed, *members, text.bytes.get(), threads)) return std::nullopt;
     return text;
 }
 

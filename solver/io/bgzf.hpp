@@ -24,12 +24,14 @@ struct GzipMember {
 std::optional<std::vector<GzipMember>> bgzf_members(std::string_view compressed);
 
 // Inflates every member into text (text_offset + text_size of the last member bytes) on
-// `threads` threads, checking each member's CRC and size; false when any is corrupt.
+// `threads` threads with libdeflate, checking each member's CRC and size; false when any is
+// corrupt.
 bool inflate_members(std::string_view compressed, const std::vector<GzipMember>& members, char* text,
                      unsigned threads);
 
-// The text of a BGZF file inflated on `threads` threads; nothing when the file is not BGZF
-// or a member is corrupt (the streaming reader then names what is wrong).
-std::optional<FileData> read_bgzf_text(const std::string& path, unsigned threads);
+// The text of a BGZF file (its compressed bytes in memory) inflated on `threads` threads;
+// nothing when the file is not BGZF, its text is over `max_text` bytes or a member is corrupt
+// (the caller then reads it as any gzip file).
+std::optional<FileData> inflate_bgzf(std::string_view compressed, std::size_t max_text, unsigned threads);
 
 }  // namespace clcg::solver::mm

@@ -5,12 +5,15 @@
 
 #include <zlib.h>
 
+#include <atomic>
 #include <cerrno>
 #include <algorithm>
 #include <cstring>
 #include <string>
 
+#include "clcg/solver/io/host_threads.hpp"
 #include "clcg/solver/io/input_error.hpp"
+#include "gzip_inflate.hpp"
 
 namespace clcg::solver::mm {
 
@@ -34,6 +37,20 @@ std::size_t FileHandle::read_up_to(char* p, std::size_t n, const std::string& pa
     std::size_t got = 0;
     while (got < n) {
         const ssize_t r = ::read(fd_, p + got, n - got);
+        if (r < 0) {
+            if (errno == EINTR) continue;
+            throw InputError(path, 0, std::string("read error: ") + std::strerror(errno));
+        }
+        if (r == 0) break;
+        got += static_cast<std::size_t>(r);
+    }
+    return got;
+}
+
+std::size_t FileHandle::read_at(char* p, std::size_t n, std::size_t offset, const std::string& path) const {
+    std::size_t got = 0;
+    while (got < n) {
+        const ssize_t r = ::pread(fd_, p + got, n - got, static_cast<off_t>(offset + got));
         if (r < 0) {
             if (errno == EINTR) continue;
             throw InputError(path, 0, std::string("read error: ") + std::strerror(errno));
@@ -133,14 +150,25 @@ FileData read_file_bytes(const FileHandle& file, const std::string& path) {
     return d;
 }
 
+FileData read_file_bytes(const FileHandle& file, const std::string& path, unsigned threads) {
+    const std::size_t size = file.size_hint();
+    threads = threads_for(size, std::size_t{8} << 20, threads);
+    if (!file.regular() || threads <= 1) return read_file_bytes(file, path);
+    FileData d;
+    d.bytes.reset(new char[size + 1]);
+    d.size = size;
+    std::atomic<bool> whole{true};
+    parallel_ranges(size, threads, [&](std::size_t begin, std::size_t end, unsigned) {
+        if (file.read_at(d.bytes.get() + begin, end - begin, begin, path) != end - begin) whole = false;
+    });
+    char after = 0;
+    if (whole && file.read_at(&after, 1, size, path) == 0) return d;
+    return read_file_bytes(FileHandle(path), path);  // it changed size meanwhile: read it as it is now
+}
+
 FileData read_whole_file(const std::string& path) {
     FileData d = read_file_bytes(path);
-    if (is_gzip(d.view())) {
-        const std::string text = gunzip(d.view(), path);
-        d.bytes.reset(new char[text.size() + 1]);
-        std::memcpy(d.bytes.get(), text.data(), text.size());
-        d.size = text.size();
-    }
+    if (is_gzip(d.view())) return gunzip_whole(d.view(), path);
     return d;
 }
 

@@ -28,6 +28,8 @@ public:
     std::size_t size_hint() const { return S_ISREG(st_.st_mode) ? static_cast<std::size_t>(st_.st_size) : 0; }
     // Reads up to n bytes, retrying short reads; returns fewer only at the end.
     std::size_t read_up_to(char* p, std::size_t n, const std::string& path) const;
+    // Reads up to n bytes from `offset` on (a regular file), leaving the file position alone.
+    std::size_t read_at(char* p, std::size_t n, std::size_t offset, const std::string& path) const;
 
 private:
     int fd_ = -1;
@@ -37,8 +39,9 @@ private:
 // gzip's magic bytes (RFC 1952): 1f 8b.
 bool is_gzip(std::string_view bytes) noexcept;
 bool is_gzip_file(const std::string& path);
-// Inflates a whole gzip text (every member of a multi-member file); InputError naming `name`
-// for corrupt or truncated data.
+// Inflates a whole gzip text (every member of a multi-member file) with zlib's stream;
+// InputError naming `name` for corrupt or truncated data. gzip_inflate.hpp's gunzip_whole is
+// the fast way; this one names the errors.
 std::string gunzip(std::string_view compressed, const std::string& name);
 // A tar archive ("ustar" at byte 257), which SuiteSparse ships as .tar.gz: InputError saying to
 // extract it. `head` is the start of the (uncompressed) text.
@@ -53,8 +56,11 @@ struct FileData {
 // Whole file in one buffer, as stored (compressed or not).
 FileData read_file_bytes(const std::string& path);
 FileData read_file_bytes(const FileHandle& file, const std::string& path);
-// Whole file in one buffer, inflated when it is gzip (vectors, and the rare error path that
-// needs the text again).
+// A regular file read by `threads` threads, each a range of it (a copy from the page cache, and
+// its page faults, on every core); others, or files under 8 MiB a thread, as above.
+FileData read_file_bytes(const FileHandle& file, const std::string& path, unsigned threads);
+// Whole file in one buffer, inflated (by libdeflate) when it is gzip (vectors, and the rare
+// error path that needs the text again).
 FileData read_whole_file(const std::string& path);
 
 // Text in memory: one block.
@@ -89,8 +95,9 @@ private:
     bool eof_ = false;
 };
 
-// A gzip file's inflated bytes (every member of a multi-member file). Corrupt or truncated
-// compressed data is an InputError naming the file.
+// A gzip file's inflated bytes (every member of a multi-member file), through zlib's stream:
+// for texts too large to hold in memory, and the serial reader that names errors. Corrupt or
+// truncated compressed data is an InputError naming the file.
 class GzipStream {
 public:
     explicit GzipStream(const std::string& path);

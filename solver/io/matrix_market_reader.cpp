@@ -12,6 +12,7 @@
 #include "clcg/solver/io/host_threads.hpp"
 #include "coo.hpp"
 #include "file_blocks.hpp"
+#include "gzip_inflate.hpp"
 #include "mm_format.hpp"
 #include "parallel_entries.hpp"
 
@@ -171,10 +172,12 @@ solver::HostMatrix read_matrix(const ReadBytes& read, Reading reading, std::size
     });
 }
 
-// Uncompressed text in memory: parsed in place on several threads where it pays.
+// Uncompressed text in memory: parsed in place on several threads where it pays. Once the
+// entries are parsed, release() may free the text before the CSR is built; whole_text() then
+// gives it back for the one error that needs it again.
+template <class WholeText, class Release>
 solver::HostMatrix parse_text(std::string_view text, const std::string& name, solver::MatrixMarketInfo* info,
-                              const solver::ReadOptions& options) {
-    const auto whole_text = [&] { return text; };
+                              const solver::ReadOptions& options, WholeText&& whole_text, Release&& release) {
     const auto serial = [&] {
         TextBlocks blocks(text);
         return parse_matrix_blocks(blocks, name, info, whole_text);
@@ -184,8 +187,67 @@ solver::HostMatrix parse_text(std::string_view text, const std::string& name, so
     return translate_bad_alloc(name, [&] {
         std::optional<Entries> entries = parse_entries_in_parallel(text, name, threads, options.chunk_bytes);
         if (!entries) return serial();
+        release();
         return finish_matrix(entries->header, entries->parts, name, info, whole_text, threads);
     });
+}
+
+solver::HostMatrix parse_text(std::string_view text, const std::string& name, solver::MatrixMarketInfo* info,
+                              const solver::ReadOptions& options) {
+    return parse_text(text, name, info, options, [&] { return text; }, [] {});
+}
+
+// A regular gzip file. Normally read whole, inflated whole by libdeflate (a BGZF file's members
+// on every thread) and parsed in memory like plain text. Data libdeflate rejects is read again
+// by zlib's streaming serial reader, which names the first error in file order (a parse error in
+// text before the bad data, else the bad data); a text too large for memory
+// (ReadOptions::gzip_memory_bytes) is inflated as a zlib stream while the other threads parse.
+template <class WholeText>
+solver::HostMatrix read_gzip_matrix(const std::string& path, solver::MatrixMarketInfo* info,
+                                    const solver::ReadOptions& options, WholeText&& reread) {
+    const auto streamed_serial = [&] {
+        GzipBlocks blocks(path);
+        return parse_matrix_blocks(blocks, path, info, reread);
+    };
+    const std::size_t limit = options.gzip_memory_bytes != 0 ? options.gzip_memory_bytes : default_gzip_memory_bytes();
+    FileData text;
+    Inflated inflated = Inflated::too_large;
+    std::size_t guess = 0;
+    unsigned threads = 1;
+    try {
+        const FileHandle file(path);
+        const std::size_t compressed_size = file.size_hint();
+        char trailer[4] = {};
+        const std::size_t tail = std::min<std::size_t>(compressed_size, 4);
+        guess = gzip_text_size_guess(
+            compressed_size, gzip_isize({trailer, file.read_at(trailer, tail, compressed_size - tail, path)}));
+        threads = reading_threads(options, guess);
+        if (compressed_size < limit && guess <= limit - compressed_size) {
+            const FileData compressed = read_file_bytes(file, path, threads);
+            const std::size_t max_text = compressed.size < limit ? limit - compressed.size : 0;
+            std::optional<FileData> bgzf;
+            if (threads > 1) bgzf = inflate_bgzf(compressed.view(), max_text, threads);
+            if (bgzf) {
+                text = std::move(*bgzf);
+                inflated = Inflated::whole;
+            } else {
+                inflated = inflate_gzip(compressed.view(), max_text, threads, text);
+            }
+        }
+    } catch (const std::bad_alloc&) {  // more than this machine will give: stream it
+        text = FileData{};
+        inflated = Inflated::too_large;
+    }
+    if (inflated == Inflated::bad_data) return streamed_serial();
+    if (inflated == Inflated::whole) {
+        const std::string_view view = text.view();
+        const auto whole_text = [&] { return text.bytes ? view : reread(); };
+        return parse_text(view, path, info, options, whole_text, [&] { text.bytes.reset(); });
+    }
+    if (threads <= 1) return streamed_serial();
+    GzipStream stream(path);
+    return read_matrix([&](char* p, std::size_t n) { return stream.read_up_to(p, n); }, Reading::inflates, guess, path,
+                       info, options, streamed_serial, reread);
 }
 
 }  // namespace
@@ -200,8 +262,8 @@ HostMatrix parse_matrix_market(std::string_view text, const std::string& name_fo
 HostMatrix parse_matrix_market(std::string_view text, const std::string& name_for_errors, MatrixMarketInfo* info,
                                const ReadOptions& options) {
     if (mm::is_gzip(text)) {
-        const std::string inflated = mm::gunzip(text, name_for_errors);
-        return mm::parse_text(inflated, name_for_errors, info, options);
+        const mm::FileData inflated = mm::gunzip_whole(text, name_for_errors);
+        return mm::parse_text(inflated.view(), name_for_errors, info, options);
     }
     return mm::parse_text(text, name_for_errors, info, options);
 }
@@ -225,21 +287,7 @@ HostMatrix read_matrix_market(const std::string& path, MatrixMarketInfo* info, c
             return parse_matrix_market(data.view(), path, info, options);
         }
     }
-    if (mm::is_gzip_file(path)) {
-        mm::GzipStream stream(path);
-        const unsigned threads = mm::reading_threads(options, 4 * stream.compressed_size());
-        if (threads > 1) {  // a BGZF file inflates on every thread, then parses as text in memory
-            if (const std::optional<mm::FileData> text = mm::read_bgzf_text(path, threads))
-                return mm::parse_text(text->view(), path, info, ReadOptions{threads, options.chunk_bytes});
-        }
-        const auto serial = [&] {
-            mm::GzipBlocks blocks(path);
-            return mm::parse_matrix_blocks(blocks, path, info, whole_text);
-        };
-        if (threads <= 1) return serial();
-        return mm::read_matrix([&](char* p, std::size_t n) { return stream.read_up_to(p, n); }, mm::Reading::inflates,
-                               4 * stream.compressed_size(), path, info, options, serial, whole_text);
-    }
+    if (mm::is_gzip_file(path)) return mm::read_gzip_matrix(path, info, options, whole_text);
     const mm::FileHandle file(path);
     const auto serial = [&] {
         mm::FileBlocks blocks(path);
@@ -251,7 +299,7 @@ HostMatrix read_matrix_market(const std::string& path, MatrixMarketInfo* info, c
 
 Eigen::VectorXd parse_vector_market(std::string_view text, const std::string& name_for_errors) {
     using namespace mm;
-    if (is_gzip(text)) return parse_vector_market(gunzip(text, name_for_errors), name_for_errors);
+    if (is_gzip(text)) return parse_vector_market(gunzip_whole(text, name_for_errors).view(), name_for_errors);
     reject_tar(text, name_for_errors);
     check_not_empty(text, name_for_errors);
     return translate_bad_alloc(name_for_errors, [&] {

@@ -1,9 +1,12 @@
 // gzip-compressed Matrix Market files: told by content, read as the same lines (same matrix,
-// same line numbers in messages), corrupt or truncated archives and tar files named plainly.
+// same line numbers in messages), corrupt or truncated archives and tar files named plainly;
+// inflated whole (libdeflate) or streamed (zlib, over ReadOptions::gzip_memory_bytes) alike,
+// whatever the members and the trailer's size say.
 #include <gtest/gtest.h>
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "clcg/solver/io/matrix_market.hpp"
 #include "clcg/solver/problems/generators.hpp"
@@ -14,13 +17,53 @@ namespace {
 
 using namespace clcg::test;
 
-std::string read_message(const std::string& path) {
+using clcg::solver::ReadOptions;
+
+std::string read_message(const std::string& path, const ReadOptions& options = {}) {
     try {
-        clcg::solver::read_matrix_market(path);
+        clcg::solver::read_matrix_market(path, nullptr, options);
     } catch (const InputError& e) {
         return e.what();
     }
     return "(no error)";
+}
+
+// Every way a gzip file is read: inflated whole on one thread and on three, and streamed by zlib
+// (a memory bound below the file's size) on one and on three.
+std::vector<ReadOptions> gzip_read_options() {
+    ReadOptions streamed_serial{1, ReadOptions{}.chunk_bytes}, streamed{3, 1U << 16};
+    streamed_serial.gzip_memory_bytes = streamed.gzip_memory_bytes = 1;
+    return {{1, ReadOptions{}.chunk_bytes}, {3, 1U << 16}, streamed_serial, streamed};
+}
+
+std::string how(const ReadOptions& options) {
+    return std::to_string(options.threads) + " thread(s), " + (options.gzip_memory_bytes == 1 ? "streamed" : "whole");
+}
+
+// A 2D Poisson matrix's lines: regular text that compresses about 10:1.
+std::string compressible_text() {
+    TempDir dir;
+    clcg::solver::write_matrix_market(dir.file("p.mtx"), clcg::solver::poisson_2d(300, 300), true, "compressible");
+    std::ifstream in(dir.file("p.mtx"), std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// `text` gzip-compressed as one member per piece between the cuts.
+std::string members(const std::string& text, const std::vector<std::size_t>& cuts) {
+    std::string out;
+    std::size_t from = 0;
+    for (const std::size_t cut : cuts) {
+        out += gzip(std::string_view(text).substr(from, cut - from));
+        from = cut;
+    }
+    return out + gzip(std::string_view(text).substr(from));
+}
+
+void expect_reads_as(const std::string& path, const HostMatrix& want) {
+    for (const ReadOptions& options : gzip_read_options()) {
+        SCOPED_TRACE(how(options));
+        expect_identical(clcg::solver::read_matrix_market(path, nullptr, options), want);
+    }
 }
 
 std::string large_text() {
@@ -66,9 +109,11 @@ TEST(MatrixMarketGzip, ErrorsGiveTheLineOfTheUncompressedFile) {
     write_text(dir.file("bad.mtx"), text);
     write_text(dir.file("bad.mtx.gz"), gzip(text));
     const std::string plain = read_message(dir.file("bad.mtx"));
-    const std::string compressed = read_message(dir.file("bad.mtx.gz"));
     EXPECT_NE(plain.find(":" + std::to_string(line) + ": bad value 'oops'"), std::string::npos) << plain;
-    EXPECT_EQ(compressed.substr(compressed.find(':')), plain.substr(plain.find(':')));
+    for (const ReadOptions& options : gzip_read_options()) {
+        const std::string compressed = read_message(dir.file("bad.mtx.gz"), options);
+        EXPECT_EQ(compressed.substr(compressed.find(':')), plain.substr(plain.find(':'))) << how(options);
+    }
 }
 
 TEST(MatrixMarketGzip, SeveralMembersAreReadOneAfterTheOther) {
@@ -76,6 +121,62 @@ TEST(MatrixMarketGzip, SeveralMembersAreReadOneAfterTheOther) {
     const std::string first = real_general + "3 3 3\n1 1 1\n", second = "2 2 2\n3 3 3\n";
     write_text(dir.file("two.mtx.gz"), gzip(first) + gzip(second));
     EXPECT_EQ(dense(clcg::solver::read_matrix_market(dir.file("two.mtx.gz"))).diagonal(), Eigen::Vector3d(1, 2, 3));
+}
+
+TEST(MatrixMarketGzip, MembersCutAnywhereReadAsOneText) {
+    TempDir dir;
+    const std::string text = compressible_text();
+    write_text(dir.file("p.mtx"), text);
+    const HostMatrix want = clcg::solver::read_matrix_market(dir.file("p.mtx"));
+    // Empty members, cuts inside lines and numbers; the last member's size (the trailer's ISIZE)
+    // is a third of the text.
+    const std::size_t third = text.size() / 3;
+    write_text(dir.file("cut.mtx.gz"), members(text, {0, 1000, 1003, third, third, 2 * third + 7}));
+    expect_reads_as(dir.file("cut.mtx.gz"), want);
+}
+
+TEST(MatrixMarketGzip, ATrailerSizeShortOfTheTextStillReadsRight) {
+    TempDir dir;
+    const std::string text = compressible_text();
+    write_text(dir.file("p.mtx"), text);
+    const HostMatrix want = clcg::solver::read_matrix_market(dir.file("p.mtx"));
+    // One large member, then one of the last 20 bytes: the trailer's ISIZE (20) is far below
+    // the text, and the text is over 4x the compressed size, the guess when ISIZE cannot be it.
+    const std::string last_small = members(text, {text.size() - 20});
+    ASSERT_GT(text.size(), 4 * last_small.size());
+    write_text(dir.file("last_small.mtx.gz"), last_small);
+    expect_reads_as(dir.file("last_small.mtx.gz"), want);
+    // A small member, then the rest: ISIZE is most of the text, so the first member fits and
+    // the second does not.
+    write_text(dir.file("first_small.mtx.gz"), members(text, {100}));
+    expect_reads_as(dir.file("first_small.mtx.gz"), want);
+}
+
+TEST(MatrixMarketGzip, AWrongTrailerSizeOrBytesAfterTheLastMemberAreCorruptData) {
+    TempDir dir;
+    const std::string compressed = gzip(compressible_text());
+    std::string wrong_size = compressed;
+    wrong_size[wrong_size.size() - 4] = static_cast<char>(wrong_size[wrong_size.size() - 4] ^ 1);
+    write_text(dir.file("wrong_size.mtx.gz"), wrong_size);
+    write_text(dir.file("trailing.mtx.gz"), compressed + "\x01\x02 not a gzip member");
+    for (const char* name : {"wrong_size.mtx.gz", "trailing.mtx.gz"}) {
+        for (const ReadOptions& options : gzip_read_options()) {
+            const std::string message = read_message(dir.file(name), options);
+            EXPECT_EQ(message.rfind(dir.file(name) + ": corrupt gzip data (", 0), 0u)
+                << how(options) << ": " << message;
+        }
+    }
+}
+
+TEST(MatrixMarketGzip, ALaterMemberTruncatedIsNamed) {
+    TempDir dir;
+    const std::string text = compressible_text();
+    const std::string two = members(text, {text.size() / 2});
+    write_text(dir.file("truncated.mtx.gz"), two.substr(0, two.size() - 100));
+    for (const ReadOptions& options : gzip_read_options()) {
+        const std::string message = read_message(dir.file("truncated.mtx.gz"), options);
+        EXPECT_NE(message.find("truncated gzip file"), std::string::npos) << how(options) << ": " << message;
+    }
 }
 
 TEST(MatrixMarketGzip, TruncatedAndCorruptArchivesAreNamed) {

@@ -59,6 +59,11 @@ struct ReadOptions {
     unsigned threads = 0;  // 0: host_threads() (CLCG_THREADS, else every core) for text over
                            // 1 MiB, 1 below; 1: the serial reader
     std::size_t chunk_bytes = std::size_t{4} << 20;  // text parsed per task
+    // A gzip file whose compressed bytes and text fit in this many bytes is read whole and
+    // inflated whole (libdeflate; a BGZF file's members on every thread), then parsed in
+    // memory; the text is freed before the CSR is built. A larger one is inflated as a stream
+    // (zlib, one thread inflating while the others parse). 0: half the physical memory.
+    std::size_t gzip_memory_bytes = 0;
 };
 
 // Reads a coordinate matrix file (see the top of this header). Throws InputError.
