@@ -7,6 +7,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from . import _clcg
+
 _INT32_MAX = np.iinfo(np.int32).max
 
 
@@ -51,13 +53,10 @@ def as_csr(A, *, check_symmetry=True):
                          f"(at most {_INT32_MAX} of each)")
     # Converted only where they are not already int32 / float64 and contiguous.
     data = np.ascontiguousarray(csr.data, dtype=np.float64)
-    with np.errstate(over="ignore", invalid="ignore"):
-        total = np.add.reduce(data)  # one pass, no temporary; the entries are searched only on failure
-    if not np.isfinite(total):
-        bad = np.flatnonzero(~np.isfinite(data))
-        if bad.size:  # else a finite sum overflowed: nothing to refuse
-            row = int(np.searchsorted(csr.indptr, bad[0], side="right") - 1)
-            raise ValueError(f"A has a NaN or Inf entry at ({row}, {int(csr.indices[bad[0]])})")
+    bad = _clcg.first_non_finite(data)  # one pass on every host core
+    if bad >= 0:
+        row = int(np.searchsorted(csr.indptr, bad, side="right") - 1)
+        raise ValueError(f"A has a NaN or Inf entry at ({row}, {int(csr.indices[bad])})")
     out = sp.csr_matrix((data, np.ascontiguousarray(csr.indices, dtype=np.int32),
                          np.ascontiguousarray(csr.indptr, dtype=np.int32)), shape=csr.shape, copy=False)
     out.has_canonical_format = True  # checked or made above

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -20,6 +21,7 @@
 #include "clcg/cl/env.hpp"
 #include "clcg/cl/error.hpp"
 #include "clcg/reduction/reduce.hpp"
+#include "clcg/solver/io/host_threads.hpp"
 #include "clcg/solver/krylov/host_matrix_solver.hpp"
 #include "clcg/solver/krylov/settings.hpp"
 #include "clcg/solver/precond/preconditioner.hpp"
@@ -100,6 +102,26 @@ clcg::cl::Env env_for(const std::string& device, const std::string& platform, st
 ::cl::Buffer caller_buffer(std::uintptr_t handle) { return ::cl::Buffer(reinterpret_cast<cl_mem>(handle), true); }
 
 // A CG solver for one matrix on one device (clcg::solver::HostMatrixSolver).
+// The index of the first NaN or Inf in `values`, or -1: on every host core (CLCG_THREADS), with
+// the GIL released; the check every matrix from Python passes before it is uploaded.
+std::int64_t first_non_finite(const Array<double>& values) {
+  const double* v = values.data();
+  const std::size_t n = std::size_t(values.size());
+  const unsigned threads = clcg::solver::threads_for(n, std::size_t(1) << 20);
+  std::vector<std::int64_t> first(threads, -1);
+  py::gil_scoped_release unlocked;
+  clcg::solver::parallel_ranges(n, threads, [&](std::size_t begin, std::size_t end, unsigned t) {
+    for (std::size_t k = begin; k < end; ++k)
+      if (!std::isfinite(v[k])) {
+        first[t] = std::int64_t(k);
+        return;
+      }
+  });
+  for (std::int64_t k : first)
+    if (k >= 0) return k;  // ranges are in order: the first range's find is the first
+  return -1;
+}
+
 class Solver {
  public:
   Solver(const Array<std::int32_t>& indptr, const Array<std::int32_t>& indices, const Array<double>& data,
@@ -326,6 +348,7 @@ PYBIND11_MODULE(_clcg, m) {
   py::register_exception<clcg::cl::Error>(m, "DeviceError", PyExc_RuntimeError);
   m.def("devices", &devices);
   m.def("default_device", [] { return device_dict(env_for("", "").info(), 0); });
+  m.def("first_non_finite", &first_non_finite, py::arg("values"));
   m.def("reduce", &reduce, py::arg("x"), py::arg("y"), py::arg("op"), py::arg("device"), py::arg("platform"));
   m.def("reduce_on_device", &reduce_on_device, py::arg("x"), py::arg("x_offset"), py::arg("y"), py::arg("y_offset"),
         py::arg("n"), py::arg("f32"), py::arg("op"), py::arg("queue"));

@@ -147,6 +147,22 @@ def test_nan_is_found_where_finite_values_sum_to_infinity():
         as_csr(sp.csr_array(np.diag([1e308, 1e308, np.nan])))
 
 
+@pytest.mark.parametrize("threads", ["1", "3"])
+def test_the_first_nan_or_inf_is_named_on_any_number_of_threads(monkeypatch, threads):
+    from clcg import _clcg
+    from clcg._inputs import as_csr
+    monkeypatch.setenv("CLCG_THREADS", threads)
+    values = np.ones(3_500_001)  # over three ranges of the 1M-value grain
+    assert _clcg.first_non_finite(values) == -1
+    values[[2_900_000, 1_700_003]] = [np.nan, np.inf]  # the later range's NaN must not win
+    assert _clcg.first_non_finite(values) == 1_700_003
+    assert _clcg.first_non_finite(np.empty(0)) == -1
+    A = sp.csr_array(sp.diags([np.arange(1.0, 1_500_001.0)], [0]))
+    A.data[1_200_000] = -np.inf
+    with pytest.raises(ValueError, match=r"NaN or Inf entry at \(1200000, 1200000\)"):
+        as_csr(A)
+
+
 def test_symmetry_is_refused_alike_on_the_device_and_on_the_host():
     A = sp.lil_array(A64)
     A[3, 5] = A[3, 5] + 0.5
