@@ -195,13 +195,17 @@ int run(const po::variables_map& args) {
         const double serial_s = best_of([&] { ours_serial = read_matrix_market(file, nullptr, serial); });
         const double ours_s = best_of([&] { ours = read_matrix_market(file, nullptr, parallel); });
         const unsigned threads = parallel.threads;
-        if (quick) {
+        // The file and the plain reads, first in either report.
+        const auto print_plain_reads = [&] {
             std::printf("file: %s, %.1f MB, %lld x %lld, %lld nonzeros\n", file.c_str(), mb,
                         static_cast<long long>(ours.rows()), static_cast<long long>(ours.cols()),
                         static_cast<long long>(ours.nonZeros()));
             std::printf("clcg read_matrix_market, 1 thread:    %7.3f s  %7.1f MB/s\n", serial_s, mb / serial_s);
             std::printf("clcg read_matrix_market, %2u threads:  %7.3f s  %7.1f MB/s  (%.1fx one thread)\n", threads,
                         ours_s, mb / ours_s, serial_s / ours_s);
+        };
+        if (quick) {
+            print_plain_reads();
             const bool same = identical(ours, ours_serial);
             std::printf("threads: %u; best of %d runs each; results identical: %s\n", threads, repeat,
                         same ? "yes" : "NO");
@@ -235,12 +239,7 @@ int run(const po::variables_map& args) {
         const bool same = identical(ours, eigen) && identical(ours, ours_serial) && identical(ours, from_gz) &&
                           identical(ours, from_gz_serial) && identical(ours, from_gz_stream) &&
                           identical(ours, from_bgz);
-        std::printf("file: %s, %.1f MB, %lld x %lld, %lld nonzeros\n", file.c_str(), mb,
-                    static_cast<long long>(ours.rows()), static_cast<long long>(ours.cols()),
-                    static_cast<long long>(ours.nonZeros()));
-        std::printf("clcg read_matrix_market, 1 thread:    %7.3f s  %7.1f MB/s\n", serial_s, mb / serial_s);
-        std::printf("clcg read_matrix_market, %2u threads:  %7.3f s  %7.1f MB/s  (%.1fx one thread)\n", threads,
-                    ours_s, mb / ours_s, serial_s / ours_s);
+        print_plain_reads();
         std::printf("Eigen::loadMarket, 1 thread:          %7.3f s  %7.1f MB/s\n", eigen_s, mb / eigen_s);
         std::printf("clcg gzip (%.1f MB), 1 thread:      %7.3f s  %7.1f MB/s of text\n", gz_mb, gz_serial_s,
                     mb / gz_serial_s);

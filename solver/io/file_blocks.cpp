@@ -33,10 +33,15 @@ FileHandle::FileHandle(const std::string& path) {
 
 FileHandle::~FileHandle() { ::close(fd_); }
 
-std::size_t FileHandle::read_up_to(char* p, std::size_t n, const std::string& path) const {
+namespace {
+
+// Up to n bytes into p by `read_once(at, left, got)` (a read(2) or pread(2) of the rest),
+// retried on EINTR, until n or the end of the file.
+template <class ReadOnce>
+std::size_t read_all(char* p, std::size_t n, const std::string& path, ReadOnce read_once) {
     std::size_t got = 0;
     while (got < n) {
-        const ssize_t r = ::read(fd_, p + got, n - got);
+        const ssize_t r = read_once(p + got, n - got, got);
         if (r < 0) {
             if (errno == EINTR) continue;
             throw InputError(path, 0, std::string("read error: ") + std::strerror(errno));
@@ -47,18 +52,16 @@ std::size_t FileHandle::read_up_to(char* p, std::size_t n, const std::string& pa
     return got;
 }
 
+}  // namespace
+
+std::size_t FileHandle::read_up_to(char* p, std::size_t n, const std::string& path) const {
+    return read_all(p, n, path, [&](char* at, std::size_t left, std::size_t) { return ::read(fd_, at, left); });
+}
+
 std::size_t FileHandle::read_at(char* p, std::size_t n, std::size_t offset, const std::string& path) const {
-    std::size_t got = 0;
-    while (got < n) {
-        const ssize_t r = ::pread(fd_, p + got, n - got, static_cast<off_t>(offset + got));
-        if (r < 0) {
-            if (errno == EINTR) continue;
-            throw InputError(path, 0, std::string("read error: ") + std::strerror(errno));
-        }
-        if (r == 0) break;
-        got += static_cast<std::size_t>(r);
-    }
-    return got;
+    return read_all(p, n, path, [&](char* at, std::size_t left, std::size_t got) {
+        return ::pread(fd_, at, left, static_cast<off_t>(offset + got));
+    });
 }
 
 namespace {

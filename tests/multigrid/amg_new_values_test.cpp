@@ -26,12 +26,6 @@ using clcg::solver::ElementType;
 using clcg::solver::HostCsr;
 using clcg::test::test_env;
 
-std::vector<ElementType> types() {
-  std::vector<ElementType> t{ElementType::f32};
-  if (clcg::test::device_has_fp64()) t.push_back(ElementType::f64);
-  return t;
-}
-
 std::string traced(ElementType type) { return type == ElementType::f64 ? " double" : " float"; }
 
 // The same pattern with values drawn anew (fixed seed).
@@ -53,7 +47,7 @@ std::vector<double> applied(clcg::solver::DevicePreconditioner& m, ElementType t
 }
 
 TEST(DeviceSparseProduct, ValuesOnlyProductsAndTransposesEqualFreshOnes) {
-  for (ElementType type : types())
+  for (ElementType type : clcg::test::device_types())
     for (const auto& [m, k, n] : {std::tuple{0, 0, 0}, std::tuple{1, 1, 1}, std::tuple{157, 93, 71}}) {
       SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n) + traced(type));
       const HostCsr a = csr(clcg::test::ragged_matrix(m, k, 20, 3 + m)), b = csr(clcg::test::ragged_matrix(k, n, 9, 4 + m));
@@ -85,7 +79,7 @@ TEST(AmgNewValues, AnUpdatedHierarchyGivesAFreshSetUpsBits) {
       {"3D Poisson 9 x 8 x 7", clcg::test::poisson(9, 8, 7)},
       {"1 x 1", clcg::test::poisson(1, 1)},
       {"0 x 0", clcg::solver::HostMatrix(0, 0)}};
-  for (ElementType type : types())
+  for (ElementType type : clcg::test::device_types())
     for (const auto& [name, a] : cases) {
       SCOPED_TRACE(name + traced(type));
       const std::size_t n = std::size_t(a.rows());

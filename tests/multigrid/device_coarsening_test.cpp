@@ -31,12 +31,6 @@ using clcg::solver::ElementType;
 using clcg::solver::HostCsr;
 using clcg::test::test_env;
 
-std::vector<ElementType> types() {
-  std::vector<ElementType> t{ElementType::f32};
-  if (clcg::test::device_has_fp64()) t.push_back(ElementType::f64);
-  return t;
-}
-
 double tolerance(ElementType type) { return type == ElementType::f64 ? 1e-12 : 1e-5; }
 
 std::vector<std::int32_t> read_ints(const ::cl::Buffer& buffer, std::size_t n) {
@@ -111,7 +105,7 @@ TEST(DeviceSparseProduct, MultiplyAndTransposeEqualTheHostReference) {
   struct Shape {
     int m, k, n, a_per_row, b_per_row;
   };
-  for (ElementType type : types())
+  for (ElementType type : clcg::test::device_types())
     for (const Shape& s : {Shape{0, 0, 0, 9, 5}, Shape{1, 1, 1, 9, 5}, Shape{157, 93, 71, 9, 5},
                            Shape{301, 300, 129, 9, 5}, Shape{131, 90, 200, 25, 6}, Shape{45, 700, 900, 60, 12},
                            Shape{1500, 4, 3, 3, 2}}) {
@@ -156,7 +150,7 @@ std::vector<Case> cases() {
 // Filtered matrix, aggregates and smoothed prolongator from the device and from the host, for
 // the same omega (from the device Lanczos in the AMG set-up; any value checks the arithmetic).
 TEST(DeviceCoarsening, FilterAggregatesAndProlongatorEqualTheHostReference) {
-  for (ElementType type : types())
+  for (ElementType type : clcg::test::device_types())
     for (const Case& c : cases()) {
       const std::string what = c.name + (type == ElementType::f64 ? " double" : " float");
       SCOPED_TRACE(what);
@@ -201,7 +195,7 @@ TEST(DeviceCoarsening, FilterAggregatesAndProlongatorEqualTheHostReference) {
 TEST(DeviceCoarsening, TheHierarchyEqualsTheHostReferenceAndRepeatsBitForBit) {
   clcg::solver::AmgOptions options;
   options.coarse_rows = 40;  // several levels on small grids
-  for (ElementType type : types())
+  for (ElementType type : clcg::test::device_types())
     for (const Case& c : cases()) {
       const std::string what = c.name + (type == ElementType::f64 ? " double" : " float");
       SCOPED_TRACE(what);

@@ -35,12 +35,6 @@ using clcg::test::random_vector;
 constexpr Preconditioner every[] = {Preconditioner::jacobi, Preconditioner::chebyshev, Preconditioner::ic0,
                                     Preconditioner::amg, Preconditioner::cholesky};
 
-std::vector<ElementType> types() {
-  std::vector<ElementType> t{ElementType::f32};
-  if (clcg::test::device_has_fp64()) t.push_back(ElementType::f64);
-  return t;
-}
-
 // M^-1 v on the device, in `type`, read back as doubles.
 struct Applied {
   std::shared_ptr<clcg::solver::DevicePreconditioner> m;
@@ -84,7 +78,7 @@ TEST(Preconditioner, EachIsSymmetricPositiveDefiniteOnRandomVectors) {
       {"3D Poisson 9 x 8 x 7", clcg::test::poisson(9, 8, 7)},
       {"random SPD 1001", clcg::test::random_dd_spd(1001, 9, 5)}};
   for (const auto& [name, a] : matrices)
-    for (ElementType type : types())
+    for (ElementType type : clcg::test::device_types())
       for (Preconditioner p : every) {
         const std::string what = std::string(clcg::solver::preconditioner_name(p)) + " on " + name + " (" +
                                  std::string(clcg::reduction::type_name(type)) + ")";
@@ -96,7 +90,7 @@ TEST(Preconditioner, EachIsSymmetricPositiveDefiniteOnRandomVectors) {
 TEST(Preconditioner, EmptyAndOneByOneSystems) {
   HostMatrix one(1, 1);
   one.insert(0, 0) = 4;
-  for (ElementType type : types())
+  for (ElementType type : clcg::test::device_types())
     for (Preconditioner p : every) {
       SCOPED_TRACE(std::string(clcg::solver::preconditioner_name(p)));
       const Applied m = set_up(one, p, type);
@@ -311,7 +305,7 @@ TEST(MixedPrecision, JacobiStaysInTheSolvesPrecisionAndDoubleForAFloatSolveIsRef
   in_float.precision = ElementType::f32;
   in_double.precision = ElementType::f64;
   const HostMatrix a = clcg::test::poisson(9, 7);
-  for (ElementType type : types())
+  for (ElementType type : clcg::test::device_types())
     EXPECT_EQ(set_up(a, Preconditioner::jacobi, type, in_float).m->report().precision, clcg::reduction::type_name(type));
   EXPECT_THROW(set_up(a, Preconditioner::chebyshev, ElementType::f32, in_double), std::invalid_argument);
   EXPECT_EQ(set_up(a, Preconditioner::chebyshev, ElementType::f32, in_float).m->report().precision, "float");
@@ -336,7 +330,7 @@ TEST(Cholesky, CgEndsInOneOrTwoStepsOnEverySharedSpdMatrix) {
   for (const char* name : {"bcsstk01", "pts5ldd03", "494_bus", "gr_30_30", "1138_bus", "bcsstk13", "bcsstk16",
                            "lap2D_5pt_n100"}) {
     const HostMatrix a = clcg::test::read_mtx(dir + "/" + name + ".mtx");
-    for (ElementType type : types()) {
+    for (ElementType type : clcg::test::device_types()) {
       SCOPED_TRACE(std::string(name) + " in " + std::string(clcg::reduction::type_name(type)));
       const double tol = type == ElementType::f64 ? 1e-8 : 1e-5;
       // float's own rounding of A and the vectors limits what one exact step reaches on the
@@ -354,7 +348,7 @@ TEST(DirectMethod, AutoSolvesSmallMatricesDirectlyInBothPrecisions) {
   settings.preconditioner = Preconditioner::automatic;
   settings.variant = clcg::solver::CgVariant::automatic;
   const HostMatrix a = clcg::test::poisson(23, 17);  // 391 rows: a factor of a few Kflop
-  for (ElementType type : types()) {
+  for (ElementType type : clcg::test::device_types()) {
     SCOPED_TRACE(std::string(clcg::reduction::type_name(type)));
     settings.precision = type;
     settings.tolerance = type == ElementType::f64 ? 1e-10 : 1e-5;

@@ -5,7 +5,10 @@
 // test never skips silently.
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "clcg/cl/env.hpp"
+#include "clcg/reduction/op.hpp"
 
 namespace clcg::test {
 
@@ -25,5 +28,12 @@ inline cl::DeviceInfo device_info_of_type(cl_device_type type) {
 
 // True when the test device has fp64; double tests use it to fail loudly, never to skip.
 inline bool device_has_fp64() { return test_env().info().fp64; }
+
+// The element types the test device computes in: float, and double where it has fp64.
+inline std::vector<reduction::ElementType> device_types() {
+  std::vector<reduction::ElementType> types{reduction::ElementType::f32};
+  if (device_has_fp64()) types.push_back(reduction::ElementType::f64);
+  return types;
+}
 
 }  // namespace clcg::test
