@@ -37,7 +37,8 @@ __kernel void scan_chunks(const uint chunks, const uint chunk, const uint n, __g
 // a_k times row a_col[k] of B: every column of C is summed in that order, whichever of the
 // three kernels below computes the row, so all give the same sums (and the same bits on every
 // run). For `fill` 0 a kernel writes row i's count to c_row[i]; for `fill` 1, c_row holds C's row
-// pointers and the columns (sorted) and values are written.
+// pointers and the columns (sorted) and values are written; `fill` 2 is new values on a known
+// pattern: c_col holds C's columns too (the merges write the same ones again).
 //
 // Rows of A with at most SHORT_ROW entries are merged by one work-item with its heads in private
 // memory (spgemm_short_rows); longer ones by a group of HASH_GROUP work-items with a hash table
@@ -117,36 +118,94 @@ __kernel void spgemm_rows(const uint rows, __global const int* a_row, __global c
 
 inline int hash_slot(const int column) { return (int)(((uint)column * 2654435761u) >> 23); }  // 9 bits: HASH_SLOTS
 
-// One group of HASH_GROUP work-items a row: the columns of C's row are found in a hash table
-// in local memory (integer atomics only place them), then each row of B named by A's row adds
-// a_k b_kj into its columns' slots, the work-items sharing the row of B (its columns are
-// unique, so no two write one slot) and a barrier between rows of B, so every slot sums in A's
-// order. The columns are ranked among each other to write C's row sorted. A row of C with more
-// than HASH_CAP columns is left to spgemm_rows: marked -1 when counting (and *overflow set),
-// skipped when filling.
+// Puts `column` in the table (integer atomics only), counting it in *found when it is new.
+inline void hash_insert(__local volatile int* key, __local volatile int* found, const int column) {
+  int slot = hash_slot(column);
+  for (;;) {  // at most HASH_CAP + HASH_GROUP of the slots fill: a free one is always found
+    const int there = atomic_cmpxchg(&key[slot], -1, column);
+    if (there == -1) atomic_inc(found);
+    if (there == -1 || there == column) return;
+    slot = (slot + 1) & (HASH_SLOTS - 1);
+  }
+}
+
+// The slot of a column that is in the table.
+inline int hash_find(__local const int* key, const int column) {
+  int slot = hash_slot(column);
+  while (key[slot] != column) slot = (slot + 1) & (HASH_SLOTS - 1);
+  return slot;
+}
+
+// One group of HASH_GROUP work-items a row of C, in up to three phases.
+// 1. Columns (fill 0 and 1): the rows of B that A's row names are shared out one per
+//    work-item, and each puts its row's columns in a hash table in local memory (integer
+//    atomics; the set does not depend on their order). fill 0 writes the count and stops.
+// 2. Places (fill 1): the occupied slots are listed, each column's place in C's row is the
+//    number of smaller columns, and C's columns are written sorted. fill 2 (new values on a
+//    known pattern) instead reads C's columns and their places from c_col.
+// 3. Values: for each entry k of A's row in its stored order, the work-items share row a_col[k]
+//    of B (its columns are unique, so no two add into one place), each adding a_k b_kj into
+//    column j's place, with a barrier between rows of B: every place sums in A's order. The
+//    next row of B's first entries are loaded before this one's are added, to hide the load.
+// A row of C with more than HASH_CAP columns is left to spgemm_rows: marked -1 when counting
+// (and *overflow set), skipped when filling.
 __kernel __attribute__((reqd_work_group_size(HASH_GROUP, 1, 1)))
 void spgemm_hashed(const uint rows, __global const int* a_row, __global const int* a_col,
                    __global const REAL* a_val, __global const int* b_row, __global const int* b_col,
                    __global const REAL* b_val, __global int* c_row, __global int* c_col, __global REAL* c_val,
                    const int fill, __global int* overflow) {
-  __local int key[HASH_SLOTS];
-  __local REAL sum[HASH_SLOTS];
+  __local int key[HASH_SLOTS];         // a column, or -1
+  __local int place[HASH_SLOTS];    // the place of the slot's column in C's row
+  __local int listed[HASH_CAP];        // C's columns, in the order they were listed
+  __local REAL sum[HASH_CAP];          // C's row, by place
   // A's row, HASH_STAGE entries at a time: where their rows of B begin and end, and a_k (loaded
   // by all work-items at once, rather than one dependent load after another for each k).
   __local int stage_begin[HASH_STAGE], stage_end[HASH_STAGE];
   __local REAL stage_a[HASH_STAGE];
-  __local volatile int found;
+  __local volatile int found, listing;
   const int lane = (int)get_local_id(0);
   for (uint i = get_group_id(0); i < rows; i += get_num_groups(0)) {
-    if (fill && c_row[i + 1] - c_row[i] > HASH_CAP) continue;  // the same for the whole group
-    for (int s = lane; s < HASH_SLOTS; s += HASH_GROUP) {
-      key[s] = -1;
-      sum[s] = 0;
+    const int a_begin = a_row[i], a_end = a_row[i + 1];
+    const int out = fill ? c_row[i] : 0, columns = fill ? c_row[i + 1] - out : 0;
+    if (columns > HASH_CAP) continue;  // the same for the whole group
+    // (The barriers below are reached by every pass alike: PoCL wants no barrier under a branch.)
+    for (int s = lane; s < HASH_SLOTS; s += HASH_GROUP) key[s] = -1;
+    if (lane == 0) found = listing = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (fill == 2) {
+      for (int r = lane; r < columns; r += HASH_GROUP) {
+        const int column = c_col[out + r];
+        hash_insert(key, &found, column);
+        place[hash_find(key, column)] = r;
+      }
+    } else {
+      for (int k = a_begin + lane; k < a_end; k += HASH_GROUP) {
+        const int j = a_col[k], stop = b_row[j + 1];
+        for (int t = b_row[j]; t < stop && found <= HASH_CAP; ++t) hash_insert(key, &found, b_col[t]);
+      }
     }
-    if (lane == 0) found = 0;
-    for (int k0 = a_row[i]; k0 < a_row[i + 1]; k0 += HASH_STAGE) {
-      const int staged = min(HASH_STAGE, a_row[i + 1] - k0);
-      barrier(CLK_LOCAL_MEM_FENCE);  // the table is cleared, or the last stage is used up
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (fill == 0 && lane == 0) {
+      c_row[i] = found <= HASH_CAP ? found : -1;
+      if (found > HASH_CAP) *overflow = 1;
+    }
+    if (fill == 1)
+      for (int s = lane; s < HASH_SLOTS; s += HASH_GROUP)
+        if (key[s] >= 0) listed[atomic_inc(&listing)] = key[s];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (fill == 1)
+      for (int e = lane; e < columns; e += HASH_GROUP) {
+        const int column = listed[e];
+        int rank = 0;
+        for (int r = 0; r < columns; ++r) rank += listed[r] < column;
+        place[hash_find(key, column)] = rank;
+        c_col[out + rank] = column;
+      }
+    for (int r = lane; r < columns; r += HASH_GROUP) sum[r] = 0;
+    const int values_end = fill ? a_end : a_begin;  // counting stops here
+    for (int k0 = a_begin; k0 < values_end; k0 += HASH_STAGE) {
+      const int staged = min(HASH_STAGE, a_end - k0);
+      barrier(CLK_LOCAL_MEM_FENCE);  // places and sums are set, or the last stage is used up
       for (int s = lane; s < staged; s += HASH_GROUP) {
         const int j = a_col[k0 + s];
         stage_begin[s] = b_row[j];
@@ -154,40 +213,24 @@ void spgemm_hashed(const uint rows, __global const int* a_row, __global const in
         stage_a[s] = a_val[k0 + s];
       }
       barrier(CLK_LOCAL_MEM_FENCE);
+      int t = stage_begin[0] + lane, next_col = -1;
+      REAL next_val = 0;
+      if (t < stage_end[0]) next_col = b_col[t], next_val = b_val[t];
       for (int s = 0; s < staged; ++s) {
-        const REAL a = stage_a[s];
-        for (int t = stage_begin[s] + lane; t < stage_end[s] && found <= HASH_CAP; t += HASH_GROUP) {
-          const int column = b_col[t];
-          int slot = hash_slot(column);
-          for (;;) {  // at most HASH_CAP + HASH_GROUP of the slots fill: a free one is always found
-            const int there = atomic_cmpxchg(&key[slot], -1, column);
-            if (there == -1) atomic_inc(&found);
-            if (there == -1 || there == column) break;
-            slot = (slot + 1) & (HASH_SLOTS - 1);
-          }
-          if (fill) sum[slot] += a * b_val[t];
+        const int first_col = next_col;
+        const REAL first_val = next_val, a = stage_a[s];
+        if (s + 1 < staged) {
+          t = stage_begin[s + 1] + lane;
+          next_col = t < stage_end[s + 1] ? b_col[t] : -1;
+          next_val = t < stage_end[s + 1] ? b_val[t] : 0;
         }
-        if (fill) barrier(CLK_LOCAL_MEM_FENCE);  // the next row of B may add to the same slots
+        if (first_col >= 0) sum[place[hash_find(key, first_col)]] += a * first_val;
+        for (t = stage_begin[s] + lane + HASH_GROUP; t < stage_end[s]; t += HASH_GROUP)
+          sum[place[hash_find(key, b_col[t])]] += a * b_val[t];
+        barrier(CLK_LOCAL_MEM_FENCE);  // the next row of B may add to the same places
       }
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    const int columns = found;
-    if (!fill) {
-      if (lane == 0) {
-        c_row[i] = columns <= HASH_CAP ? columns : -1;
-        if (columns > HASH_CAP) *overflow = 1;
-      }
-    } else {
-      const int out = c_row[i];
-      for (int s = lane; s < HASH_SLOTS; s += HASH_GROUP) {
-        const int column = key[s];
-        if (column < 0) continue;
-        int rank = 0;
-        for (int r = 0; r < HASH_SLOTS; ++r) rank += (uint)key[r] < (uint)column;  // -1: never less
-        c_col[out + rank] = column;
-        c_val[out + rank] = sum[s];
-      }
-    }
+    for (int r = lane; r < columns; r += HASH_GROUP) c_val[out + r] = sum[r];
     barrier(CLK_LOCAL_MEM_FENCE);  // before the next row clears the table
   }
 }

@@ -95,22 +95,23 @@ DeviceCsrMatrix SparseProducts::allocate(::cl::Buffer counts, std::int32_t rows,
 }
 
 void SparseProducts::run_multiply(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, const ::cl::Buffer& c_row,
-                                  const ::cl::Buffer& c_col, const ::cl::Buffer& c_val, bool fill,
+                                  const ::cl::Buffer& c_col, const ::cl::Buffer& c_val, Pass pass,
                                   const std::string& label, std::int32_t c_longest) {
   const std::size_t rows = std::size_t(a.rows());
-  const std::string name = label + (fill ? " (fill)" : " (count)");
+  const std::string name = label + (pass == Pass::count ? " (count)" : pass == Pass::fill ? " (fill)" : " (values)");
+  const cl_int fill = cl_int(pass);
   if (a.nnz() == 0 || (a.max_row_length() > 0 && a.max_row_length() <= short_row)) {
     kernels_.run(spgemm_short_, "spgemm_short_rows " + name, rows, a.row_ptr(), a.col_idx(), a.values(), b.row_ptr(),
-                 b.col_idx(), b.values(), c_row, c_col, c_val, cl_int(fill));
+                 b.col_idx(), b.values(), c_row, c_col, c_val, fill);
     return;
   }
   ::cl::Buffer overflow = make_index_buffer(env_, 1);
   kernels_.clear_ints(overflow, 1);
   const std::size_t groups = std::min(rows, hash_groups_per_unit * env_.info().compute_units);
   kernels_.run_groups(spgemm_hashed_, "spgemm_hashed " + name, groups, hash_group, rows, a.row_ptr(), a.col_idx(),
-                      a.values(), b.row_ptr(), b.col_idx(), b.values(), c_row, c_col, c_val, cl_int(fill), overflow);
+                      a.values(), b.row_ptr(), b.col_idx(), b.values(), c_row, c_col, c_val, fill, overflow);
   bool merge = c_longest > hash_cap;  // rows of C too long for the hash table
-  if (!fill) {
+  if (pass == Pass::count) {
     cl_int overflowed = 0;
     cl::checked("reading the product's overflow flag",
                 [&] { env_.queue().enqueueReadBuffer(overflow, CL_TRUE, 0, sizeof(cl_int), &overflowed); });
@@ -121,7 +122,7 @@ void SparseProducts::run_multiply(const DeviceCsrMatrix& a, const DeviceCsrMatri
   ::cl::Buffer cursor = make_index_buffer(env_, scratch), end = make_index_buffer(env_, scratch),
                head = make_index_buffer(env_, scratch);
   kernels_.run(spgemm_, "spgemm_rows " + name, rows, a.row_ptr(), a.col_idx(), a.values(), b.row_ptr(), b.col_idx(),
-               b.values(), cursor, end, head, c_row, c_col, c_val, cl_int(fill));
+               b.values(), cursor, end, head, c_row, c_col, c_val, fill);
 }
 
 DeviceCsrMatrix SparseProducts::multiply(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, const std::string& label) {
@@ -129,9 +130,9 @@ DeviceCsrMatrix SparseProducts::multiply(const DeviceCsrMatrix& a, const DeviceC
     throw std::invalid_argument("multiply: A is " + std::to_string(a.rows()) + " x " + std::to_string(a.cols()) +
                                 " but B has " + std::to_string(b.rows()) + " rows");
   ::cl::Buffer counts = make_index_buffer(env_, std::size_t(a.rows()) + 1);
-  run_multiply(a, b, counts, make_index_buffer(env_, 1), make_vector(env_, type_, 1), false, label, 0);
+  run_multiply(a, b, counts, make_index_buffer(env_, 1), make_vector(env_, type_, 1), Pass::count, label, 0);
   DeviceCsrMatrix c = allocate(counts, a.rows(), b.cols());
-  run_multiply(a, b, c.row_ptr(), c.col_idx(), c.values(), true, label, c.max_row_length());
+  run_multiply(a, b, c.row_ptr(), c.col_idx(), c.values(), Pass::fill, label, c.max_row_length());
   return c;
 }
 
@@ -141,7 +142,7 @@ void SparseProducts::multiply_values(const DeviceCsrMatrix& a, const DeviceCsrMa
     throw std::invalid_argument("multiply_values: C is " + std::to_string(c.rows()) + " x " + std::to_string(c.cols()) +
                                 ", not the shape of A B (" + std::to_string(a.rows()) + " x " + std::to_string(a.cols()) +
                                 " times " + std::to_string(b.rows()) + " x " + std::to_string(b.cols()) + ")");
-  run_multiply(a, b, c.row_ptr(), c.col_idx(), c.values(), true, label, c.max_row_length());
+  run_multiply(a, b, c.row_ptr(), c.col_idx(), c.values(), Pass::values, label, c.max_row_length());
 }
 
 DeviceCsrMatrix SparseProducts::transpose(const DeviceCsrMatrix& m) {

@@ -52,9 +52,12 @@ class SparseProducts {
   std::vector<KernelTime> take_kernel_times() { return kernels_.take_times(); }
 
  private:
+  // A product's passes, as kernels/sparse_product.cl's `fill`: C's row counts; C's columns and
+  // values; C's values where c_col already holds its columns.
+  enum class Pass : cl_int { count = 0, fill = 1, values = 2 };
   void run_multiply(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, const ::cl::Buffer& c_row,
-                    const ::cl::Buffer& c_col, const ::cl::Buffer& c_val, bool fill, const std::string& label,
-                    std::int32_t c_longest);  // fill: C's longest row
+                    const ::cl::Buffer& c_col, const ::cl::Buffer& c_val, Pass pass, const std::string& label,
+                    std::int32_t c_longest);  // not counting: C's longest row
   void place_transpose(const DeviceCsrMatrix& m, DeviceCsrMatrix& t);
 
   cl::Env env_;
