@@ -3,33 +3,106 @@
 // Every value is summed by one work-item in a fixed order: the same bits on every run, with
 // no float atomics (integer atomics only count and place, and rows are sorted afterwards).
 
-// ---- Exclusive scan of n counts in chunks of `chunk`: each chunk's total (and largest
-// count) is read back, the chunk offsets are scanned on the host, then each chunk is scanned.
-__kernel void scan_chunk_totals(const uint chunks, const uint chunk, const uint n, __global const int* counts,
-                                __global long* totals, __global int* largest) {
-  CLCG_FOR_EACH(uint, c, chunks) {
-    const uint end = min(n, (c + 1) * chunk);
-    long sum = 0;
-    int most = 0;
-    for (uint i = c * chunk; i < end; ++i) {
-      sum += counts[i];
-      most = max(most, counts[i]);
-    }
-    totals[c] = sum;
-    largest[c] = most;
+// ---- Exclusive scan of n counts in tiles of SCAN_GROUP * per, a group a tile and `per`
+// consecutive counts a work-item: each tile's total and largest count (totals[t] and
+// totals[tiles + t]); then the tile offsets by one group, in place of the totals, with the total
+// written after the counts and, with the largest count, to summary (the one thing read back);
+// then each tile scanned from its offset.
+#define SCAN_GROUP 256
+
+// The sum and the largest of `per` counts from `begin` (none past n).
+inline void scan_segment(__global const int* counts, const uint begin, const uint per, const uint n, long* sum,
+                         int* most) {
+  *sum = 0;
+  *most = 0;
+  for (uint i = begin; i < min(n, begin + per); ++i) {
+    *sum += counts[i];
+    *most = max(*most, counts[i]);
   }
 }
 
-__kernel void scan_chunks(const uint chunks, const uint chunk, const uint n, __global int* counts,
-                          __global const long* offsets) {
-  CLCG_FOR_EACH(uint, c, chunks) {
-    const uint end = min(n, (c + 1) * chunk);
-    long sum = offsets[c];
-    for (uint i = c * chunk; i < end; ++i) {
-      const int count = counts[i];
-      counts[i] = (int)sum;
-      sum += count;
+__kernel __attribute__((reqd_work_group_size(SCAN_GROUP, 1, 1)))
+void scan_tile_totals(const uint tiles, const uint per, const uint n, __global const int* counts,
+                      __global long* totals) {
+  __local long part[SCAN_GROUP];
+  __local int most[SCAN_GROUP];
+  const uint lane = get_local_id(0), t = get_group_id(0);
+  long sum;
+  int largest;
+  scan_segment(counts, (t * SCAN_GROUP + lane) * per, per, n, &sum, &largest);
+  part[lane] = sum;
+  most[lane] = largest;
+  for (uint width = SCAN_GROUP / 2; width > 0; width /= 2) {
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lane < width) {
+      part[lane] += part[lane + width];
+      most[lane] = max(most[lane], most[lane + width]);
     }
+  }
+  if (lane == 0) {
+    totals[t] = part[0];
+    totals[tiles + t] = most[0];
+  }
+}
+
+__kernel __attribute__((reqd_work_group_size(SCAN_GROUP, 1, 1)))
+void scan_tile_offsets(const uint tiles, __global long* totals, __global int* counts, const uint n,
+                       __global long* summary) {
+  __local long part[SCAN_GROUP], most[SCAN_GROUP];
+  const uint lane = get_local_id(0), per = (tiles + SCAN_GROUP - 1) / SCAN_GROUP;
+  const uint begin = min(tiles, lane * per), end = min(tiles, begin + per);
+  long sum = 0, largest = 0;
+  for (uint t = begin; t < end; ++t) {
+    sum += totals[t];
+    largest = max(largest, totals[tiles + t]);
+  }
+  part[lane] = sum;
+  most[lane] = largest;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (lane == 0) {
+    long run = 0;
+    for (uint l = 0; l < SCAN_GROUP; ++l) {
+      const long here = part[l];
+      part[l] = run;
+      run += here;
+      largest = max(largest, most[l]);
+    }
+    summary[0] = run;
+    summary[1] = largest;
+    counts[n] = (int)run;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  long run = part[lane];
+  for (uint t = begin; t < end; ++t) {
+    const long here = totals[t];
+    totals[t] = run;
+    run += here;
+  }
+}
+
+__kernel __attribute__((reqd_work_group_size(SCAN_GROUP, 1, 1)))
+void scan_tiles(const uint per, const uint n, __global int* counts, __global const long* offsets) {
+  __local long part[SCAN_GROUP];
+  const uint lane = get_local_id(0), t = get_group_id(0), begin = (t * SCAN_GROUP + lane) * per;
+  long sum;
+  int largest;
+  scan_segment(counts, begin, per, n, &sum, &largest);
+  part[lane] = sum;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (lane == 0) {  // the work-items' offsets within the tile
+    long run = offsets[t];
+    for (uint l = 0; l < SCAN_GROUP; ++l) {
+      const long here = part[l];
+      part[l] = run;
+      run += here;
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  long run = part[lane];
+  for (uint i = begin; i < min(n, begin + per); ++i) {
+    const int count = counts[i];
+    counts[i] = (int)run;
+    run += count;
   }
 }
 
@@ -40,11 +113,11 @@ __kernel void scan_chunks(const uint chunks, const uint chunk, const uint n, __g
 // pointers and the columns (sorted) and values are written; `fill` 2 is new values on a known
 // pattern: c_col holds C's columns too (the merges write the same ones again).
 //
-// Rows of A with at most SHORT_ROW entries are merged by one work-item with its heads in private
-// memory (spgemm_short_rows); longer ones by a group of HASH_GROUP work-items with a hash table
+// Rows of A with at most SHORT_ROW entries are merged by one work-item with its heads in registers
+// (spgemm_short_rows); longer ones by a group of HASH_GROUP work-items with a hash table
 // in local memory (spgemm_hashed); a row of C with more than HASH_CAP columns by one work-item
 // merging through scratch in global memory (spgemm_rows).
-#define SHORT_ROW 16
+#define SHORT_ROW 8
 #define HASH_GROUP 32
 #define HASH_SLOTS 512
 #define HASH_CAP 384
@@ -89,14 +162,52 @@ __kernel void scan_chunks(const uint chunks, const uint chunk, const uint n, __g
     if (!fill) c_row[i] = out;                                                                    \
   }
 
-// Every row of A has at most SHORT_ROW entries.
+// Every row of A has at most SHORT_ROW entries. The loops over A's row are unrolled, so the
+// heads stay in registers (indexed by a constant) rather than in memory.
 __kernel void spgemm_short_rows(const uint rows, __global const int* a_row, __global const int* a_col,
                                 __global const REAL* a_val, __global const int* b_row, __global const int* b_col,
                                 __global const REAL* b_val, __global int* c_row, __global int* c_col,
                                 __global REAL* c_val, const int fill) {
   CLCG_FOR_EACH(uint, i, rows) {
+    const int a_begin = a_row[i], a_len = a_row[i + 1] - a_begin;
     int cursor[SHORT_ROW], end[SHORT_ROW], head[SHORT_ROW];
-    MERGE_ROW(cursor, end, head)
+    REAL a[SHORT_ROW];
+    int next = INT_MAX;
+#pragma unroll
+    for (int k = 0; k < SHORT_ROW; ++k) {
+      cursor[k] = end[k] = 0;
+      head[k] = INT_MAX;
+      a[k] = 0;
+      if (k < a_len) {
+        const int j = a_col[a_begin + k];
+        cursor[k] = b_row[j];
+        end[k] = b_row[j + 1];
+        if (cursor[k] < end[k]) head[k] = b_col[cursor[k]];
+        if (fill) a[k] = a_val[a_begin + k];
+      }
+      next = min(next, head[k]);
+    }
+    int out = fill ? c_row[i] : 0;
+    while (next != INT_MAX) {
+      const int column = next;
+      REAL sum = 0;
+      next = INT_MAX;
+#pragma unroll
+      for (int k = 0; k < SHORT_ROW; ++k) {
+        if (head[k] == column) {
+          if (fill) sum += a[k] * b_val[cursor[k]];
+          ++cursor[k];
+          head[k] = cursor[k] < end[k] ? b_col[cursor[k]] : INT_MAX;
+        }
+        next = min(next, head[k]);
+      }
+      if (fill) {
+        c_col[out] = column;
+        c_val[out] = sum;
+      }
+      ++out;
+    }
+    if (!fill) c_row[i] = out;
   }
 }
 

@@ -43,18 +43,23 @@ class PhaseClock {
 // Chebyshev solve of high degree instead.
 constexpr std::size_t coarse_factor_limit = 2000;
 constexpr unsigned coarse_chebyshev_degree = 16;
+constexpr unsigned lanczos_steps = 10;  // for rho(D^-1 A): the prolongator's weight, the smoothers' bounds
 
-// The prolongator smoother's weight: 4/3 over rho(D_f^-1 A_f) as device Lanczos estimates it
-// (as pyamg). A Gershgorin bound overshoots rho by 1.7x on coarse levels and leaves P under-
-// smoothed: 24 steps against 17 on 2D Poisson 1000^2.
-double prolongator_weight(const cl::Env& env, const DeviceCsrMatrix& filtered, const ::cl::Buffer& inv_diag) {
+// rho(D_f^-1 A_f) as device Lanczos estimates it. The prolongator smoother's weight is 4/3 over
+// it (as pyamg): a Gershgorin bound overshoots rho by 1.7x on coarse levels and leaves P under-
+// smoothed (24 steps against 17 on 2D Poisson 1000^2).
+double filtered_radius(const cl::Env& env, const DeviceCsrMatrix& filtered, const ::cl::Buffer& inv_diag) {
   Spmv spmv(env, filtered);
-  const double rho = filtered.rows() > 0 ? estimate_lambda_max(env, spmv, inv_diag, 10) : 0.0;
-  return rho > 0 ? (4.0 / 3.0) / rho : 0.0;
+  return filtered.rows() > 0 ? estimate_lambda_max(env, spmv, inv_diag, lanczos_steps) : 0.0;
 }
 
-double prolongator_weight(const cl::Env& env, const DeviceStrength& strength) {
-  return prolongator_weight(env, strength.filtered, strength.inv_diag);
+double prolongator_weight(double radius) { return radius > 0 ? (4.0 / 3.0) / radius : 0.0; }
+
+// What the level's smoother may take for rho(D^-1 A): A_f's radius where the filter kept every
+// entry (A_f is A, its entries in another order), else 0 (estimated again on A). A row of A
+// without a stored diagonal (never SPD) could hide a dropped entry from this count.
+double known_radius(std::int32_t a_nnz, std::int32_t filtered_nnz, double radius) {
+  return filtered_nnz == a_nnz ? radius : 0.0;
 }
 
 }  // namespace
@@ -83,6 +88,7 @@ struct AmgPreconditioner::Hierarchy {
   // connections (a char per entry of the level's operator) and P_tent.
   std::vector<::cl::Buffer> strong;
   std::vector<DeviceCsrMatrix> tentative;
+  std::vector<double> radius;  // rho(D^-1 A) per level where the set-up knows it (known_radius), else 0
   std::optional<HostCsr> coarsest;  // the coarsest operator on the host, where the set-up has it
   std::vector<std::pair<std::string, double>> phases;
 };
@@ -112,7 +118,9 @@ AmgPreconditioner::AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& 
     ::cl::Buffer coarse_candidate;
     DeviceCsrMatrix tentative = coarsening_->tentative_prolongator(aggregates, candidate, coarse_candidate);
     candidate = coarse_candidate;
-    DeviceCsrMatrix p = coarsening_->smoothed_prolongator(strength, tentative, prolongator_weight(env, strength));
+    const double radius = filtered_radius(env, strength.filtered, strength.inv_diag);
+    DeviceCsrMatrix p = coarsening_->smoothed_prolongator(strength, tentative, prolongator_weight(radius));
+    h.radius.push_back(known_radius(fine.nnz(), strength.filtered.nnz(), radius));
     prolongator_s += phase.seconds();
     phase.start();
     DeviceCsrMatrix r = products.transpose(p);
@@ -150,8 +158,9 @@ bool AmgPreconditioner::update_values(const DeviceCsrMatrix& a) {
     const DeviceStrength strength = coarsening_->refilter(h.operators[l], h.strong[l]);
     filter_s += phase.seconds();
     phase.start();
-    coarsening_->smoothed_prolongator_values(strength, h.tentative[l], prolongator_weight(env_, strength),
-                                             h.prolongators[l]);
+    const double radius = filtered_radius(env_, strength.filtered, strength.inv_diag);
+    coarsening_->smoothed_prolongator_values(strength, h.tentative[l], prolongator_weight(radius), h.prolongators[l]);
+    h.radius[l] = known_radius(h.operators[l].nnz(), strength.filtered.nnz(), radius);
     prolongator_s += phase.seconds();
     phase.start();
     products.transpose_values(h.prolongators[l], h.restrictions[l]);
@@ -194,8 +203,9 @@ AmgPreconditioner::AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& 
     const DeviceCsrMatrix device_filtered(env, filtered, type);
     ::cl::Buffer inv_diag = make_vector(env, type, std::size_t(filtered.rows));
     jacobi_inverse_diagonal(env, device_filtered, inv_diag);
-    const double omega = prolongator_weight(env, device_filtered, inv_diag);
-    HostCsr p = smoothed_prolongator(filtered, aggregates, candidate, coarse_candidate, omega);
+    const double radius = filtered_radius(env, device_filtered, inv_diag);
+    HostCsr p = smoothed_prolongator(filtered, aggregates, candidate, coarse_candidate, prolongator_weight(radius));
+    h.radius.push_back(known_radius(fine.nnz(), filtered.nnz(), radius));
     candidate = std::move(coarse_candidate);
     prolongator_s += phase.seconds();
     phase.start();
@@ -262,7 +272,8 @@ void AmgPreconditioner::build_levels(Hierarchy& h) {
     kernels_s += phase.seconds();
     phase.start();
     if (level->n > 0 && (!coarsest || !coarse_solve_)) {
-      const double estimate = estimate_lambda_max(env, *level->spmv, level->inv_diag, 10);
+      const double known = l < h.radius.size() ? h.radius[l] : 0.0;
+      const double estimate = known > 0 ? known : estimate_lambda_max(env, *level->spmv, level->inv_diag, lanczos_steps);
       const double upper = 1.1 * (estimate > 0 ? estimate : 1.0);
       const double ratio = coarsest ? 1000.0 : options.smoother_lower_ratio;
       level->smoother.emplace(env, *level->spmv, level->inv_diag, upper / ratio, upper,

@@ -16,38 +16,30 @@ namespace {
 // What kernels/sparse_product.cl's products are built for: rows of A up to short_row entries
 // merge in private memory; longer ones take a group of hash_group work-items and a hash table
 // for up to hash_cap columns of C a row; rows of C beyond that merge through global scratch.
-constexpr std::int32_t short_row = 16;
+constexpr std::int32_t short_row = 8;
 constexpr std::int32_t hash_cap = 384;
 constexpr std::size_t hash_group = 32;
 constexpr std::size_t hash_groups_per_unit = 256;
 constexpr std::int32_t sort_cap = 512;  // rows of a transpose up to this long are sorted by a group
 
-// Items per chunk of a scan: enough that at most ~64K chunk totals are read back.
-cl_uint chunk_size(std::size_t n) { return cl_uint(std::max<std::size_t>(32, (n + 65535) / 65536)); }
-
-template <class T>
-std::vector<T> read(const cl::Env& env, const ::cl::Buffer& buffer, std::size_t n, const char* what) {
-  std::vector<T> host(n);
-  if (n > 0)
-    cl::checked(std::string("reading ") + what, [&] { env.queue().enqueueReadBuffer(buffer, CL_TRUE, 0, n * sizeof(T), host.data()); });
-  return host;
-}
-
-template <class T>
-::cl::Buffer write(const cl::Env& env, const std::vector<T>& host, const char* what) {
-  return cl::checked(std::string("writing ") + what, [&] {
-    ::cl::Buffer buffer(env.context(), CL_MEM_READ_WRITE, std::max<std::size_t>(1, host.size()) * sizeof(T));
-    if (!host.empty()) env.queue().enqueueWriteBuffer(buffer, CL_TRUE, 0, host.size() * sizeof(T), host.data());
-    return buffer;
-  });
+// A scan's tiles: scan_group work-items of `per` counts each, at most max_tiles of them.
+constexpr std::size_t max_tiles = 65536;
+constexpr std::size_t scan_group = 256;  // kernels/sparse_product.cl's SCAN_GROUP
+cl_uint scan_per_item(std::size_t n) {
+  return cl_uint(std::max<std::size_t>(4, (n + max_tiles * scan_group - 1) / (max_tiles * scan_group)));
 }
 
 }  // namespace
 
 SparseProducts::SparseProducts(const cl::Env& env, ElementType type) : env_(env), type_(type), kernels_(env, type) {
+  cl::checked("allocating a scan's tile totals", [&] {
+    scan_totals_ = ::cl::Buffer(env.context(), CL_MEM_READ_WRITE, 2 * max_tiles * sizeof(std::int64_t));
+    scan_summary_ = ::cl::Buffer(env.context(), CL_MEM_READ_WRITE, 2 * sizeof(std::int64_t));
+  });
   const std::string options = real_build_options(type);
-  chunk_totals_ = env.kernel("sparse_product.cl", "scan_chunk_totals", options);
-  scan_chunks_ = env.kernel("sparse_product.cl", "scan_chunks", options);
+  tile_totals_ = env.kernel("sparse_product.cl", "scan_tile_totals", options);
+  tile_offsets_ = env.kernel("sparse_product.cl", "scan_tile_offsets", options);
+  scan_tiles_ = env.kernel("sparse_product.cl", "scan_tiles", options);
   spgemm_ = env.kernel("sparse_product.cl", "spgemm_rows", options);
   spgemm_short_ = env.kernel("sparse_product.cl", "spgemm_short_rows", options);
   spgemm_hashed_ = env.kernel("sparse_product.cl", "spgemm_hashed", options);
@@ -58,33 +50,24 @@ SparseProducts::SparseProducts(const cl::Env& env, ElementType type) : env_(env)
 }
 
 ScanTotals SparseProducts::exclusive_scan(::cl::Buffer& counts, std::size_t n) {
-  const cl_uint chunk = chunk_size(n);
-  const std::size_t chunks = (n + chunk - 1) / chunk;
-  ScanTotals result;
-  std::int64_t total = 0;
-  if (chunks > 0) {
-    ::cl::Buffer totals(env_.context(), CL_MEM_READ_WRITE, chunks * sizeof(std::int64_t));
-    ::cl::Buffer largest = make_index_buffer(env_, chunks);
-    kernels_.run(chunk_totals_, "scan_chunk_totals", chunks, chunk, as_count(n), counts, totals, largest);
-    std::vector<std::int64_t> offsets = read<std::int64_t>(env_, totals, chunks, "a scan's chunk totals");
-    for (std::int32_t most : read<std::int32_t>(env_, largest, chunks, "a scan's chunk maxima"))
-      result.largest = std::max(result.largest, most);
-    for (std::int64_t& offset : offsets) {
-      const std::int64_t count = offset;
-      offset = total;
-      total += count;
-    }
-    if (std::uint64_t(total) > max_csr_index)
-      throw std::length_error("a sparse product has " + std::to_string(total) +
-                              " nonzeros, more than 32-bit CSR indices address (" + std::to_string(max_csr_index) + ")");
-    ::cl::Buffer device_offsets = write(env_, offsets, "a scan's chunk offsets");
-    kernels_.run(scan_chunks_, "scan_chunks", chunks, chunk, as_count(n), counts, device_offsets);
+  if (n == 0) {
+    kernels_.clear_ints(counts, 1);
+    return {};
   }
-  result.total = std::int32_t(total);
-  cl::checked("writing a scan's total", [&] {
-    env_.queue().enqueueWriteBuffer(counts, CL_TRUE, n * sizeof(std::int32_t), sizeof(std::int32_t), &result.total);
-  });
-  return result;
+  const cl_uint per = scan_per_item(n);
+  const std::size_t tiles = (n + scan_group * per - 1) / (scan_group * per);
+  kernels_.run_groups(tile_totals_, "scan_tile_totals", tiles, scan_group, cl_uint(tiles), per, as_count(n), counts,
+                      scan_totals_);
+  kernels_.run_groups(tile_offsets_, "scan_tile_offsets", 1, scan_group, cl_uint(tiles), scan_totals_, counts,
+                      as_count(n), scan_summary_);
+  kernels_.run_groups(scan_tiles_, "scan_tiles", tiles, scan_group, per, as_count(n), counts, scan_totals_);
+  std::int64_t summary[2] = {0, 0};  // the total, the largest count
+  cl::checked("reading a scan's total",
+              [&] { env_.queue().enqueueReadBuffer(scan_summary_, CL_TRUE, 0, sizeof(summary), summary); });
+  if (std::uint64_t(summary[0]) > max_csr_index)
+    throw std::length_error("a sparse product has " + std::to_string(summary[0]) +
+                            " nonzeros, more than 32-bit CSR indices address (" + std::to_string(max_csr_index) + ")");
+  return {std::int32_t(summary[0]), std::int32_t(summary[1])};
 }
 
 DeviceCsrMatrix SparseProducts::allocate(::cl::Buffer counts, std::int32_t rows, std::int32_t cols) {

@@ -37,39 +37,42 @@ double largest_tridiagonal_eigenvalue(const std::vector<double>& alpha, const st
   return hi;
 }
 
+// Lanczos on M = D^-1/2 A D^-1/2 (similar to D^-1 A) with unnormalised vectors u_j = beta_j v_j:
+// one pass gives t.u and u.u for t = M u, so alpha_j = t.u / u.u and beta_j = |u_j| come with a
+// single read-back a step, and the next vector is formed with v_j = u_j / beta_j.
 double estimate_lambda_max(const cl::Env& env, Spmv& spmv, const ::cl::Buffer& inv_diag, unsigned steps) {
   const DeviceCsrMatrix& a = spmv.matrix();
   const std::size_t n = std::size_t(a.rows());
   if (n == 0) return 0;
   const ElementType type = a.type();
   VectorOps ops(env, type);
-  reduction::Reducer dot(env, reduction::Op::dot, type), sumsq(env, reduction::Op::sumsq, type);
-  ::cl::Buffer scale = make_vector(env, type, n), v = make_vector(env, type, n), previous = make_vector(env, type, n),
+  reduction::MultiDot dots(env, type, {{0, 1}, {1, 1}});  // t.u, u.u
+  ::cl::Buffer scale = make_vector(env, type, n), u = make_vector(env, type, n), previous = make_vector(env, type, n),
                w = make_vector(env, type, n), t = make_vector(env, type, n);
   ops.copy(n, inv_diag, scale);
   ops.square_root(n, scale);  // D^-1/2
-  ops.pseudo_random(n, 0x5eedc0de, v);
-  const double norm = std::sqrt(sumsq.run(v, 0, n).value);
-  ops.scale(n, 1 / norm, v);
-  ops.fill(n, 0.0, previous);
+  ops.pseudo_random(n, 0x5eedc0de, u);
   std::vector<double> alpha, beta;
-  double beta_last = 0;
   for (unsigned j = 0; j < std::max(1u, steps); ++j) {
-    ops.diag_mul(n, scale, v, t);                  // t = D^-1/2 v
+    ops.diag_mul(n, scale, u, t);                  // t = D^-1/2 u
     spmv.enqueue(t, w);                            // w = A t
-    ops.diag_mul(n, scale, w, t);                  // t = D^-1/2 A D^-1/2 v
-    const double a_j = dot.run(t, 0, v, 0, n).value;
+    ops.diag_mul(n, scale, w, t);                  // t = M u
+    const std::vector<double> tu_uu = dots.run(std::vector<::cl::Buffer>{t, u}, n);
+    const double b_j = std::sqrt(tu_uu[1]);
+    if (j > 0) {
+      if (!(b_j > 1e-12 * std::abs(alpha.back()))) break;  // an invariant subspace
+      beta.push_back(b_j);
+    } else if (!(b_j > 0)) {
+      return 0;
+    }
+    const double a_j = tu_uu[0] / tu_uu[1];
     alpha.push_back(a_j);
-    ops.axpby_to(n, 1.0, t, -a_j, v, w);           // w = t - alpha v
-    ops.axpy(n, -beta_last, previous, w);          //     - beta previous
-    const double b_j = std::sqrt(sumsq.run(w, 0, n).value);
-    if (!(b_j > 1e-12 * std::abs(a_j)) || j + 1 == steps) break;  // an invariant subspace, or done
-    beta.push_back(b_j);
-    std::swap(previous, v);
-    ops.axpby_to(n, 1 / b_j, w, 0.0, w, v);        // v = w / beta
-    beta_last = b_j;
+    if (j + 1 == steps) break;
+    ops.axpby_to(n, 1 / b_j, t, -a_j / b_j, u, w);  // w = M v_j - alpha_j v_j
+    if (j > 0) ops.axpy(n, -b_j, previous, w);      //     - beta_j v_j-1
+    ops.axpby_to(n, 1 / b_j, u, 0.0, u, previous);  // v_j, the next step's v_j-1
+    std::swap(u, w);
   }
-  beta.resize(alpha.size() - 1);
   return largest_tridiagonal_eigenvalue(alpha, beta);
 }
 

@@ -97,8 +97,8 @@ TEST(DeviceScan, GivesTheExclusivePrefixSumTotalAndLargestCount) {
   }
 }
 
-// Every path of the product: rows of A up to 16 entries (merged in private memory), longer ones
-// (hashed in local memory), and rows of C beyond the hash table's 384 columns (merged through
+// Every path of the product: rows of A up to 8 entries (merged in registers; 301 x 300 with 8 a
+// row fills all 8), longer ones (hashed in local memory), and rows of C beyond the hash table's 384 columns (merged through
 // global scratch): the case 45 x 700 x 900 has rows of ~500 columns. Transposes: rows sorted by
 // a group, and (1500 x 4: ~1100 a row) by one work-item.
 TEST(DeviceSparseProduct, MultiplyAndTransposeEqualTheHostReference) {
@@ -107,7 +107,7 @@ TEST(DeviceSparseProduct, MultiplyAndTransposeEqualTheHostReference) {
   };
   for (ElementType type : clcg::test::device_types())
     for (const Shape& s : {Shape{0, 0, 0, 9, 5}, Shape{1, 1, 1, 9, 5}, Shape{157, 93, 71, 9, 5},
-                           Shape{301, 300, 129, 9, 5}, Shape{131, 90, 200, 25, 6}, Shape{45, 700, 900, 60, 12},
+                           Shape{301, 300, 129, 9, 5}, Shape{301, 300, 129, 8, 5}, Shape{131, 90, 200, 25, 6}, Shape{45, 700, 900, 60, 12},
                            Shape{1500, 4, 3, 3, 2}}) {
       const std::string what = std::to_string(s.m) + "x" + std::to_string(s.k) + " * " + std::to_string(s.k) + "x" +
                                std::to_string(s.n) + (type == ElementType::f64 ? " double" : " float");

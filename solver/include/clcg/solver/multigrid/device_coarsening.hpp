@@ -1,7 +1,7 @@
 #pragma once
 // Smoothed-aggregation coarsening on the device (kernels/aggregation.cl), the same steps as
 // the host reference (coarsening.hpp) and the same results: aggregates and patterns equal,
-// values to rounding. No pass over a level leaves the device; only chunk totals, the
+// values to rounding. No pass over a level leaves the device; only a scan's total and largest count, the
 // independent set's progress and the aggregate count are read back.
 //
 //   DeviceCoarsening coarsening(env, ElementType::f64);

@@ -63,7 +63,8 @@ class SparseProducts {
   cl::Env env_;
   ElementType type_;
   RowKernels kernels_;
-  ::cl::Kernel chunk_totals_, scan_chunks_, spgemm_, spgemm_short_, spgemm_hashed_, column_counts_, transpose_place_,
+  ::cl::Buffer scan_totals_, scan_summary_;  // a scan's tile totals (then offsets); its total and largest count
+  ::cl::Kernel tile_totals_, tile_offsets_, scan_tiles_, spgemm_, spgemm_short_, spgemm_hashed_, column_counts_, transpose_place_,
       sort_rows_, sort_long_rows_;
 };
 
