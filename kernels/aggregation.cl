@@ -86,29 +86,37 @@ __kernel void mis_keys(const uint rows, __global const uint* state, __global ulo
   CLCG_FOR_EACH(uint, i, rows) key[i] = mis_key(state[i], i);
 }
 
-// out[i] = the largest in[j] over row i of A_f (which holds i itself).
+// out[i] = the largest in[j] over row i of A_f (which holds i itself). With `undecided_only`,
+// for the undecided rows only: the others keep out[i].
 __kernel void mis_neighbour_max(const uint rows, __global const int* f_row, __global const int* f_col,
-                                __global const ulong* in, __global ulong* out) {
+                                __global const uint* state, const int undecided_only, __global const ulong* in,
+                                __global ulong* out) {
   CLCG_FOR_EACH(uint, i, rows) {
+    if (undecided_only && state[i] != MIS_UNDECIDED) continue;
     ulong most = in[i];
     for (int k = f_row[i]; k < f_row[i + 1]; ++k) most = max(most, in[f_col[k]]);
     out[i] = most;
   }
 }
 
-// With the largest key within distance 2: an undecided row that holds it joins the set, one
-// that sees a row of the set leaves; `undecided` counts the rest. `last` puts them all in.
-__kernel void mis_decide(const uint rows, __global const ulong* most, __global uint* state,
-                         __global int* undecided, const int last) {
+// A round, for the undecided rows: key[i] holds the largest key within distance 2. A row that
+// holds it joins the set, one that sees a row of the set leaves; `undecided` counts the rest.
+// `last` puts them all in. key[i] gets the row's own key again (the decided rows' keys never
+// change, so the next round needs no pass to set them).
+__kernel void mis_decide(const uint rows, __global ulong* key, __global uint* state, __global int* undecided,
+                         const int last) {
   CLCG_FOR_EACH(uint, i, rows) {
     if (state[i] != MIS_UNDECIDED) continue;
-    const ulong m = most[i];
+    const ulong m = key[i];
+    uint now = MIS_UNDECIDED;
     if ((uint)(m & 0xffffffffUL) == i || last)
-      state[i] = MIS_IN;
+      now = MIS_IN;
     else if ((uint)(m >> 62) == MIS_IN)
-      state[i] = MIS_OUT;
+      now = MIS_OUT;
     else
       atomic_inc(undecided);
+    state[i] = now;
+    key[i] = mis_key(now, i);
   }
 }
 

@@ -77,12 +77,14 @@ DeviceAggregates DeviceCoarsening::aggregate(const DeviceCsrMatrix& f) {
     return ::cl::Buffer(env_.context(), CL_MEM_READ_WRITE, std::max<std::size_t>(1, n) * sizeof(cl_ulong));
   });
   ::cl::Buffer undecided = make_index_buffer(env_, 1);
+  kernels_.run(mis_keys_, "mis_keys", n, state, keys);
   unsigned rounds = 0;
   for (cl_int left = n > 0 ? 1 : 0; left > 0;) {
     ++rounds;
-    kernels_.run(mis_keys_, "mis_keys", n, state, keys);
-    kernels_.run(mis_neighbour_max_, "mis_neighbour_max", n, f.row_ptr(), f.col_idx(), keys, most);
-    kernels_.run(mis_neighbour_max_, "mis_neighbour_max", n, f.row_ptr(), f.col_idx(), most, keys);
+    // Distance 2 in two passes: the first for every row (each relays its neighbours' keys), the
+    // second only where mis_decide will read it.
+    kernels_.run(mis_neighbour_max_, "mis_neighbour_max", n, f.row_ptr(), f.col_idx(), state, cl_int(0), keys, most);
+    kernels_.run(mis_neighbour_max_, "mis_neighbour_max", n, f.row_ptr(), f.col_idx(), state, cl_int(1), most, keys);
     kernels_.clear_ints(undecided, 1);
     kernels_.run(mis_decide_, "mis_decide", n, keys, state, undecided, cl_int(rounds == max_mis_rounds));
     cl::checked("reading the independent set's progress",
