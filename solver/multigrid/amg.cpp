@@ -48,9 +48,10 @@ constexpr unsigned lanczos_steps = 10;  // for rho(D^-1 A): the prolongator's we
 // rho(D_f^-1 A_f) as device Lanczos estimates it. The prolongator smoother's weight is 4/3 over
 // it (as pyamg): a Gershgorin bound overshoots rho by 1.7x on coarse levels and leaves P under-
 // smoothed (24 steps against 17 on 2D Poisson 1000^2).
-double filtered_radius(const cl::Env& env, const DeviceCsrMatrix& filtered, const ::cl::Buffer& inv_diag) {
+double filtered_radius(const cl::Env& env, SpectrumEstimator& spectrum, const DeviceCsrMatrix& filtered,
+                       const ::cl::Buffer& inv_diag) {
   Spmv spmv(env, filtered);
-  return filtered.rows() > 0 ? estimate_lambda_max(env, spmv, inv_diag, lanczos_steps) : 0.0;
+  return filtered.rows() > 0 ? spectrum.lambda_max(spmv, inv_diag, lanczos_steps) : 0.0;
 }
 
 double prolongator_weight(double radius) { return radius > 0 ? (4.0 / 3.0) / radius : 0.0; }
@@ -96,6 +97,7 @@ struct AmgPreconditioner::Hierarchy {
 AmgPreconditioner::AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& a, const AmgOptions& options)
     : env_(env),
       options_(options),
+      spectrum_(env, a.type()),
       coarsening_(std::make_unique<DeviceCoarsening>(env, a.type())),
       hierarchy_(std::make_unique<Hierarchy>()) {
   PhaseClock phase(env);
@@ -118,7 +120,7 @@ AmgPreconditioner::AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& 
     ::cl::Buffer coarse_candidate;
     DeviceCsrMatrix tentative = coarsening_->tentative_prolongator(aggregates, candidate, coarse_candidate);
     candidate = coarse_candidate;
-    const double radius = filtered_radius(env, strength.filtered, strength.inv_diag);
+    const double radius = filtered_radius(env, spectrum_, strength.filtered, strength.inv_diag);
     DeviceCsrMatrix p = coarsening_->smoothed_prolongator(strength, tentative, prolongator_weight(radius));
     h.radius.push_back(known_radius(fine.nnz(), strength.filtered.nnz(), radius));
     prolongator_s += phase.seconds();
@@ -158,7 +160,7 @@ bool AmgPreconditioner::update_values(const DeviceCsrMatrix& a) {
     const DeviceStrength strength = coarsening_->refilter(h.operators[l], h.strong[l]);
     filter_s += phase.seconds();
     phase.start();
-    const double radius = filtered_radius(env_, strength.filtered, strength.inv_diag);
+    const double radius = filtered_radius(env_, spectrum_, strength.filtered, strength.inv_diag);
     coarsening_->smoothed_prolongator_values(strength, h.tentative[l], prolongator_weight(radius), h.prolongators[l]);
     h.radius[l] = known_radius(h.operators[l].nnz(), strength.filtered.nnz(), radius);
     prolongator_s += phase.seconds();
@@ -181,7 +183,7 @@ bool AmgPreconditioner::update_values(const DeviceCsrMatrix& a) {
 
 AmgPreconditioner::AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& a, const HostCsr& host,
                                      const AmgOptions& options)
-    : env_(env), options_(options) {
+    : env_(env), options_(options), spectrum_(env, a.type()) {
   const ElementType type = a.type();
   double strength_s = 0, prolongator_s = 0, galerkin_s = 0, upload_s = 0;
   PhaseClock phase(env);
@@ -203,7 +205,7 @@ AmgPreconditioner::AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& 
     const DeviceCsrMatrix device_filtered(env, filtered, type);
     ::cl::Buffer inv_diag = make_vector(env, type, std::size_t(filtered.rows));
     jacobi_inverse_diagonal(env, device_filtered, inv_diag);
-    const double radius = filtered_radius(env, device_filtered, inv_diag);
+    const double radius = filtered_radius(env, spectrum_, device_filtered, inv_diag);
     HostCsr p = smoothed_prolongator(filtered, aggregates, candidate, coarse_candidate, prolongator_weight(radius));
     h.radius.push_back(known_radius(fine.nnz(), filtered.nnz(), radius));
     candidate = std::move(coarse_candidate);
@@ -273,7 +275,7 @@ void AmgPreconditioner::build_levels(Hierarchy& h) {
     phase.start();
     if (level->n > 0 && (!coarsest || !coarse_solve_)) {
       const double known = l < h.radius.size() ? h.radius[l] : 0.0;
-      const double estimate = known > 0 ? known : estimate_lambda_max(env, *level->spmv, level->inv_diag, lanczos_steps);
+      const double estimate = known > 0 ? known : spectrum_.lambda_max(*level->spmv, level->inv_diag, lanczos_steps);
       const double upper = 1.1 * (estimate > 0 ? estimate : 1.0);
       const double ratio = coarsest ? 1000.0 : options.smoother_lower_ratio;
       level->smoother.emplace(env, *level->spmv, level->inv_diag, upper / ratio, upper,
@@ -286,6 +288,7 @@ void AmgPreconditioner::build_levels(Hierarchy& h) {
   }
   const Level& last = *levels_.back();
   env.queue().finish();
+  spectrum_.release_vectors();  // not kept through the solve
   report_.name = "amg";
   double nnz_total = 0;
   for (std::size_t nnz : report_.level_nnz) nnz_total += double(nnz);

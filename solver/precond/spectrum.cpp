@@ -37,27 +37,32 @@ double largest_tridiagonal_eigenvalue(const std::vector<double>& alpha, const st
   return hi;
 }
 
+SpectrumEstimator::SpectrumEstimator(const cl::Env& env, ElementType type)
+    : env_(env), type_(type), ops_(env, type), dots_(env, type, {{0, 1}, {1, 1}}) {}
+
 // Lanczos on M = D^-1/2 A D^-1/2 (similar to D^-1 A) with unnormalised vectors u_j = beta_j v_j:
 // one pass gives t.u and u.u for t = M u, so alpha_j = t.u / u.u and beta_j = |u_j| come with a
 // single read-back a step, and the next vector is formed with v_j = u_j / beta_j.
-double estimate_lambda_max(const cl::Env& env, Spmv& spmv, const ::cl::Buffer& inv_diag, unsigned steps) {
+double SpectrumEstimator::lambda_max(Spmv& spmv, const ::cl::Buffer& inv_diag, unsigned steps) {
   const DeviceCsrMatrix& a = spmv.matrix();
   const std::size_t n = std::size_t(a.rows());
   if (n == 0) return 0;
-  const ElementType type = a.type();
-  VectorOps ops(env, type);
-  reduction::MultiDot dots(env, type, {{0, 1}, {1, 1}});  // t.u, u.u
-  ::cl::Buffer scale = make_vector(env, type, n), u = make_vector(env, type, n), previous = make_vector(env, type, n),
-               w = make_vector(env, type, n), t = make_vector(env, type, n);
-  ops.copy(n, inv_diag, scale);
-  ops.square_root(n, scale);  // D^-1/2
-  ops.pseudo_random(n, 0x5eedc0de, u);
+  if (a.type() != type_) throw std::invalid_argument("SpectrumEstimator: the matrix is not of the estimator's type");
+  if (n > capacity_) {
+    for (::cl::Buffer* v : {&scale_, &u_, &previous_, &w_, &t_}) *v = make_vector(env_, type_, n);
+    capacity_ = n;
+  }
+  ::cl::Buffer &scale = scale_, &previous = previous_, &t = t_;
+  ::cl::Buffer u = u_, w = w_;  // swapped each step
+  ops_.copy(n, inv_diag, scale);
+  ops_.square_root(n, scale);  // D^-1/2
+  ops_.pseudo_random(n, 0x5eedc0de, u);
   std::vector<double> alpha, beta;
   for (unsigned j = 0; j < std::max(1u, steps); ++j) {
-    ops.diag_mul(n, scale, u, t);                  // t = D^-1/2 u
-    spmv.enqueue(t, w);                            // w = A t
-    ops.diag_mul(n, scale, w, t);                  // t = M u
-    const std::vector<double> tu_uu = dots.run(std::vector<::cl::Buffer>{t, u}, n);
+    ops_.diag_mul(n, scale, u, t);                  // t = D^-1/2 u
+    spmv.enqueue(t, w);                             // w = A t
+    ops_.diag_mul(n, scale, w, t);                  // t = M u
+    const std::vector<double> tu_uu = dots_.run(std::vector<::cl::Buffer>{t, u}, n);
     const double b_j = std::sqrt(tu_uu[1]);
     if (j > 0) {
       if (!(b_j > 1e-12 * std::abs(alpha.back()))) break;  // an invariant subspace
@@ -68,12 +73,21 @@ double estimate_lambda_max(const cl::Env& env, Spmv& spmv, const ::cl::Buffer& i
     const double a_j = tu_uu[0] / tu_uu[1];
     alpha.push_back(a_j);
     if (j + 1 == steps) break;
-    ops.axpby_to(n, 1 / b_j, t, -a_j / b_j, u, w);  // w = M v_j - alpha_j v_j
-    if (j > 0) ops.axpy(n, -b_j, previous, w);      //     - beta_j v_j-1
-    ops.axpby_to(n, 1 / b_j, u, 0.0, u, previous);  // v_j, the next step's v_j-1
+    ops_.axpby_to(n, 1 / b_j, t, -a_j / b_j, u, w);  // w = M v_j - alpha_j v_j
+    if (j > 0) ops_.axpy(n, -b_j, previous, w);      //     - beta_j v_j-1
+    ops_.axpby_to(n, 1 / b_j, u, 0.0, u, previous);  // v_j, the next step's v_j-1
     std::swap(u, w);
   }
   return largest_tridiagonal_eigenvalue(alpha, beta);
+}
+
+void SpectrumEstimator::release_vectors() {
+  for (::cl::Buffer* v : {&scale_, &u_, &previous_, &w_, &t_}) *v = ::cl::Buffer();
+  capacity_ = 0;
+}
+
+double estimate_lambda_max(const cl::Env& env, Spmv& spmv, const ::cl::Buffer& inv_diag, unsigned steps) {
+  return SpectrumEstimator(env, spmv.matrix().type()).lambda_max(spmv, inv_diag, steps);
 }
 
 }  // namespace clcg::solver

@@ -18,6 +18,7 @@
 #include "clcg/solver/precond/chebyshev.hpp"
 #include "clcg/solver/precond/device_preconditioner.hpp"
 #include "clcg/solver/precond/preconditioner.hpp"
+#include "clcg/solver/precond/spectrum.hpp"
 #include "clcg/solver/sparse/csr_matrix.hpp"
 #include "clcg/solver/sparse/row_layout.hpp"
 #include "clcg/solver/sparse/spmv.hpp"
@@ -49,6 +50,7 @@ class AmgPreconditioner : public DevicePreconditioner {
 
   cl::Env env_;
   AmgOptions options_;
+  SpectrumEstimator spectrum_;  // rho(D^-1 A) of every level: prolongator weights, smoother bounds
   std::unique_ptr<DeviceCoarsening> coarsening_;  // device set-up: its kernels, kept for update_values
   std::unique_ptr<Hierarchy> hierarchy_;          // device set-up: operators, P, R and the kept patterns
   std::vector<std::unique_ptr<Level>> levels_;
