@@ -4,20 +4,21 @@
 // no float atomics (integer atomics only count and place, and rows are sorted afterwards).
 
 // ---- Exclusive scan of n counts in tiles of SCAN_GROUP * per, a group a tile and `per`
-// consecutive counts a work-item: each tile's total and largest count (totals[t] and
-// totals[tiles + t]); then the tile offsets by one group, in place of the totals, with the total
-// written after the counts and, with the largest count, to summary (the one thing read back);
-// then each tile scanned from its offset.
+// consecutive counts a work-item: each tile's total, largest and smallest count (totals[t],
+// totals[tiles + t], totals[2 tiles + t]); then the tile offsets by one group, in place of the
+// totals, with the total written after the counts and, with the largest and smallest count, to
+// summary (the one thing read back); then each tile scanned from its offset.
 #define SCAN_GROUP 256
 
-// The sum and the largest of `per` counts from `begin` (none past n).
+// The sum, the largest and the smallest of `per` counts from `begin` (none past n; 0 for none).
 inline void scan_segment(__global const int* counts, const uint begin, const uint per, const uint n, long* sum,
-                         int* most) {
+                         int* most, int* least) {
   *sum = 0;
-  *most = 0;
+  *most = *least = 0;
   for (uint i = begin; i < min(n, begin + per); ++i) {
     *sum += counts[i];
     *most = max(*most, counts[i]);
+    *least = min(*least, counts[i]);
   }
 }
 
@@ -25,39 +26,44 @@ __kernel __attribute__((reqd_work_group_size(SCAN_GROUP, 1, 1)))
 void scan_tile_totals(const uint tiles, const uint per, const uint n, __global const int* counts,
                       __global long* totals) {
   __local long part[SCAN_GROUP];
-  __local int most[SCAN_GROUP];
+  __local int most[SCAN_GROUP], least[SCAN_GROUP];
   const uint lane = get_local_id(0), t = get_group_id(0);
   long sum;
-  int largest;
-  scan_segment(counts, (t * SCAN_GROUP + lane) * per, per, n, &sum, &largest);
+  int largest, smallest;
+  scan_segment(counts, (t * SCAN_GROUP + lane) * per, per, n, &sum, &largest, &smallest);
   part[lane] = sum;
   most[lane] = largest;
+  least[lane] = smallest;
   for (uint width = SCAN_GROUP / 2; width > 0; width /= 2) {
     barrier(CLK_LOCAL_MEM_FENCE);
     if (lane < width) {
       part[lane] += part[lane + width];
       most[lane] = max(most[lane], most[lane + width]);
+      least[lane] = min(least[lane], least[lane + width]);
     }
   }
   if (lane == 0) {
     totals[t] = part[0];
     totals[tiles + t] = most[0];
+    totals[2 * tiles + t] = least[0];
   }
 }
 
 __kernel __attribute__((reqd_work_group_size(SCAN_GROUP, 1, 1)))
 void scan_tile_offsets(const uint tiles, __global long* totals, __global int* counts, const uint n,
                        __global long* summary) {
-  __local long part[SCAN_GROUP], most[SCAN_GROUP];
+  __local long part[SCAN_GROUP], most[SCAN_GROUP], least[SCAN_GROUP];
   const uint lane = get_local_id(0), per = (tiles + SCAN_GROUP - 1) / SCAN_GROUP;
   const uint begin = min(tiles, lane * per), end = min(tiles, begin + per);
-  long sum = 0, largest = 0;
+  long sum = 0, largest = 0, smallest = 0;
   for (uint t = begin; t < end; ++t) {
     sum += totals[t];
     largest = max(largest, totals[tiles + t]);
+    smallest = min(smallest, totals[2 * tiles + t]);
   }
   part[lane] = sum;
   most[lane] = largest;
+  least[lane] = smallest;
   barrier(CLK_LOCAL_MEM_FENCE);
   if (lane == 0) {
     long run = 0;
@@ -66,9 +72,11 @@ void scan_tile_offsets(const uint tiles, __global long* totals, __global int* co
       part[l] = run;
       run += here;
       largest = max(largest, most[l]);
+      smallest = min(smallest, least[l]);
     }
     summary[0] = run;
     summary[1] = largest;
+    summary[2] = smallest;
     counts[n] = (int)run;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -85,8 +93,8 @@ void scan_tiles(const uint per, const uint n, __global int* counts, __global con
   __local long part[SCAN_GROUP];
   const uint lane = get_local_id(0), t = get_group_id(0), begin = (t * SCAN_GROUP + lane) * per;
   long sum;
-  int largest;
-  scan_segment(counts, begin, per, n, &sum, &largest);
+  int largest, smallest;
+  scan_segment(counts, begin, per, n, &sum, &largest, &smallest);
   part[lane] = sum;
   barrier(CLK_LOCAL_MEM_FENCE);
   if (lane == 0) {  // the work-items' offsets within the tile
@@ -259,12 +267,12 @@ inline int hash_find(__local const int* key, const int column) {
 //    column j's place, with a barrier between rows of B: every place sums in A's order. The
 //    next row of B's first entries are loaded before this one's are added, to hide the load.
 // A row of C with more than HASH_CAP columns is left to spgemm_rows: marked -1 when counting
-// (and *overflow set), skipped when filling.
+// (the scan of the counts finds it), skipped when filling.
 __kernel __attribute__((reqd_work_group_size(HASH_GROUP, 1, 1)))
 void spgemm_hashed(const uint rows, __global const int* a_row, __global const int* a_col,
                    __global const REAL* a_val, __global const int* b_row, __global const int* b_col,
                    __global const REAL* b_val, __global int* c_row, __global int* c_col, __global REAL* c_val,
-                   const int fill, __global int* overflow) {
+                   const int fill) {
   __local int key[HASH_SLOTS];         // a column, or -1
   __local int place[HASH_SLOTS];    // the place of the slot's column in C's row
   __local int listed[HASH_CAP];        // C's columns, in the order they were listed
@@ -296,10 +304,7 @@ void spgemm_hashed(const uint rows, __global const int* a_row, __global const in
       }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (fill == 0 && lane == 0) {
-      c_row[i] = found <= HASH_CAP ? found : -1;
-      if (found > HASH_CAP) *overflow = 1;
-    }
+    if (fill == 0 && lane == 0) c_row[i] = found <= HASH_CAP ? found : -1;
     if (fill == 1)
       for (int s = lane; s < HASH_SLOTS; s += HASH_GROUP)
         if (key[s] >= 0) listed[atomic_inc(&listing)] = key[s];

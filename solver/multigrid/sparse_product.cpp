@@ -33,8 +33,8 @@ cl_uint scan_per_item(std::size_t n) {
 
 SparseProducts::SparseProducts(const cl::Env& env, ElementType type) : env_(env), type_(type), kernels_(env, type) {
   cl::checked("allocating a scan's tile totals", [&] {
-    scan_totals_ = ::cl::Buffer(env.context(), CL_MEM_READ_WRITE, 2 * max_tiles * sizeof(std::int64_t));
-    scan_summary_ = ::cl::Buffer(env.context(), CL_MEM_READ_WRITE, 2 * sizeof(std::int64_t));
+    scan_totals_ = ::cl::Buffer(env.context(), CL_MEM_READ_WRITE, 3 * max_tiles * sizeof(std::int64_t));
+    scan_summary_ = ::cl::Buffer(env.context(), CL_MEM_READ_WRITE, 3 * sizeof(std::int64_t));
   });
   const std::string options = real_build_options(type);
   tile_totals_ = env.kernel("sparse_product.cl", "scan_tile_totals", options);
@@ -61,13 +61,13 @@ ScanTotals SparseProducts::exclusive_scan(::cl::Buffer& counts, std::size_t n) {
   kernels_.run_groups(tile_offsets_, "scan_tile_offsets", 1, scan_group, cl_uint(tiles), scan_totals_, counts,
                       as_count(n), scan_summary_);
   kernels_.run_groups(scan_tiles_, "scan_tiles", tiles, scan_group, per, as_count(n), counts, scan_totals_);
-  std::int64_t summary[2] = {0, 0};  // the total, the largest count
+  std::int64_t summary[3] = {0, 0, 0};  // the total, the largest and the smallest count
   cl::checked("reading a scan's total",
               [&] { env_.queue().enqueueReadBuffer(scan_summary_, CL_TRUE, 0, sizeof(summary), summary); });
-  if (std::uint64_t(summary[0]) > max_csr_index)
+  if (summary[2] >= 0 && std::uint64_t(summary[0]) > max_csr_index)  // (counts below 0: counted again)
     throw std::length_error("a sparse product has " + std::to_string(summary[0]) +
                             " nonzeros, more than 32-bit CSR indices address (" + std::to_string(max_csr_index) + ")");
-  return {std::int32_t(summary[0]), std::int32_t(summary[1])};
+  return {std::int32_t(summary[0]), std::int32_t(summary[1]), std::int32_t(summary[2])};
 }
 
 DeviceCsrMatrix SparseProducts::allocate(::cl::Buffer counts, std::int32_t rows, std::int32_t cols) {
@@ -79,7 +79,7 @@ DeviceCsrMatrix SparseProducts::allocate(::cl::Buffer counts, std::int32_t rows,
 
 void SparseProducts::run_multiply(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, const ::cl::Buffer& c_row,
                                   const ::cl::Buffer& c_col, const ::cl::Buffer& c_val, Pass pass,
-                                  const std::string& label, std::int32_t c_longest) {
+                                  const std::string& label, bool merge_long_rows) {
   const std::size_t rows = std::size_t(a.rows());
   const std::string name = label + (pass == Pass::count ? " (count)" : pass == Pass::fill ? " (fill)" : " (values)");
   const cl_int fill = cl_int(pass);
@@ -88,19 +88,10 @@ void SparseProducts::run_multiply(const DeviceCsrMatrix& a, const DeviceCsrMatri
                  b.col_idx(), b.values(), c_row, c_col, c_val, fill);
     return;
   }
-  ::cl::Buffer overflow = make_index_buffer(env_, 1);
-  kernels_.clear_ints(overflow, 1);
   const std::size_t groups = std::min(rows, hash_groups_per_unit * env_.info().compute_units);
   kernels_.run_groups(spgemm_hashed_, "spgemm_hashed " + name, groups, hash_group, rows, a.row_ptr(), a.col_idx(),
-                      a.values(), b.row_ptr(), b.col_idx(), b.values(), c_row, c_col, c_val, fill, overflow);
-  bool merge = c_longest > hash_cap;  // rows of C too long for the hash table
-  if (pass == Pass::count) {
-    cl_int overflowed = 0;
-    cl::checked("reading the product's overflow flag",
-                [&] { env_.queue().enqueueReadBuffer(overflow, CL_TRUE, 0, sizeof(cl_int), &overflowed); });
-    merge = overflowed != 0;
-  }
-  if (!merge) return;
+                      a.values(), b.row_ptr(), b.col_idx(), b.values(), c_row, c_col, c_val, fill);
+  if (!merge_long_rows) return;
   const std::size_t scratch = std::size_t(a.nnz());
   ::cl::Buffer cursor = make_index_buffer(env_, scratch), end = make_index_buffer(env_, scratch),
                head = make_index_buffer(env_, scratch);
@@ -112,10 +103,19 @@ DeviceCsrMatrix SparseProducts::multiply(const DeviceCsrMatrix& a, const DeviceC
   if (a.cols() != b.rows())
     throw std::invalid_argument("multiply: A is " + std::to_string(a.rows()) + " x " + std::to_string(a.cols()) +
                                 " but B has " + std::to_string(b.rows()) + " rows");
-  ::cl::Buffer counts = make_index_buffer(env_, std::size_t(a.rows()) + 1);
-  run_multiply(a, b, counts, make_index_buffer(env_, 1), make_vector(env_, type_, 1), Pass::count, label, 0);
-  DeviceCsrMatrix c = allocate(counts, a.rows(), b.cols());
-  run_multiply(a, b, c.row_ptr(), c.col_idx(), c.values(), Pass::fill, label, c.max_row_length());
+  const std::size_t rows = std::size_t(a.rows());
+  ::cl::Buffer counts = make_index_buffer(env_, rows + 1), no_col = make_index_buffer(env_, 1),
+               no_val = make_vector(env_, type_, 1);
+  run_multiply(a, b, counts, no_col, no_val, Pass::count, label, false);
+  ScanTotals totals = exclusive_scan(counts, rows);
+  if (totals.smallest < 0) {  // rows marked -1, beyond the hash table: counted again, those by the merge
+    run_multiply(a, b, counts, no_col, no_val, Pass::count, label, true);
+    totals = exclusive_scan(counts, rows);
+  }
+  DeviceCsrMatrix c(std::move(counts), make_index_buffer(env_, std::size_t(totals.total)),
+                    make_vector(env_, type_, std::size_t(totals.total)), a.rows(), b.cols(), totals.total, type_,
+                    totals.largest);
+  run_multiply(a, b, c.row_ptr(), c.col_idx(), c.values(), Pass::fill, label, c.max_row_length() > hash_cap);
   return c;
 }
 
@@ -125,7 +125,7 @@ void SparseProducts::multiply_values(const DeviceCsrMatrix& a, const DeviceCsrMa
     throw std::invalid_argument("multiply_values: C is " + std::to_string(c.rows()) + " x " + std::to_string(c.cols()) +
                                 ", not the shape of A B (" + std::to_string(a.rows()) + " x " + std::to_string(a.cols()) +
                                 " times " + std::to_string(b.rows()) + " x " + std::to_string(b.cols()) + ")");
-  run_multiply(a, b, c.row_ptr(), c.col_idx(), c.values(), Pass::values, label, c.max_row_length());
+  run_multiply(a, b, c.row_ptr(), c.col_idx(), c.values(), Pass::values, label, c.max_row_length() > hash_cap);
 }
 
 DeviceCsrMatrix SparseProducts::transpose(const DeviceCsrMatrix& m) {

@@ -85,6 +85,7 @@ TEST(DeviceScan, GivesTheExclusivePrefixSumTotalAndLargestCount) {
     std::mt19937_64 rng(n);
     std::vector<std::int32_t> counts(n + 1, 0);
     for (std::size_t i = 0; i < n; ++i) counts[i] = std::int32_t(rng() % 40);
+    if (n > 1) counts[n / 2] = -1;  // a product's mark for a row it counts again: the smallest count
     ::cl::Buffer buffer = clcg::solver::make_index_buffer(test_env(), n + 1);
     test_env().queue().enqueueWriteBuffer(buffer, CL_TRUE, 0, counts.size() * sizeof(std::int32_t), counts.data());
     clcg::solver::SparseProducts products(test_env(), ElementType::f32);
@@ -94,6 +95,7 @@ TEST(DeviceScan, GivesTheExclusivePrefixSumTotalAndLargestCount) {
     EXPECT_EQ(read_ints(buffer, n + 1), expected) << "n " << n;
     EXPECT_EQ(totals.total, expected[n]);
     EXPECT_EQ(totals.largest, n ? *std::max_element(counts.begin(), counts.end() - 1) : 0);
+    EXPECT_EQ(totals.smallest, n > 1 ? -1 : 0);
   }
 }
 

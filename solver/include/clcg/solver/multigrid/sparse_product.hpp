@@ -24,7 +24,8 @@ namespace clcg::solver {
 
 struct ScanTotals {
   std::int32_t total = 0;    // the sum of the counts
-  std::int32_t largest = 0;  // the largest count
+  std::int32_t largest = 0;   // the largest count
+  std::int32_t smallest = 0;  // the smallest count (below 0: a product's row left to the merge)
 };
 
 class SparseProducts {
@@ -33,7 +34,8 @@ class SparseProducts {
   SparseProducts(const cl::Env& env, ElementType type);
 
   // counts[0..n] (n + 1 ints, counts[n] ignored) becomes its exclusive prefix sum, counts[n]
-  // the total. std::length_error when the total exceeds 32-bit indices.
+  // the total. std::length_error when the total exceeds 32-bit indices (unless a count is
+  // below 0: a product's mark for rows it counts again).
   ScanTotals exclusive_scan(::cl::Buffer& counts, std::size_t n);
   // A matrix of rows x cols whose row i has counts[i] entries: counts is scanned in place
   // into its row pointers and columns and values are allocated.
@@ -57,13 +59,13 @@ class SparseProducts {
   enum class Pass : cl_int { count = 0, fill = 1, values = 2 };
   void run_multiply(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, const ::cl::Buffer& c_row,
                     const ::cl::Buffer& c_col, const ::cl::Buffer& c_val, Pass pass, const std::string& label,
-                    std::int32_t c_longest);  // not counting: C's longest row
+                    bool merge_long_rows);  // rows of C beyond the hash table: through global scratch
   void place_transpose(const DeviceCsrMatrix& m, DeviceCsrMatrix& t);
 
   cl::Env env_;
   ElementType type_;
   RowKernels kernels_;
-  ::cl::Buffer scan_totals_, scan_summary_;  // a scan's tile totals (then offsets); its total and largest count
+  ::cl::Buffer scan_totals_, scan_summary_;  // a scan's tile totals (then offsets); its total, largest and smallest count
   ::cl::Kernel tile_totals_, tile_offsets_, scan_tiles_, spgemm_, spgemm_short_, spgemm_hashed_, column_counts_, transpose_place_,
       sort_rows_, sort_long_rows_;
 };
