@@ -14,6 +14,16 @@ __kernel void axpby_to(const uint n, const REAL a, __global const REAL* x, const
   CLCG_FOR_EACH(uint, i, n) w[i] = a * x[i] + b * y[i];  // w = a x + b y
 }
 
+// A Lanczos step's two updates in one pass (precond/spectrum.cpp): w = a t + b u + c v, v = d u.
+__kernel void lanczos_next(const uint n, const REAL a, __global const REAL* t, const REAL b, __global const REAL* u,
+                           const REAL c, __global REAL* v, const REAL d, __global REAL* w) {
+  CLCG_FOR_EACH(uint, i, n) {
+    const REAL ui = u[i];
+    w[i] = a * t[i] + b * ui + c * v[i];
+    v[i] = d * ui;
+  }
+}
+
 __kernel void scale(const uint n, const REAL a, __global REAL* x) {
   CLCG_FOR_EACH(uint, i, n) x[i] *= a;  // x = a x
 }

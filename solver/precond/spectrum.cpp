@@ -57,6 +57,7 @@ double SpectrumEstimator::lambda_max(Spmv& spmv, const ::cl::Buffer& inv_diag, u
   ops_.copy(n, inv_diag, scale);
   ops_.square_root(n, scale);  // D^-1/2
   ops_.pseudo_random(n, 0x5eedc0de, u);
+  ops_.fill(n, 0.0, previous);  // v_-1 (its weight is 0; not NaN bits either)
   std::vector<double> alpha, beta;
   for (unsigned j = 0; j < std::max(1u, steps); ++j) {
     ops_.diag_mul(n, scale, u, t);                  // t = D^-1/2 u
@@ -73,9 +74,8 @@ double SpectrumEstimator::lambda_max(Spmv& spmv, const ::cl::Buffer& inv_diag, u
     const double a_j = tu_uu[0] / tu_uu[1];
     alpha.push_back(a_j);
     if (j + 1 == steps) break;
-    ops_.axpby_to(n, 1 / b_j, t, -a_j / b_j, u, w);  // w = M v_j - alpha_j v_j
-    if (j > 0) ops_.axpy(n, -b_j, previous, w);      //     - beta_j v_j-1
-    ops_.axpby_to(n, 1 / b_j, u, 0.0, u, previous);  // v_j, the next step's v_j-1
+    // w = M v_j - alpha_j v_j - beta_j v_j-1, and v_j (the next step's v_j-1) into previous
+    ops_.lanczos_next(n, 1 / b_j, t, -a_j / b_j, u, j > 0 ? -b_j : 0.0, previous, 1 / b_j, w);
     std::swap(u, w);
   }
   return largest_tridiagonal_eigenvalue(alpha, beta);

@@ -81,6 +81,7 @@ VectorOps::VectorOps(const cl::Env& env, ElementType type) : env_(env), type_(ty
   axpy_ = env.kernel("blas1.cl", "axpy", options);
   xpay_ = env.kernel("blas1.cl", "xpay", options);
   axpby_to_ = env.kernel("blas1.cl", "axpby_to", options);
+  lanczos_next_ = env.kernel("blas1.cl", "lanczos_next", options);
   scale_ = env.kernel("blas1.cl", "scale", options);
   copy_ = env.kernel("blas1.cl", "copy", options);
   fill_ = env.kernel("blas1.cl", "fill", options);
@@ -121,6 +122,20 @@ void VectorOps::axpby_to(std::size_t n, double a, const ::cl::Buffer& x, double 
   axpby_to_.setArg(4, y);
   axpby_to_.setArg(5, w);
   launch(axpby_to_, "axpby_to", n);
+}
+
+void VectorOps::lanczos_next(std::size_t n, double a, const ::cl::Buffer& t, double b, const ::cl::Buffer& u,
+                             double c, ::cl::Buffer& v, double d, ::cl::Buffer& w) {
+  lanczos_next_.setArg(0, as_count(n));
+  set_real_arg(lanczos_next_, 1, type_, a);
+  lanczos_next_.setArg(2, t);
+  set_real_arg(lanczos_next_, 3, type_, b);
+  lanczos_next_.setArg(4, u);
+  set_real_arg(lanczos_next_, 5, type_, c);
+  lanczos_next_.setArg(6, v);
+  set_real_arg(lanczos_next_, 7, type_, d);
+  lanczos_next_.setArg(8, w);
+  launch(lanczos_next_, "lanczos_next", n);
 }
 
 void VectorOps::scale(std::size_t n, double a, ::cl::Buffer& x) {
