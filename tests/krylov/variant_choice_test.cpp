@@ -79,9 +79,11 @@ TEST(PreconditionerChoice, AmgOrChebyshevOnLargeProblemsOnAGpuJacobiOtherwise) {
   const auto gpu = device_info_of_type(CL_DEVICE_TYPE_GPU), cpu = device_info_of_type(CL_DEVICE_TYPE_CPU);
   const std::size_t m = clcg::solver::chebyshev_from_rows;
   EXPECT_EQ(clcg::solver::choose_preconditioner(gpu, m, 7 * m), Preconditioner::chebyshev);
-  EXPECT_EQ(clcg::solver::choose_preconditioner(gpu, 8'000'000, 55'760'000), Preconditioner::chebyshev);  // 3D 200^3
+  EXPECT_EQ(clcg::solver::choose_preconditioner(gpu, 2'985'984, 20'777'472), Preconditioner::chebyshev);  // 3D 144^3
   // AMG from amg_from_rows rows of at most amg_up_to_row_length nonzeros (2D meshes), and from
-  // amg_any_from_rows rows of any length (3D 256^3); 3D stencils below that keep Chebyshev.
+  // amg_any_from_rows rows of any length (3D 160^3); 3D stencils below that keep Chebyshev.
+  EXPECT_EQ(clcg::solver::choose_preconditioner(gpu, 4'096'000, 28'518'400), Preconditioner::amg);  // 3D 160^3
+  EXPECT_EQ(clcg::solver::choose_preconditioner(gpu, 8'000'000, 55'760'000), Preconditioner::amg);  // 3D 200^3
   EXPECT_EQ(clcg::solver::choose_preconditioner(gpu, 16'777'216, 117'047'296), Preconditioner::amg);
   const std::size_t any = clcg::solver::amg_any_from_rows;
   EXPECT_EQ(clcg::solver::choose_preconditioner(gpu, any, 27 * any), Preconditioner::amg);

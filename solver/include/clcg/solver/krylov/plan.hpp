@@ -68,13 +68,13 @@ inline constexpr std::size_t chebyshev_from_rows = 100'000;
 // amg_up_to_row_length nonzeros on average: 2D meshes), where Chebyshev's steps grow fastest
 // with the grid (as the square root of the rows), and from amg_any_from_rows rows whatever their
 // length (3D: steps as the cube root). H100, float64, tol 1e-8, time to solution with set-up
-// (docs/PERFORMANCE.md, "AMG set up on the device"): 2D Poisson 1024^2 AMG 59 ms against
-// Chebyshev's 100, 2048^2 104 against 629; 3D Poisson 200^3 (8M rows) Chebyshev 194 against
-// AMG's 216, 256^3 (16.8M) AMG 418 against 502: the ratio falls as the cube root of the rows
-// and crosses 1 near 11M.
+// (docs/PERFORMANCE.md, "AMG set up on the device"): 2D Poisson 1024^2 AMG 35 ms against
+// Chebyshev's 103, 2048^2 63 against 634; 3D Poisson 144^3 (3.0M rows) Chebyshev 61 against
+// AMG's 69, 160^3 (4.1M) AMG 77 against 87, 200^3 (8M) 131 against 196: the ratio falls as the
+// cube root of the rows and crosses 1 near 3.5M.
 inline constexpr std::size_t amg_from_rows = 1'000'000;
 inline constexpr double amg_up_to_row_length = 6.0;
-inline constexpr std::size_t amg_any_from_rows = 11'000'000;
+inline constexpr std::size_t amg_any_from_rows = 3'500'000;
 Preconditioner choose_preconditioner(const cl::DeviceInfo& device, std::size_t rows, std::size_t nnz);
 
 // The precision an unset PreconditionerOptions::precision stands for: float for Chebyshev,
