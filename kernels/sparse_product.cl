@@ -274,7 +274,7 @@ void spgemm_hashed(const uint rows, __global const int* a_row, __global const in
                    __global const REAL* b_val, __global int* c_row, __global int* c_col, __global REAL* c_val,
                    const int fill) {
   __local int key[HASH_SLOTS];         // a column, or -1
-  __local int place[HASH_SLOTS];    // the place of the slot's column in C's row
+  __local ushort place[HASH_SLOTS];  // the place of the slot's column in C's row (< HASH_CAP)
   __local int listed[HASH_CAP];        // C's columns, in the order they were listed
   __local REAL sum[HASH_CAP];          // C's row, by place
   // A's row, HASH_STAGE entries at a time: where their rows of B begin and end, and a_k (loaded
@@ -295,7 +295,7 @@ void spgemm_hashed(const uint rows, __global const int* a_row, __global const in
       for (int r = lane; r < columns; r += HASH_GROUP) {
         const int column = c_col[out + r];
         hash_insert(key, &found, column);
-        place[hash_find(key, column)] = r;
+        place[hash_find(key, column)] = (ushort)r;
       }
     } else {
       for (int k = a_begin + lane; k < a_end; k += HASH_GROUP) {
@@ -314,7 +314,7 @@ void spgemm_hashed(const uint rows, __global const int* a_row, __global const in
         const int column = listed[e];
         int rank = 0;
         for (int r = 0; r < columns; ++r) rank += listed[r] < column;
-        place[hash_find(key, column)] = rank;
+        place[hash_find(key, column)] = (ushort)rank;
         c_col[out + rank] = column;
       }
     for (int r = lane; r < columns; r += HASH_GROUP) sum[r] = 0;
