@@ -12,6 +12,7 @@
 #include "clcg/solver/io/host_threads.hpp"
 #include "clcg/solver/io/matrix_market.hpp"
 #include "clcg/solver/problems/generators.hpp"
+#include "best_of.hpp"
 #include "common/app_main.hpp"
 #include "common/command_line.hpp"
 
@@ -56,11 +57,8 @@ clcg::apps::CommandLine command_line() {
     return cli;
 }
 
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t0) {
-    return std::chrono::duration<double>(Clock::now() - t0).count();
-}
+using clcg::bench::Clock;
+using clcg::bench::seconds_since;
 
 // Reads the file once so both readers start from the page cache.
 void warm_cache(const std::string& path) {
@@ -139,15 +137,7 @@ int run(const po::variables_map& args) {
     const ReadOptions parallel{requested == 0 ? host_threads() : requested, ReadOptions{}.chunk_bytes};
     ReadOptions streamed = parallel;  // the zlib stream, as for a text too large for memory
     streamed.gzip_memory_bytes = 1;
-    auto best_of = [&](auto&& run) {
-        double best = 1e300;
-        for (int r = 0; r < repeat; ++r) {
-            const auto t0 = Clock::now();
-            run();
-            best = std::min(best, seconds_since(t0));
-        }
-        return best;
-    };
+    auto best_of = [&](auto&& run) { return clcg::bench::best_of(repeat, run); };
     if (!file.empty() && is_gzip_file(file)) {  // a gzip file: clcg's reader on it, whole and streamed
         warm_cache(file);
         const double gz_mb = static_cast<double>(std::filesystem::file_size(file)) / 1e6;

@@ -27,6 +27,7 @@
 #include "clcg/cl/staged_upload.hpp"
 #include "clcg/solver/problems/generators.hpp"
 #include "clcg/solver/sparse/csr_matrix.hpp"
+#include "best_of.hpp"
 #include "common/app_main.hpp"
 #include "common/command_line.hpp"
 
@@ -37,7 +38,9 @@ using clcg::apps::CountList;
 using clcg::solver::CsrView;
 using clcg::solver::DeviceCsrMatrix;
 using clcg::solver::ElementType;
-using Clock = std::chrono::steady_clock;
+using clcg::bench::best_of;
+using clcg::bench::Clock;
+using clcg::bench::seconds_since;
 
 clcg::apps::CommandLine command_line() {
   clcg::apps::CommandLine cli("upload-bench", "upload-bench [options]",
@@ -57,7 +60,6 @@ clcg::apps::CommandLine command_line() {
   return cli;
 }
 
-double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 // The old path, kept here as the baseline: blocking writes from pageable memory (values
 // narrowed into a temporary vector first for float).
@@ -116,17 +118,6 @@ bool same_on_device(const clcg::cl::Env& env, const DeviceCsrMatrix& device, con
   for (std::size_t k = 0; k < host.values.size(); ++k)
     if (back.values[k] != (type == ElementType::f64 ? host.values[k] : double(float(host.values[k])))) return false;
   return true;
-}
-
-template <class Run>
-double best_of(int repeat, Run run) {
-  double best = 1e300;
-  for (int r = 0; r < repeat; ++r) {
-    const auto start = Clock::now();
-    run();
-    best = std::min(best, seconds_since(start));
-  }
-  return best;
 }
 
 int run(const po::variables_map& args) {
