@@ -37,6 +37,17 @@
 #define CLCG_FOR_EACH(T, i, n) for (T i = (T)get_global_id(0); i < (n); i += (T)get_global_size(0))
 #endif
 
+// ---- A pseudo-random number in [-1, 1) from item i and a seed (splitmix64) -------------
+#ifdef cl_khr_fp64
+inline double clcg_pseudo_random(const ulong seed, const uint i) {
+  ulong z = seed + 0x9E3779B97F4A7C15UL * ((ulong)i + 1);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9UL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBUL;
+  z ^= z >> 31;
+  return (double)(z >> 11) * 0x1.0p-52 - 1.0;
+}
+#endif
+
 // ---- Reduction operations -------------------------------------------------------------
 // A reduction kernel is specialised by one of -D OP_SUM | OP_DOT | OP_SUMSQ | OP_MIN |
 // OP_MAX | OP_ARGMIN | OP_ARGMAX (sum by default). Each defines ACC_T (the accumulator),

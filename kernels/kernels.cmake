@@ -23,6 +23,7 @@ set(CLCG_KERNEL_FILES
   spmv_ell.cl
   symmetry.cl
   blas1.cl
+  lanczos.cl
   cg_update.cl
   distributed.cl
   pi.cl

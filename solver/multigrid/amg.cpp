@@ -203,8 +203,8 @@ AmgPreconditioner::AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& 
     std::vector<double> coarse_candidate;
     const HostCsr filtered = filtered_matrix(fine, strong);
     const DeviceCsrMatrix device_filtered(env, filtered, type);
-    ::cl::Buffer inv_diag = make_vector(env, type, std::size_t(filtered.rows));
-    jacobi_inverse_diagonal(env, device_filtered, inv_diag);
+    ::cl::Buffer inv_diag = make_vector(env, type, std::size_t(filtered.rows));  // as the device filter's
+    upload_vector(env, filtered_inverse_diagonal(filtered), type, inv_diag);
     const double radius = filtered_radius(env, spectrum_, device_filtered, inv_diag);
     HostCsr p = smoothed_prolongator(filtered, aggregates, candidate, coarse_candidate, prolongator_weight(radius));
     h.radius.push_back(known_radius(fine.nnz(), filtered.nnz(), radius));

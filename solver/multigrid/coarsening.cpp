@@ -218,6 +218,15 @@ HostCsr filtered_matrix(const HostCsr& a, const std::vector<char>& strong) {
   return filtered;
 }
 
+std::vector<double> filtered_inverse_diagonal(const HostCsr& filtered) {
+  std::vector<double> inv_diag(std::size_t(filtered.rows), 0.0);
+  for (std::size_t i = 0; i < inv_diag.size(); ++i) {
+    const double dia = filtered.values[std::size_t(filtered.row_ptr[i])];
+    inv_diag[i] = dia != 0 ? 1 / dia : 0.0;
+  }
+  return inv_diag;
+}
+
 HostCsr smoothed_prolongator(const HostCsr& filtered, const Aggregates& aggregates, const std::vector<double>& candidate,
                              std::vector<double>& coarse_candidate, double omega) {
   const std::size_t n = std::size_t(filtered.rows);
@@ -230,11 +239,7 @@ HostCsr smoothed_prolongator(const HostCsr& filtered, const Aggregates& aggregat
     const double norm = coarse_candidate[std::size_t(g)];
     return norm != 0 ? candidate[i] / norm : 0.0;
   };
-  std::vector<double> inv_diag(n, 0.0);
-  for (std::size_t i = 0; i < n; ++i) {
-    const double dia = filtered.values[std::size_t(filtered.row_ptr[i])];
-    inv_diag[i] = dia != 0 ? 1 / dia : 0.0;
-  }
+  const std::vector<double> inv_diag = filtered_inverse_diagonal(filtered);
   // P_tent, then P = P_tent - omega D_f^-1 A_f P_tent, row by row: row i of A_f P_tent has an
   // entry in the aggregate of each (filtered) neighbour.
   HostCsr tentative;

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 
+#include "clcg/cl/error.hpp"
 #include "clcg/reduction/reduce.hpp"
+#include "clcg/solver/sparse/row_layout.hpp"
 #include "clcg/solver/sparse/vector_ops.hpp"
 
 namespace clcg::solver {
@@ -37,52 +40,111 @@ double largest_tridiagonal_eigenvalue(const std::vector<double>& alpha, const st
   return hi;
 }
 
-SpectrumEstimator::SpectrumEstimator(const cl::Env& env, ElementType type)
-    : env_(env), type_(type), ops_(env, type), dots_(env, type, {{0, 1}, {1, 1}}) {}
+SpectrumEstimator::SpectrumEstimator(const cl::Env& env, ElementType type) : env_(env), type_(type) {}
 
-// Lanczos on M = D^-1/2 A D^-1/2 (similar to D^-1 A) with unnormalised vectors u_j = beta_j v_j:
-// one pass gives t.u and u.u for t = M u, so alpha_j = t.u / u.u and beta_j = |u_j| come with a
-// single read-back a step, and the next vector is formed with v_j = u_j / beta_j.
+// Lanczos on M = D^-1/2 A D^-1/2 (similar to D^-1 A) with unnormalised vectors û_j = beta_j v_j,
+// carried as u_j = D^-1/2 û_j: one pass gives z = A u and the partials of û.Mû = u.z and
+// û.û = u.Du, so alpha_j = u.z / u.Du and beta_j = |û_j| come with a single read-back a step;
+// the update forms D^-1/2 of M v_j - alpha_j v_j - beta_j v_j-1 from D^-1 z.
 double SpectrumEstimator::lambda_max(Spmv& spmv, const ::cl::Buffer& inv_diag, unsigned steps) {
   const DeviceCsrMatrix& a = spmv.matrix();
   const std::size_t n = std::size_t(a.rows());
   if (n == 0) return 0;
   if (a.type() != type_) throw std::invalid_argument("SpectrumEstimator: the matrix is not of the estimator's type");
   if (n > capacity_) {
-    for (::cl::Buffer* v : {&scale_, &u_, &previous_, &w_, &t_}) *v = make_vector(env_, type_, n);
+    for (::cl::Buffer* v : {&u_, &previous_, &w_, &z_}) *v = make_vector(env_, type_, n);
     capacity_ = n;
   }
-  ::cl::Buffer &scale = scale_, &previous = previous_, &t = t_;
+  const RowLayout layout(env_, spmv);
+  if (options_.empty()) {
+    options_ = layout.build_options();
+    start_ = cl::CachedKernel(env_.kernel("lanczos.cl", "lanczos_start", options_));
+    next_ = cl::CachedKernel(env_.kernel("lanczos.cl", "lanczos_next", options_));
+  }
+  const std::string name = layout.kernel_name("lanczos_product");
+  auto found = products_.find(name);
+  if (found == products_.end())
+    found = products_.emplace(name, cl::CachedKernel(env_.kernel("lanczos.cl", name.c_str(), options_))).first;
+  cl::CachedKernel& product = found->second;
+  const std::size_t row_groups = layout.row_groups();
   ::cl::Buffer u = u_, w = w_;  // swapped each step
-  ops_.copy(n, inv_diag, scale);
-  ops_.square_root(n, scale);  // D^-1/2
-  ops_.pseudo_random(n, 0x5eedc0de, u);
-  ops_.fill(n, 0.0, previous);  // v_-1 (its weight is 0; not NaN bits either)
+  cl_uint arg = 0;
+  start_.set(arg++, cl_uint(n));
+  start_.set(arg++, cl_ulong(0x5eedc0de));
+  start_.set(arg++, inv_diag);
+  start_.set(arg++, u);
+  start_.set(arg++, previous_);
+  layout.launch(start_, "lanczos_start", row_groups);
   std::vector<double> alpha, beta;
   for (unsigned j = 0; j < std::max(1u, steps); ++j) {
-    ops_.diag_mul(n, scale, u, t);                  // t = D^-1/2 u
-    spmv.enqueue(t, w);                             // w = A t
-    ops_.diag_mul(n, scale, w, t);                  // t = M u
-    const std::vector<double> tu_uu = dots_.run(std::vector<::cl::Buffer>{t, u}, n);
-    const double b_j = std::sqrt(tu_uu[1]);
+    arg = 0;
+    const std::size_t groups = layout.set_args(product, arg, groups_per_unit * env_.info().compute_units);
+    product.set(arg++, inv_diag);
+    product.set(arg++, u);
+    product.set(arg++, z_);
+    product.set(arg++, partials_for(groups));
+    layout.launch(product, "lanczos_product", groups);
+    const auto [uau, udu] = read_dots(groups);
+    const double b_j = std::sqrt(udu);
     if (j > 0) {
       if (!(b_j > 1e-12 * std::abs(alpha.back()))) break;  // an invariant subspace
       beta.push_back(b_j);
     } else if (!(b_j > 0)) {
       return 0;
     }
-    const double a_j = tu_uu[0] / tu_uu[1];
+    const double a_j = uau / udu;
     alpha.push_back(a_j);
     if (j + 1 == steps) break;
-    // w = M v_j - alpha_j v_j - beta_j v_j-1, and v_j (the next step's v_j-1) into previous
-    ops_.lanczos_next(n, 1 / b_j, t, -a_j / b_j, u, j > 0 ? -b_j : 0.0, previous, 1 / b_j, w);
+    // w = (M v_j - alpha_j v_j - beta_j v_j-1) scaled back, and v_j (the next step's v_j-1) into previous
+    arg = 0;
+    next_.set(arg++, cl_uint(n));
+    set_real_arg(next_, arg++, type_, 1 / b_j);
+    next_.set(arg++, inv_diag);
+    next_.set(arg++, z_);
+    set_real_arg(next_, arg++, type_, -a_j / b_j);
+    next_.set(arg++, u);
+    set_real_arg(next_, arg++, type_, j > 0 ? -b_j : 0.0);
+    next_.set(arg++, previous_);
+    set_real_arg(next_, arg++, type_, 1 / b_j);
+    next_.set(arg++, w);
+    layout.launch(next_, "lanczos_next", row_groups);
     std::swap(u, w);
   }
   return largest_tridiagonal_eigenvalue(alpha, beta);
 }
 
+const ::cl::Buffer& SpectrumEstimator::partials_for(std::size_t groups) {
+  if (groups > partial_groups_) {
+    partials_ = make_vector(env_, type_, 2 * groups);
+    host_ = cl::PinnedBuffer(env_, 2 * groups * reduction::element_size(type_));
+    partial_groups_ = groups;
+  }
+  return partials_;
+}
+
+std::pair<double, double> SpectrumEstimator::read_dots(std::size_t groups) {
+  const std::size_t size = reduction::element_size(type_);
+  cl::checked("reading the Lanczos dot partials", [&] {
+    env_.queue().enqueueReadBuffer(partials_, CL_TRUE, 0, 2 * groups * size, host_.data());
+  });
+  widened_.resize(2 * groups);
+  for (std::size_t i = 0; i < 2 * groups; ++i) {
+    if (type_ == ElementType::f32) {
+      float f;
+      std::memcpy(&f, host_.data() + i * size, sizeof f);
+      widened_[i] = f;
+    } else {
+      std::memcpy(&widened_[i], host_.data() + i * size, sizeof(double));
+    }
+  }
+  const auto finish = [&](std::size_t slot) {
+    return reduction::finish_partials(reduction::Op::sum, {widened_.data() + slot * groups, groups}, {}).value;
+  };
+  return {finish(0), finish(1)};
+}
+
 void SpectrumEstimator::release_vectors() {
-  for (::cl::Buffer* v : {&scale_, &u_, &previous_, &w_, &t_}) *v = ::cl::Buffer();
+  for (::cl::Buffer* v : {&u_, &previous_, &w_, &z_}) *v = ::cl::Buffer();
   capacity_ = 0;
 }
 

@@ -81,13 +81,10 @@ VectorOps::VectorOps(const cl::Env& env, ElementType type) : env_(env), type_(ty
   axpy_ = env.kernel("blas1.cl", "axpy", options);
   xpay_ = env.kernel("blas1.cl", "xpay", options);
   axpby_to_ = env.kernel("blas1.cl", "axpby_to", options);
-  lanczos_next_ = env.kernel("blas1.cl", "lanczos_next", options);
   scale_ = env.kernel("blas1.cl", "scale", options);
   copy_ = env.kernel("blas1.cl", "copy", options);
   fill_ = env.kernel("blas1.cl", "fill", options);
   diag_mul_ = env.kernel("blas1.cl", "diag_mul", options);
-  square_root_ = env.kernel("blas1.cl", "square_root", options);
-  pseudo_random_ = env.kernel("blas1.cl", "pseudo_random", options);
   update_xr_ = env.kernel("cg_update.cl", "cg_update_xr", options);
   update_xrz_ = env.kernel("cg_update.cl", "cg_update_xrz", options);
 }
@@ -124,20 +121,6 @@ void VectorOps::axpby_to(std::size_t n, double a, const ::cl::Buffer& x, double 
   launch(axpby_to_, "axpby_to", n);
 }
 
-void VectorOps::lanczos_next(std::size_t n, double a, const ::cl::Buffer& t, double b, const ::cl::Buffer& u,
-                             double c, ::cl::Buffer& v, double d, ::cl::Buffer& w) {
-  lanczos_next_.setArg(0, as_count(n));
-  set_real_arg(lanczos_next_, 1, type_, a);
-  lanczos_next_.setArg(2, t);
-  set_real_arg(lanczos_next_, 3, type_, b);
-  lanczos_next_.setArg(4, u);
-  set_real_arg(lanczos_next_, 5, type_, c);
-  lanczos_next_.setArg(6, v);
-  set_real_arg(lanczos_next_, 7, type_, d);
-  lanczos_next_.setArg(8, w);
-  launch(lanczos_next_, "lanczos_next", n);
-}
-
 void VectorOps::scale(std::size_t n, double a, ::cl::Buffer& x) {
   scale_.setArg(0, as_count(n));
   set_real_arg(scale_, 1, type_, a);
@@ -165,19 +148,6 @@ void VectorOps::diag_mul(std::size_t n, const ::cl::Buffer& d, const ::cl::Buffe
   diag_mul_.setArg(2, x);
   diag_mul_.setArg(3, y);
   launch(diag_mul_, "diag_mul", n);
-}
-
-void VectorOps::square_root(std::size_t n, ::cl::Buffer& x) {
-  square_root_.setArg(0, as_count(n));
-  square_root_.setArg(1, x);
-  launch(square_root_, "square_root", n);
-}
-
-void VectorOps::pseudo_random(std::size_t n, std::uint64_t seed, ::cl::Buffer& x) {
-  pseudo_random_.setArg(0, as_count(n));
-  pseudo_random_.setArg(1, static_cast<cl_ulong>(seed));
-  pseudo_random_.setArg(2, x);
-  launch(pseudo_random_, "pseudo_random", n);
 }
 
 void VectorOps::cg_update_xr(std::size_t n, double alpha, const ::cl::Buffer& p, const ::cl::Buffer& q,

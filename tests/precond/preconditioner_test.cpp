@@ -7,6 +7,7 @@
 #include <Eigen/Eigenvalues>
 
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <random>
@@ -18,6 +19,8 @@
 #include "clcg/solver/krylov/solve.hpp"
 #include "clcg/solver/precond/chebyshev.hpp"
 #include "clcg/solver/precond/ic0.hpp"
+#include "clcg/solver/precond/jacobi.hpp"
+#include "clcg/solver/precond/spectrum.hpp"
 #include "clcg/solver/sparse/vector_ops.hpp"
 #include "support/cg_problems.hpp"
 #include "support/device_fixture.hpp"
@@ -125,6 +128,62 @@ double figure(const clcg::solver::PreconditionerReport& report, const std::strin
     if (key == name) return value;
   ADD_FAILURE() << "no figure " << name;
   return 0;
+}
+
+// A second Lanczos on the host: normalised vectors on the symmetric S A S (S = D^-1/2, Eigen,
+// double), from the device's start (S times splitmix64 values in [-1, 1)); the device runs on
+// the pencil (A, D) with unnormalised vectors. The same Ritz value to rounding: 1e-10 in double,
+// and in float 1e-3 (ten steps amplify float rounding, ~1e-7, by the loss of orthogonality).
+double host_lanczos(const HostMatrix& a, unsigned steps) {
+  const Eigen::Index n = a.rows();
+  const VectorXd s = a.diagonal().cwiseInverse().cwiseSqrt();
+  const Eigen::MatrixXd m = s.asDiagonal() * Eigen::MatrixXd(a) * s.asDiagonal();
+  VectorXd v(n), previous = VectorXd::Zero(n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    std::uint64_t z = 0x5eedc0deULL + 0x9E3779B97F4A7C15ULL * (std::uint64_t(i) + 1);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    z ^= z >> 31;
+    v[i] = double(z >> 11) * 0x1.0p-52 - 1.0;
+  }
+  v /= v.norm();
+  std::vector<double> alpha, beta;
+  for (unsigned j = 0; j < steps; ++j) {
+    VectorXd w = m * v;
+    alpha.push_back(w.dot(v));
+    if (j + 1 == steps) break;
+    w -= alpha.back() * v + (beta.empty() ? 0.0 : beta.back()) * previous;
+    if (!(w.norm() > 1e-12 * std::abs(alpha.back()))) break;
+    beta.push_back(w.norm());
+    previous = v;
+    v = w / beta.back();
+  }
+  return clcg::solver::largest_tridiagonal_eigenvalue(alpha, beta);
+}
+
+TEST(Spectrum, DeviceLanczosIsTheHostLanczosAndARitzValue) {
+  for (ElementType type : clcg::test::device_types())
+    for (int n : {0, 1, 2, 255, 1000}) {
+      SCOPED_TRACE(std::to_string(n) + (type == ElementType::f64 ? " double" : " float"));
+      HostMatrix a = clcg::test::random_dd_spd(n, 7, std::uint64_t(n) + 11);
+      if (type == ElementType::f32) a = a.cast<float>().cast<double>();
+      const DeviceCsrMatrix device(test_env(), clcg::solver::to_host_csr(a), type);
+      ::cl::Buffer inv_diag = clcg::solver::make_vector(test_env(), type, std::size_t(n));
+      clcg::solver::jacobi_inverse_diagonal(test_env(), device, inv_diag);
+      clcg::solver::Spmv spmv(test_env(), device);
+      clcg::solver::SpectrumEstimator spectrum(test_env(), type);
+      for (unsigned steps : {1u, 10u}) {
+        const double estimate = spectrum.lambda_max(spmv, inv_diag, steps);
+        if (n == 0) {
+          EXPECT_EQ(estimate, 0.0);
+          continue;
+        }
+        const double expected = host_lanczos(a, steps);
+        EXPECT_NEAR(estimate, expected, (type == ElementType::f64 ? 1e-10 : 1e-3) * expected) << steps << " steps";
+        const Eigen::MatrixXd scaled = a.diagonal().cwiseInverse().asDiagonal() * Eigen::MatrixXd(a);
+        EXPECT_LE(estimate, scaled.eigenvalues().real().maxCoeff() * (1 + (type == ElementType::f64 ? 1e-12 : 1e-5)));
+      }
+    }
 }
 
 TEST(Chebyshev, DeviceApplyIsTheHostPolynomialAndTheBoundsHoldTheSpectrum) {

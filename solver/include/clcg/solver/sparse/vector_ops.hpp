@@ -30,16 +30,10 @@ class VectorOps {
   void xpay(std::size_t n, double a, const ::cl::Buffer& x, ::cl::Buffer& y);   // y = x + a y
   void axpby_to(std::size_t n, double a, const ::cl::Buffer& x, double b, const ::cl::Buffer& y,
                 ::cl::Buffer& w);                                               // w = a x + b y
-  // w = a t + b u + c v ; v = d u   (a Lanczos step's updates, one pass instead of three)
-  void lanczos_next(std::size_t n, double a, const ::cl::Buffer& t, double b, const ::cl::Buffer& u, double c,
-                    ::cl::Buffer& v, double d, ::cl::Buffer& w);
   void scale(std::size_t n, double a, ::cl::Buffer& x);                         // x = a x
   void copy(std::size_t n, const ::cl::Buffer& x, ::cl::Buffer& y);             // y = x
   void fill(std::size_t n, double value, ::cl::Buffer& x);                      // x = value
   void diag_mul(std::size_t n, const ::cl::Buffer& d, const ::cl::Buffer& x, ::cl::Buffer& y);  // y = d .* x
-  void square_root(std::size_t n, ::cl::Buffer& x);                             // x = sqrt(x)
-  // x = pseudo-random values in [-1, 1) from the index and the seed (the same on every device)
-  void pseudo_random(std::size_t n, std::uint64_t seed, ::cl::Buffer& x);
   // x += alpha p ; r -= alpha q                      (one pass instead of two)
   void cg_update_xr(std::size_t n, double alpha, const ::cl::Buffer& p, const ::cl::Buffer& q, ::cl::Buffer& x,
                     ::cl::Buffer& r);
@@ -54,7 +48,7 @@ class VectorOps {
 
   cl::Env env_;
   ElementType type_;
-  ::cl::Kernel axpy_, xpay_, axpby_to_, lanczos_next_, scale_, copy_, fill_, diag_mul_, square_root_, pseudo_random_, update_xr_,
+  ::cl::Kernel axpy_, xpay_, axpby_to_, scale_, copy_, fill_, diag_mul_, update_xr_,
       update_xrz_;
 };
 
