@@ -1,39 +1,54 @@
 // Smoothed-aggregation coarsening on the device (solver/multigrid/device_coarsening.hpp), one
 // pass per kernel, each work-item owning its rows: the filtered matrix A_f (strong entries,
-// and the diagonal with the weak ones added, first in each row), aggregates from a distance-2
-// maximal independent set of A_f's graph (Bell, Dalton, Olson 2012), the tentative
-// prolongator and its smoothing. The host reference (coarsening.cpp) makes the same choices.
+// and the diagonal with the weak ones added, first in each row; A itself where the filter
+// keeps every entry), aggregates from a distance-2 maximal independent set of A_f's graph
+// (Bell, Dalton, Olson 2012), the tentative prolongator and its smoothing. The host reference
+// (coarsening.cpp) makes the same choices.
 
 inline bool is_strong(const uint i, const int j, const REAL v, const REAL d_i, const REAL d_j, const REAL theta2) {
   return j != (int)i && v != (REAL)0 && v * v >= theta2 * fabs(d_i * d_j);
 }
 
+// diag[i] = A's diagonal entry of row i (0 where none is stored), or with `invert` 1 / it (0
+// where it is 0): D_f^-1 where A_f is A.
 __kernel void row_diagonal(const uint rows, __global const int* row, __global const int* col,
-                           __global const REAL* val, __global REAL* diag) {
+                           __global const REAL* val, const int invert, __global REAL* diag) {
   CLCG_FOR_EACH(uint, i, rows) {
     REAL d = 0;
     for (int k = row[i]; k < row[i + 1]; ++k)
       if (col[k] == (int)i) d += val[k];
-    diag[i] = d;
+    diag[i] = !invert ? d : d != (REAL)0 ? (REAL)1 / d : (REAL)0;
   }
 }
 
-// strong[k] = 1 where entry k of A is a strong connection: the pattern A_f keeps, also when
-// A's values change later (a re-set-up filters the new values with it).
+// The strength marks of A's entries: STRONG where entry k is a strong connection (the pattern
+// A_f keeps, also when A's values change later: a re-set-up filters the new values with it),
+// DIAGONAL on the diagonal, WEAK elsewhere.
+#define WEAK 0
+#define STRONG 1
+#define DIAGONAL 2
+
 __kernel void strength_mask(const uint rows, __global const int* row, __global const int* col,
                             __global const REAL* val, __global const REAL* diag, const REAL theta2,
                             __global uchar* strong) {
   CLCG_FOR_EACH(uint, i, rows)
-  for (int k = row[i]; k < row[i + 1]; ++k) strong[k] = is_strong(i, col[k], val[k], diag[i], diag[col[k]], theta2);
+  for (int k = row[i]; k < row[i + 1]; ++k)
+    strong[k] = col[k] == (int)i ? DIAGONAL : is_strong(i, col[k], val[k], diag[i], diag[col[k]], theta2) ? STRONG : WEAK;
 }
 
-// count[i] = 1 + strong entries of row i: A_f's row lengths.
+// count[i] = 1 + strong entries of row i: A_f's row lengths. *changed = 1 where a row of A_f
+// is not row i of A (a weak entry, or not exactly one diagonal entry); left alone elsewhere.
 __kernel void filter_count(const uint rows, __global const int* row, __global const uchar* strong,
-                           __global int* count) {
+                           __global int* count, __global int* changed) {
   CLCG_FOR_EACH(uint, i, rows) {
-    int c = 1;
-    for (int k = row[i]; k < row[i + 1]; ++k) c += strong[k];
+    int c = 1, kept = 0, diagonals = 0;
+    for (int k = row[i]; k < row[i + 1]; ++k) {
+      c += strong[k] == STRONG;
+      kept += strong[k] != WEAK;
+      diagonals += strong[k] == DIAGONAL;
+    }
     count[i] = c;
+    if (kept != row[i + 1] - row[i] || diagonals != 1) *changed = 1;
   }
 }
 
@@ -45,7 +60,7 @@ __kernel void filter_fill(const uint rows, __global const int* row, __global con
     REAL dia = 0;
     int at = f_row[i] + 1;
     for (int k = row[i]; k < row[i + 1]; ++k) {
-      if (strong[k]) {
+      if (strong[k] == STRONG) {
         f_col[at] = col[k];
         f_val[at++] = val[k];
       } else {
@@ -78,43 +93,52 @@ inline ulong mis_key(const uint state, const uint i) {
 }
 
 // A row with a strong connection starts undecided; one without is out (and never aggregated).
-__kernel void mis_start(const uint rows, __global const int* f_row, __global uint* state) {
-  CLCG_FOR_EACH(uint, i, rows) state[i] = f_row[i + 1] - f_row[i] > 1 ? MIS_UNDECIDED : MIS_OUT;
-}
-
-__kernel void mis_keys(const uint rows, __global const uint* state, __global ulong* key) {
-  CLCG_FOR_EACH(uint, i, rows) key[i] = mis_key(state[i], i);
-}
-
-// out[i] = the largest in[j] over row i of A_f (which holds i itself). With `undecided_only`,
-// for the undecided rows only: the others keep out[i].
-__kernel void mis_neighbour_max(const uint rows, __global const int* f_row, __global const int* f_col,
-                                __global const uint* state, const int undecided_only, __global const ulong* in,
-                                __global ulong* out) {
+// Every row takes part in the first round (near = 1).
+__kernel void mis_start(const uint rows, __global const int* f_row, __global uint* state, __global ulong* key,
+                        __global int* near) {
   CLCG_FOR_EACH(uint, i, rows) {
-    if (undecided_only && state[i] != MIS_UNDECIDED) continue;
-    ulong most = in[i];
-    for (int k = f_row[i]; k < f_row[i + 1]; ++k) most = max(most, in[f_col[k]]);
-    out[i] = most;
+    state[i] = f_row[i + 1] - f_row[i] > 1 ? MIS_UNDECIDED : MIS_OUT;
+    key[i] = mis_key(state[i], i);
+    near[i] = 1;
   }
 }
 
-// A round, for the undecided rows: key[i] holds the largest key within distance 2. A row that
-// holds it joins the set, one that sees a row of the set leaves; `undecided` counts the rest.
-// `last` puts them all in. key[i] gets the row's own key again (the decided rows' keys never
-// change, so the next round needs no pass to set them).
-__kernel void mis_decide(const uint rows, __global ulong* key, __global uint* state, __global int* undecided,
-                         const int last) {
+// A round's first step: most[i] = the largest key over row i of A_f (which holds i itself),
+// for the rows an undecided row reads in mis_decide (near[i] == round); the others are not read.
+__kernel void mis_neighbour_max(const uint rows, __global const int* f_row, __global const int* f_col,
+                                __global const int* near, const int round, __global const ulong* key,
+                                __global ulong* most) {
+  CLCG_FOR_EACH(uint, i, rows) {
+    if (near[i] != round) continue;
+    ulong m = key[i];
+    for (int k = f_row[i]; k < f_row[i + 1]; ++k) m = max(m, key[f_col[k]]);
+    most[i] = m;
+  }
+}
+
+// The round's decision, for the undecided rows: the largest `most` over row i is the largest
+// key within distance 2. A row that holds it joins the set, one that sees a row of the set
+// leaves; `last` puts them all in. A row still undecided is counted in undecided[round] and
+// marks the rows it reads for the next round (each writer stores the same value). The decided
+// rows' keys never change again, so a row none of whose neighbours is undecided drops out of
+// mis_neighbour_max: late rounds cost little.
+__kernel void mis_decide(const uint rows, __global const int* f_row, __global const int* f_col,
+                         __global const ulong* most, const int round, const int last, __global uint* state,
+                         __global ulong* key, __global int* near, __global int* undecided) {
   CLCG_FOR_EACH(uint, i, rows) {
     if (state[i] != MIS_UNDECIDED) continue;
-    const ulong m = key[i];
+    ulong m = most[i];
+    for (int k = f_row[i]; k < f_row[i + 1]; ++k) m = max(m, most[f_col[k]]);
     uint now = MIS_UNDECIDED;
-    if ((uint)(m & 0xffffffffUL) == i || last)
+    if ((uint)(m & 0xffffffffUL) == i || last) {
       now = MIS_IN;
-    else if ((uint)(m >> 62) == MIS_IN)
+    } else if ((uint)(m >> 62) == MIS_IN) {
       now = MIS_OUT;
-    else
-      atomic_inc(undecided);
+    } else {
+      atomic_inc(&undecided[round]);
+      near[i] = round + 1;
+      for (int k = f_row[i]; k < f_row[i + 1]; ++k) near[f_col[k]] = round + 1;
+    }
     state[i] = now;
     key[i] = mis_key(now, i);
   }

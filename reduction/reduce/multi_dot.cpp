@@ -1,5 +1,4 @@
 #include <algorithm>
-#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -60,20 +59,8 @@ std::vector<double> MultiDot::run(std::span<const ::cl::Buffer> vectors, std::si
                                       ::cl::NDRange(launch.work_group_size));
     env_.queue().enqueueReadBuffer(partials_, CL_TRUE, 0, count * element_size(type_), raw);
   });
-  for (std::size_t k = 0; k < pairs_.size(); ++k) {
-    std::vector<double> values(launch.groups);
-    for (std::size_t g = 0; g < launch.groups; ++g) {
-      const unsigned char* p = raw + (k * launch.groups + g) * element_size(type_);
-      if (type_ == ElementType::f64) {
-        std::memcpy(&values[g], p, 8);
-      } else {
-        float f;
-        std::memcpy(&f, p, 4);
-        values[g] = f;
-      }
-    }
-    dots[k] = finish_partials(Op::sum, values, {}).value;
-  }
+  std::vector<double> widened;
+  finish_partial_runs(Op::sum, raw, type_, launch.groups, dots, widened);
   return dots;
 }
 

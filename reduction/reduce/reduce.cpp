@@ -66,6 +66,22 @@ std::vector<double> widen(const std::vector<unsigned char>& raw, ElementType typ
 
 }  // namespace
 
+void finish_partial_runs(Op op, const unsigned char* raw, ElementType type, std::size_t groups,
+                         std::span<double> results, std::vector<double>& widened) {
+  const double* values = reinterpret_cast<const double*>(raw);  // pinned or vector memory: aligned
+  if (type == ElementType::f32) {
+    widened.resize(results.size() * groups);
+    for (std::size_t i = 0; i < widened.size(); ++i) {
+      float f;
+      std::memcpy(&f, raw + i * sizeof(float), sizeof f);
+      widened[i] = f;
+    }
+    values = widened.data();
+  }
+  for (std::size_t k = 0; k < results.size(); ++k)
+    results[k] = finish_partials(op, {values + k * groups, groups}, {}).value;
+}
+
 LaunchShape choose_launch_shape(const cl::DeviceInfo& device, const VariantInfo& variant, std::size_t n,
                                 const Options& options, std::size_t kernel_max) {
   const std::size_t limit = std::min(device.max_work_group_size, kernel_max);
@@ -322,15 +338,9 @@ Result Reducer::run_blocking(const ::cl::Buffer& x, std::size_t x_offset, const 
     queue.enqueueReadBuffer(partial_values_, CL_FALSE, 0, count * element_size(type_), pinned_.data());
     queue.finish();
   });
-  if (type_ == ElementType::f64)
-    return finish_partials(op_, std::span(reinterpret_cast<const double*>(pinned_.data()), count), {});
-  widened_.resize(count);
-  for (std::size_t g = 0; g < count; ++g) {
-    float f;
-    std::memcpy(&f, pinned_.data() + g * sizeof(float), sizeof f);
-    widened_[g] = f;
-  }
-  return finish_partials(op_, widened_, {});
+  double value = 0;
+  finish_partial_runs(op_, pinned_.data(), type_, count, {&value, 1}, widened_);
+  return Result{value, 0};
 }
 
 Result Reducer::run(const ::cl::Buffer& x, std::size_t x_offset, std::size_t n) {

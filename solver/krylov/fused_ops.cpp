@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cstring>
 #include <initializer_list>
 #include <stdexcept>
 #include <string>
@@ -176,22 +175,10 @@ std::vector<double> FusedOps::read() {
 }
 
 std::vector<double> FusedOps::finish() {
-  // Straight from the pinned memory the partials were read into (float partials widened into
-  // a kept buffer): no allocation but the result on the step's critical path.
+  // Straight from the pinned memory the partials were read into: no allocation but the result
+  // on the step's critical path.
   std::vector<double> dots(last_dots_);
-  const std::size_t count = last_dots_ * last_groups_;
-  const double* values = reinterpret_cast<const double*>(host_.data());
-  if (type_ == ElementType::f32) {
-    widened_.resize(count);
-    for (std::size_t i = 0; i < count; ++i) {
-      float f;
-      std::memcpy(&f, host_.data() + i * sizeof(float), sizeof f);
-      widened_[i] = f;
-    }
-    values = widened_.data();
-  }
-  for (unsigned k = 0; k < last_dots_; ++k)
-    dots[k] = reduction::finish_partials(reduction::Op::sum, {values + k * last_groups_, last_groups_}, {}).value;
+  reduction::finish_partial_runs(reduction::Op::sum, host_.data(), type_, last_groups_, dots, widened_);
   return dots;
 }
 

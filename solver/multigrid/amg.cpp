@@ -299,7 +299,7 @@ void AmgPreconditioner::build_levels(Hierarchy& h) {
   for (std::size_t l = 0; l < h.prolongators.size(); ++l)
     hierarchy_bytes += double(h.prolongators[l].bytes() + h.restrictions[l].bytes());
   for (std::size_t l = 0; l < h.tentative.size(); ++l)
-    hierarchy_bytes += double(h.tentative[l].bytes()) + double(h.operators[l].nnz());
+    hierarchy_bytes += double(h.tentative[l].bytes()) + (h.strong[l]() ? double(h.operators[l].nnz()) : 0.0);
   const double a_bytes = double(h.operators.front().bytes());
   report_.figures = {{"levels", double(levels_.size())},
                      {"operator_complexity", report_.level_nnz.front() ? nnz_total / double(report_.level_nnz.front()) : 1.0},

@@ -187,7 +187,21 @@ HostCsr multiply(const HostCsr& a, const HostCsr& b) {
   return c;
 }
 
+bool keeps_every_entry(const HostCsr& a, const std::vector<char>& strong) {
+  for (std::size_t i = 0; i < std::size_t(a.rows); ++i) {
+    int diagonals = 0;
+    for (std::int32_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+      const bool diagonal = std::size_t(a.col_idx[std::size_t(k)]) == i;
+      diagonals += diagonal;
+      if (!diagonal && !strong[std::size_t(k)]) return false;
+    }
+    if (diagonals != 1) return false;
+  }
+  return true;
+}
+
 HostCsr filtered_matrix(const HostCsr& a, const std::vector<char>& strong) {
+  if (keeps_every_entry(a, strong)) return a;
   const std::size_t n = std::size_t(a.rows);
   HostCsr filtered;
   filtered.rows = filtered.cols = a.rows;
@@ -219,11 +233,8 @@ HostCsr filtered_matrix(const HostCsr& a, const std::vector<char>& strong) {
 }
 
 std::vector<double> filtered_inverse_diagonal(const HostCsr& filtered) {
-  std::vector<double> inv_diag(std::size_t(filtered.rows), 0.0);
-  for (std::size_t i = 0; i < inv_diag.size(); ++i) {
-    const double dia = filtered.values[std::size_t(filtered.row_ptr[i])];
-    inv_diag[i] = dia != 0 ? 1 / dia : 0.0;
-  }
+  std::vector<double> inv_diag = diagonal(filtered);
+  for (double& d : inv_diag) d = d != 0 ? 1 / d : 0.0;
   return inv_diag;
 }
 

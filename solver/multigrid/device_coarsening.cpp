@@ -18,7 +18,12 @@ constexpr unsigned max_mis_rounds = 64;
 }  // namespace
 
 DeviceCoarsening::DeviceCoarsening(const cl::Env& env, ElementType type)
-    : env_(env), type_(type), products_(env, type), kernels_(env, type) {
+    : env_(env),
+      type_(type),
+      products_(env, type),
+      kernels_(env, type),
+      changed_(make_index_buffer(env, 1)),
+      undecided_(make_index_buffer(env, max_mis_rounds + 1)) {
   const std::string options = real_build_options(type);
   const auto kernel = [&](const char* name) { return env.kernel("aggregation.cl", name, options); };
   row_diagonal_ = kernel("row_diagonal");
@@ -26,7 +31,6 @@ DeviceCoarsening::DeviceCoarsening(const cl::Env& env, ElementType type)
   filter_count_ = kernel("filter_count");
   filter_fill_ = kernel("filter_fill");
   mis_start_ = kernel("mis_start");
-  mis_keys_ = kernel("mis_keys");
   mis_neighbour_max_ = kernel("mis_neighbour_max");
   mis_decide_ = kernel("mis_decide");
   mis_members_ = kernel("mis_members");
@@ -42,7 +46,7 @@ DeviceCoarsening::DeviceCoarsening(const cl::Env& env, ElementType type)
 DeviceStrength DeviceCoarsening::filter(const DeviceCsrMatrix& a, double theta) {
   const std::size_t n = std::size_t(a.rows());
   ::cl::Buffer diag = make_vector(env_, type_, n);
-  kernels_.run(row_diagonal_, "row_diagonal", n, a.row_ptr(), a.col_idx(), a.values(), diag);
+  kernels_.run(row_diagonal_, "row_diagonal", n, a.row_ptr(), a.col_idx(), a.values(), cl_int(0), diag);
   ::cl::Buffer strong = cl::checked("allocating the strong connections", [&] {
     return ::cl::Buffer(env_.context(), CL_MEM_READ_WRITE, std::max<std::size_t>(1, std::size_t(a.nnz())));
   });
@@ -53,12 +57,24 @@ DeviceStrength DeviceCoarsening::filter(const DeviceCsrMatrix& a, double theta) 
 
 DeviceStrength DeviceCoarsening::refilter(const DeviceCsrMatrix& a, const ::cl::Buffer& strong) {
   const std::size_t n = std::size_t(a.rows());
-  ::cl::Buffer counts = make_index_buffer(env_, n + 1);
-  kernels_.run(filter_count_, "filter_count", n, a.row_ptr(), strong, counts);
   DeviceStrength s;
+  s.inv_diag = make_vector(env_, type_, n);
+  cl_int changed = 0;
+  ::cl::Buffer counts;
+  if (strong()) {
+    counts = make_index_buffer(env_, n + 1);
+    kernels_.clear_ints(changed_, 1);
+    kernels_.run(filter_count_, "filter_count", n, a.row_ptr(), strong, counts, changed_);
+    cl::checked("reading whether the filter drops entries",
+                [&] { env_.queue().enqueueReadBuffer(changed_, CL_TRUE, 0, sizeof(cl_int), &changed); });
+  }
+  if (!changed) {  // A_f is A: nothing to store or copy
+    s.filtered = a;
+    kernels_.run(row_diagonal_, "row_diagonal", n, a.row_ptr(), a.col_idx(), a.values(), cl_int(1), s.inv_diag);
+    return s;
+  }
   s.strong = strong;
   s.filtered = products_.allocate(counts, a.rows(), a.cols());
-  s.inv_diag = make_vector(env_, type_, n);
   kernels_.run(filter_fill_, "filter_fill", n, a.row_ptr(), a.col_idx(), a.values(), strong, s.filtered.row_ptr(),
                s.filtered.col_idx(), s.filtered.values(), s.inv_diag);
   return s;
@@ -68,29 +84,24 @@ DeviceAggregates DeviceCoarsening::aggregate(const DeviceCsrMatrix& f) {
   const std::size_t n = std::size_t(f.rows());
   DeviceAggregates result;
   result.rows = f.rows();
-  ::cl::Buffer state = make_index_buffer(env_, n);
-  kernels_.run(mis_start_, "mis_start", n, f.row_ptr(), state);
-  ::cl::Buffer keys = cl::checked("allocating the independent set's keys", [&] {
-    return ::cl::Buffer(env_.context(), CL_MEM_READ_WRITE, std::max<std::size_t>(1, n) * sizeof(cl_ulong));
-  });
-  ::cl::Buffer most = cl::checked("allocating the independent set's keys", [&] {
-    return ::cl::Buffer(env_.context(), CL_MEM_READ_WRITE, std::max<std::size_t>(1, n) * sizeof(cl_ulong));
-  });
-  ::cl::Buffer undecided = make_index_buffer(env_, 1);
-  kernels_.run(mis_keys_, "mis_keys", n, state, keys);
-  unsigned rounds = 0;
-  for (cl_int left = n > 0 ? 1 : 0; left > 0;) {
-    ++rounds;
-    // Distance 2 in two passes: the first for every row (each relays its neighbours' keys), the
-    // second only where mis_decide will read it.
-    kernels_.run(mis_neighbour_max_, "mis_neighbour_max", n, f.row_ptr(), f.col_idx(), state, cl_int(0), keys, most);
-    kernels_.run(mis_neighbour_max_, "mis_neighbour_max", n, f.row_ptr(), f.col_idx(), state, cl_int(1), most, keys);
-    kernels_.clear_ints(undecided, 1);
-    kernels_.run(mis_decide_, "mis_decide", n, keys, state, undecided, cl_int(rounds == max_mis_rounds));
+  ::cl::Buffer state = make_index_buffer(env_, n), near = make_index_buffer(env_, n);
+  const auto keys = [&] {
+    return cl::checked("allocating the independent set's keys", [&] {
+      return ::cl::Buffer(env_.context(), CL_MEM_READ_WRITE, std::max<std::size_t>(1, n) * sizeof(cl_ulong));
+    });
+  };
+  ::cl::Buffer key = keys(), most = keys();
+  kernels_.run(mis_start_, "mis_start", n, f.row_ptr(), state, key, near);
+  kernels_.clear_ints(undecided_, max_mis_rounds + 1);
+  for (cl_int round = 1, left = n > 0 ? 1 : 0; left > 0; ++round) {
+    kernels_.run(mis_neighbour_max_, "mis_neighbour_max", n, f.row_ptr(), f.col_idx(), near, round, key, most);
+    kernels_.run(mis_decide_, "mis_decide", n, f.row_ptr(), f.col_idx(), most, round,
+                 cl_int(round == cl_int(max_mis_rounds)), state, key, near, undecided_);
     // The progress every second round: a read-back costs more than a round with nothing left.
-    if (rounds % 2 == 0)
-      cl::checked("reading the independent set's progress",
-                  [&] { env_.queue().enqueueReadBuffer(undecided, CL_TRUE, 0, sizeof(cl_int), &left); });
+    if (round % 2 == 0)
+      cl::checked("reading the independent set's progress", [&] {
+        env_.queue().enqueueReadBuffer(undecided_, CL_TRUE, std::size_t(round) * sizeof(cl_int), sizeof(cl_int), &left);
+      });
   }
   ::cl::Buffer seed = make_index_buffer(env_, n + 1);
   kernels_.run(mis_members_, "mis_members", n, state, seed);

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <stdexcept>
 
 #include "clcg/cl/error.hpp"
@@ -127,20 +126,9 @@ std::pair<double, double> SpectrumEstimator::read_dots(std::size_t groups) {
   cl::checked("reading the Lanczos dot partials", [&] {
     env_.queue().enqueueReadBuffer(partials_, CL_TRUE, 0, 2 * groups * size, host_.data());
   });
-  widened_.resize(2 * groups);
-  for (std::size_t i = 0; i < 2 * groups; ++i) {
-    if (type_ == ElementType::f32) {
-      float f;
-      std::memcpy(&f, host_.data() + i * size, sizeof f);
-      widened_[i] = f;
-    } else {
-      std::memcpy(&widened_[i], host_.data() + i * size, sizeof(double));
-    }
-  }
-  const auto finish = [&](std::size_t slot) {
-    return reduction::finish_partials(reduction::Op::sum, {widened_.data() + slot * groups, groups}, {}).value;
-  };
-  return {finish(0), finish(1)};
+  double dots[2];
+  reduction::finish_partial_runs(reduction::Op::sum, host_.data(), type_, groups, dots, widened_);
+  return {dots[0], dots[1]};
 }
 
 void SpectrumEstimator::release_vectors() {

@@ -190,6 +190,44 @@ TEST(DeviceCoarsening, FilterAggregatesAndProlongatorEqualTheHostReference) {
     }
 }
 
+// Where the filter drops nothing (every off-diagonal entry strong, one diagonal entry a row), A_f
+// is A itself: no copy, no strength marks kept, D_f^-1 = 1 / A's diagonal. A matrix whose
+// filtered row lengths add up to A's nonzeros all the same (row 0 stores no diagonal and gains
+// one, row 1 loses a weak entry) is filtered as the host filters it.
+TEST(DeviceCoarsening, TheFilterIsAItselfOnlyWhereItDropsNothing) {
+  for (ElementType type : clcg::test::device_types()) {
+    SCOPED_TRACE(type == ElementType::f64 ? "double" : "float");
+    clcg::solver::DeviceCoarsening coarsening(test_env(), type);
+    const HostCsr poisson = csr(clcg::test::poisson(37, 29));
+    const DeviceCsrMatrix dp(test_env(), poisson, type);
+    ASSERT_TRUE(clcg::solver::keeps_every_entry(poisson, clcg::solver::strong_connections(poisson, 0.08)));
+    const clcg::solver::DeviceStrength kept = coarsening.filter(dp, 0.08);
+    EXPECT_EQ(kept.filtered.row_ptr()(), dp.row_ptr()()) << "A_f must be A's own buffers";
+    EXPECT_EQ(kept.strong(), nullptr);
+    const std::vector<double> inv = clcg::solver::download_vector(test_env(), kept.inv_diag, type, std::size_t(poisson.rows));
+    EXPECT_EQ(inv, std::vector<double>(inv.size(), 0.25));
+    const clcg::solver::DeviceStrength again = coarsening.refilter(dp, kept.strong);
+    EXPECT_EQ(again.filtered.row_ptr()(), dp.row_ptr()());
+
+    HostCsr a;
+    a.rows = a.cols = 3;
+    a.row_ptr = {0, 1, 4, 5};
+    a.col_idx = {1, 0, 1, 2, 2};
+    a.values = {-1, -1, 4, -0.01, 4};
+    const std::vector<char> strong = clcg::solver::strong_connections(a, 0.08);
+    ASSERT_FALSE(clcg::solver::keeps_every_entry(a, strong));
+    const HostCsr expected = clcg::solver::filtered_matrix(a, strong);
+    ASSERT_EQ(expected.nnz(), a.nnz()) << "the case must keep A's count of nonzeros";
+    const DeviceCsrMatrix da(test_env(), a, type);
+    const clcg::solver::DeviceStrength s = coarsening.filter(da, 0.08);
+    EXPECT_NE(s.strong(), nullptr);
+    expect_same(download(test_env(), s.filtered), expected, type, "filtered matrix");
+    const std::vector<double> inv_f = clcg::solver::download_vector(test_env(), s.inv_diag, type, 3);
+    const std::vector<double> inv_host = clcg::solver::filtered_inverse_diagonal(expected);
+    for (std::size_t i = 0; i < 3; ++i) EXPECT_NEAR(inv_f[i], inv_host[i], tolerance(type)) << "row " << i;
+  }
+}
+
 // The preconditioner from the device set-up and from the host reference: the same levels, and
 // the same V-cycle to rounding (in double: in float the host's coarse operators are rounded
 // from double ones, so a borderline strong connection may differ). Two device set-ups give the

@@ -56,6 +56,12 @@ LaunchShape choose_launch_shape(const cl::DeviceInfo& device, const VariantInfo&
 // sum/dot/sumsq; min/max with NaN propagating; arg ops with ties -> lowest index.
 Result finish_partials(Op op, std::span<const double> values, std::span<const std::uint64_t> indices);
 
+// results.size() reductions from their partials as read back: runs of `groups` partials of
+// `type` one after another from `raw`, each finished by finish_partials. Float partials are
+// widened into `widened`, which the caller keeps so that a repeated call allocates nothing.
+void finish_partial_runs(Op op, const unsigned char* raw, ElementType type, std::size_t groups,
+                         std::span<double> results, std::vector<double>& widened);
+
 // A result whose partials are still being read. wait() blocks until they have arrived and
 // finishes them; it may be called once.
 class PendingResult {

@@ -31,10 +31,14 @@ struct Aggregates {
 };
 Aggregates aggregate(const HostCsr& a, const std::vector<char>& strong);
 
-// A_f: A's strong entries, and first in each row the diagonal plus the weak entries (row sums kept).
+// Whether every row of A has exactly one diagonal entry and every other entry is strong: then
+// the filter drops nothing and A_f is A.
+bool keeps_every_entry(const HostCsr& a, const std::vector<char>& strong);
+// A_f: A's strong entries, and first in each row the diagonal plus the weak entries (row sums
+// kept); A itself, its entries in their order, where keeps_every_entry().
 HostCsr filtered_matrix(const HostCsr& a, const std::vector<char>& strong);
-// D_f^-1: 1 / A_f's diagonal (the first entry of each row), 0 where it is 0 (such a row has no
-// strong connection and sums to 0: nothing of it is smoothed or estimated).
+// D_f^-1: 1 / A_f's diagonal, 0 where it is 0 (such a row has no strong connection and sums to
+// 0: nothing of it is smoothed or estimated).
 std::vector<double> filtered_inverse_diagonal(const HostCsr& filtered);
 
 // P = (I - omega D_f^-1 A_f) P_tent, where P_tent(i, agg(i)) = b_i / |b on agg(i)| for the

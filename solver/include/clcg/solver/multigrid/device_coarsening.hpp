@@ -23,10 +23,13 @@ namespace clcg::solver {
 
 struct DeviceStrength {
   // A_f: A's strong entries (as strong_connections() defines them), and first in each row the
-  // diagonal plus the weak entries (row sums kept).
+  // diagonal plus the weak entries (row sums kept); A itself where that keeps every entry (as
+  // filtered_matrix() on the host).
   DeviceCsrMatrix filtered;
   ::cl::Buffer inv_diag;  // 1 / A_f's diagonal (0 where it is 0)
-  ::cl::Buffer strong;    // a char per entry of A: 1 where it is strong (A_f's pattern)
+  // A char per entry of A, its strength (kernels/aggregation.cl: WEAK, STRONG or DIAGONAL;
+  // the strong ones are A_f's pattern); null where A_f is A.
+  ::cl::Buffer strong;
 };
 
 struct DeviceAggregates {
@@ -40,7 +43,8 @@ class DeviceCoarsening {
   DeviceCoarsening(const cl::Env& env, ElementType type);
 
   DeviceStrength filter(const DeviceCsrMatrix& a, double theta);
-  // A_f of A's values now, with the strong entries `strong` of an earlier filter() of A.
+  // A_f of A's values now, with the strong entries `strong` of an earlier filter() of A (null:
+  // A_f is A).
   DeviceStrength refilter(const DeviceCsrMatrix& a, const ::cl::Buffer& strong);
   // Aggregates of A_f's graph, as aggregate() on the host.
   DeviceAggregates aggregate(const DeviceCsrMatrix& filtered);
@@ -64,7 +68,9 @@ class DeviceCoarsening {
   ElementType type_;
   SparseProducts products_;
   RowKernels kernels_;
-  ::cl::Kernel row_diagonal_, strength_mask_, filter_count_, filter_fill_, mis_start_, mis_keys_, mis_neighbour_max_, mis_decide_,
+  ::cl::Buffer changed_;    // filter_count's flag: A_f is not A
+  ::cl::Buffer undecided_;  // the independent set's undecided rows after each round
+  ::cl::Kernel row_diagonal_, strength_mask_, filter_count_, filter_fill_, mis_start_, mis_neighbour_max_, mis_decide_,
       mis_members_, join_seeds_, join_neighbours_, tentative_count_, tentative_fill_, row_norms_,
       tentative_scale_, smooth_prolongator_;
 };
