@@ -93,23 +93,25 @@ inline ulong mis_key(const uint state, const uint i) {
 }
 
 // A row with a strong connection starts undecided; one without is out (and never aggregated).
-// Every row takes part in the first round (near = 1).
-__kernel void mis_start(const uint rows, __global const int* f_row, __global uint* state, __global ulong* key,
-                        __global int* near) {
+__kernel void mis_start(const uint rows, __global const int* f_row, __global uint* state, __global ulong* key) {
   CLCG_FOR_EACH(uint, i, rows) {
     state[i] = f_row[i + 1] - f_row[i] > 1 ? MIS_UNDECIDED : MIS_OUT;
     key[i] = mis_key(state[i], i);
-    near[i] = 1;
   }
 }
 
-// A round's first step: most[i] = the largest key over row i of A_f (which holds i itself),
-// for the rows an undecided row reads in mis_decide (near[i] == round); the others are not read.
+// Rounds from which mis_neighbour_max visits only the rows an undecided row will read (marked
+// by mis_decide in the round before). Before it nearly every row is such a row: only the
+// winners of round 1 are decided in it (their neighbours leave in round 2), and marking them
+// would cost more than the pass it saves.
+#define MIS_MARKED_FROM 3
+
+// A round's first step: most[i] = the largest key over row i of A_f (which holds i itself).
 __kernel void mis_neighbour_max(const uint rows, __global const int* f_row, __global const int* f_col,
-                                __global const int* near, const int round, __global const ulong* key,
+                                __global const uchar* near, const int round, __global const ulong* key,
                                 __global ulong* most) {
   CLCG_FOR_EACH(uint, i, rows) {
-    if (near[i] != round) continue;
+    if (round >= MIS_MARKED_FROM && near[i] != (uchar)round) continue;
     ulong m = key[i];
     for (int k = f_row[i]; k < f_row[i + 1]; ++k) m = max(m, key[f_col[k]]);
     most[i] = m;
@@ -119,12 +121,12 @@ __kernel void mis_neighbour_max(const uint rows, __global const int* f_row, __gl
 // The round's decision, for the undecided rows: the largest `most` over row i is the largest
 // key within distance 2. A row that holds it joins the set, one that sees a row of the set
 // leaves; `last` puts them all in. A row still undecided is counted in undecided[round] and
-// marks the rows it reads for the next round (each writer stores the same value). The decided
-// rows' keys never change again, so a row none of whose neighbours is undecided drops out of
-// mis_neighbour_max: late rounds cost little.
+// marks the rows it reads for the next round (each writer stores the same value; rounds are
+// fewer than 256). The decided rows' keys never change again, so a row with no undecided
+// neighbour drops out of mis_neighbour_max: late rounds cost little.
 __kernel void mis_decide(const uint rows, __global const int* f_row, __global const int* f_col,
                          __global const ulong* most, const int round, const int last, __global uint* state,
-                         __global ulong* key, __global int* near, __global int* undecided) {
+                         __global ulong* key, __global uchar* near, __global int* undecided) {
   CLCG_FOR_EACH(uint, i, rows) {
     if (state[i] != MIS_UNDECIDED) continue;
     ulong m = most[i];
@@ -136,8 +138,10 @@ __kernel void mis_decide(const uint rows, __global const int* f_row, __global co
       now = MIS_OUT;
     } else {
       atomic_inc(&undecided[round]);
-      near[i] = round + 1;
-      for (int k = f_row[i]; k < f_row[i + 1]; ++k) near[f_col[k]] = round + 1;
+      if (round + 1 >= MIS_MARKED_FROM) {
+        near[i] = (uchar)(round + 1);
+        for (int k = f_row[i]; k < f_row[i + 1]; ++k) near[f_col[k]] = (uchar)(round + 1);
+      }
     }
     state[i] = now;
     key[i] = mis_key(now, i);

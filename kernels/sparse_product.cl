@@ -129,7 +129,7 @@ void scan_tiles(const uint per, const uint n, __global int* counts, __global con
 #define HASH_GROUP 32
 #define HASH_SLOTS 512
 #define HASH_CAP 384
-#define HASH_STAGE 128
+#define HASH_STAGE 64
 
 // The merge: each entry k of A's row keeps its place in its row of B (cursor), that row's end
 // and the column there (head; INT_MAX once done); one pass over the heads sums the smallest
@@ -237,12 +237,17 @@ __kernel void spgemm_rows(const uint rows, __global const int* a_row, __global c
 
 inline int hash_slot(const int column) { return (int)(((uint)column * 2654435761u) >> 23); }  // 9 bits: HASH_SLOTS
 
-// Puts `column` in the table (integer atomics only), counting it in *found when it is new.
+// Puts `column` in the table (integer atomics only), counting it in *found when it is new. Most
+// columns are there already (a row of C gathers many rows of B): a plain read finds them
+// without an atomic. A slot, once taken, keeps its column.
 inline void hash_insert(__local volatile int* key, __local volatile int* found, const int column) {
   int slot = hash_slot(column);
   for (;;) {  // at most HASH_CAP + HASH_GROUP of the slots fill: a free one is always found
-    const int there = atomic_cmpxchg(&key[slot], -1, column);
-    if (there == -1) atomic_inc(found);
+    int there = key[slot];
+    if (there == -1) {
+      there = atomic_cmpxchg(&key[slot], -1, column);
+      if (there == -1) atomic_inc(found);
+    }
     if (there == -1 || there == column) return;
     slot = (slot + 1) & (HASH_SLOTS - 1);
   }
@@ -275,8 +280,10 @@ void spgemm_hashed(const uint rows, __global const int* a_row, __global const in
                    const int fill) {
   __local int key[HASH_SLOTS];         // a column, or -1
   __local ushort place[HASH_SLOTS];  // the place of the slot's column in C's row (< HASH_CAP)
-  __local int listed[HASH_CAP];        // C's columns, in the order they were listed
   __local REAL sum[HASH_CAP];          // C's row, by place
+  // C's columns, in the order they were listed: in the sums' memory, which they are done with
+  // before the sums begin (less local memory a group, more groups resident).
+  __local int* listed = (__local int*)sum;
   // A's row, HASH_STAGE entries at a time: where their rows of B begin and end, and a_k (loaded
   // by all work-items at once, rather than one dependent load after another for each k).
   __local int stage_begin[HASH_STAGE], stage_end[HASH_STAGE];
@@ -317,6 +324,7 @@ void spgemm_hashed(const uint rows, __global const int* a_row, __global const in
         place[hash_find(key, column)] = (ushort)rank;
         c_col[out + rank] = column;
       }
+    barrier(CLK_LOCAL_MEM_FENCE);  // `listed` is read
     for (int r = lane; r < columns; r += HASH_GROUP) sum[r] = 0;
     const int values_end = fill ? a_end : a_begin;  // counting stops here
     for (int k0 = a_begin; k0 < values_end; k0 += HASH_STAGE) {

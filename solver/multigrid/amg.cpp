@@ -86,9 +86,15 @@ std::size_t AmgPreconditioner::levels() const noexcept { return levels_.size(); 
 struct AmgPreconditioner::Hierarchy {
   std::vector<DeviceCsrMatrix> operators, prolongators, restrictions;
   // What new values of A keep, per level but the coarsest (device set-up only): the strong
-  // connections (a char per entry of the level's operator) and P_tent.
+  // connections (a char per entry of the level's operator; none where A_f is A), P_tent and
+  // A P's row pointers.
   std::vector<::cl::Buffer> strong;
   std::vector<DeviceCsrMatrix> tentative;
+  struct ProductRows {  // A P's row pointers, nnz and longest row: new values skip its counting
+    ::cl::Buffer row_ptr;
+    std::int32_t nnz = 0, longest = 0;
+  };
+  std::vector<ProductRows> ap_rows;
   std::vector<double> radius;  // rho(D^-1 A) per level where the set-up knows it (known_radius), else 0
   std::optional<HostCsr> coarsest;  // the coarsest operator on the host, where the set-up has it
   std::vector<std::pair<std::string, double>> phases;
@@ -126,8 +132,10 @@ AmgPreconditioner::AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& 
     prolongator_s += phase.seconds();
     phase.start();
     DeviceCsrMatrix r = products.transpose(p);
-    DeviceCsrMatrix coarse = products.multiply(r, products.multiply(fine, p, "A P"), "R (A P)");
+    const DeviceCsrMatrix ap = products.multiply(fine, p, "A P");
+    DeviceCsrMatrix coarse = products.multiply(r, ap, "R (A P)");
     galerkin_s += phase.seconds();
+    h.ap_rows.push_back({ap.row_ptr(), ap.nnz(), ap.max_row_length()});
     h.strong.push_back(strength.strong);
     h.tentative.push_back(std::move(tentative));
     h.prolongators.push_back(std::move(p));
@@ -166,8 +174,11 @@ bool AmgPreconditioner::update_values(const DeviceCsrMatrix& a) {
     prolongator_s += phase.seconds();
     phase.start();
     products.transpose_values(h.prolongators[l], h.restrictions[l]);
-    products.multiply_values(h.restrictions[l], products.multiply(h.operators[l], h.prolongators[l], "A P"),
-                             h.operators[l + 1], "R (A P)");
+    const Hierarchy::ProductRows& ap = h.ap_rows[l];
+    products.multiply_values(
+        h.restrictions[l],
+        products.multiply_on(h.operators[l], h.prolongators[l], ap.row_ptr, ap.nnz, ap.longest, "A P"),
+        h.operators[l + 1], "R (A P)");
     galerkin_s += phase.seconds();
   }
   h.phases = {{"filters on the kept strong connections (device)", filter_s},
@@ -293,13 +304,15 @@ void AmgPreconditioner::build_levels(Hierarchy& h) {
   double nnz_total = 0;
   for (std::size_t nnz : report_.level_nnz) nnz_total += double(nnz);
   // What the hierarchy keeps besides A: the coarse operators, P and R, and for new values the
-  // strong connections and P_tent (CSR bytes; ELL copies for the SpMV not counted).
+  // strong connections, P_tent and A P's row pointers (CSR bytes; ELL copies for the SpMV not
+  // counted).
   double hierarchy_bytes = 0;
   for (std::size_t l = 1; l < h.operators.size(); ++l) hierarchy_bytes += double(h.operators[l].bytes());
   for (std::size_t l = 0; l < h.prolongators.size(); ++l)
     hierarchy_bytes += double(h.prolongators[l].bytes() + h.restrictions[l].bytes());
   for (std::size_t l = 0; l < h.tentative.size(); ++l)
-    hierarchy_bytes += double(h.tentative[l].bytes()) + (h.strong[l]() ? double(h.operators[l].nnz()) : 0.0);
+    hierarchy_bytes += double(h.tentative[l].bytes()) + (h.strong[l]() ? double(h.operators[l].nnz()) : 0.0) +
+                       double(h.operators[l].rows() + 1) * sizeof(std::int32_t);  // A P's row pointers
   const double a_bytes = double(h.operators.front().bytes());
   report_.figures = {{"levels", double(levels_.size())},
                      {"operator_complexity", report_.level_nnz.front() ? nnz_total / double(report_.level_nnz.front()) : 1.0},

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "clcg/cl/error.hpp"
 #include "clcg/solver/sparse/vector_ops.hpp"
@@ -12,8 +13,9 @@ namespace clcg::solver {
 namespace {
 
 // Rounds of the independent set before the undecided rows are all taken in (never reached on
-// the shared matrices or the grids: they take 3 to 13). Even: the progress is read every second.
+// the shared matrices or the grids: they take 3 to 13).
 constexpr unsigned max_mis_rounds = 64;
+static_assert(max_mis_rounds < 255, "mis_decide marks rows with the next round in a uchar");
 
 }  // namespace
 
@@ -23,7 +25,8 @@ DeviceCoarsening::DeviceCoarsening(const cl::Env& env, ElementType type)
       products_(env, type),
       kernels_(env, type),
       changed_(make_index_buffer(env, 1)),
-      undecided_(make_index_buffer(env, max_mis_rounds + 1)) {
+      undecided_(make_index_buffer(env, max_mis_rounds + 1)),
+      progress_(env, (max_mis_rounds + 1) * sizeof(cl_int)) {
   const std::string options = real_build_options(type);
   const auto kernel = [&](const char* name) { return env.kernel("aggregation.cl", name, options); };
   row_diagonal_ = kernel("row_diagonal");
@@ -84,24 +87,35 @@ DeviceAggregates DeviceCoarsening::aggregate(const DeviceCsrMatrix& f) {
   const std::size_t n = std::size_t(f.rows());
   DeviceAggregates result;
   result.rows = f.rows();
-  ::cl::Buffer state = make_index_buffer(env_, n), near = make_index_buffer(env_, n);
-  const auto keys = [&] {
-    return cl::checked("allocating the independent set's keys", [&] {
-      return ::cl::Buffer(env_.context(), CL_MEM_READ_WRITE, std::max<std::size_t>(1, n) * sizeof(cl_ulong));
+  const auto bytes = [&](std::size_t per_row) {
+    return cl::checked("allocating the independent set's state", [&] {
+      return ::cl::Buffer(env_.context(), CL_MEM_READ_WRITE, std::max<std::size_t>(1, n) * per_row);
     });
   };
-  ::cl::Buffer key = keys(), most = keys();
-  kernels_.run(mis_start_, "mis_start", n, f.row_ptr(), state, key, near);
+  ::cl::Buffer state = make_index_buffer(env_, n), key = bytes(sizeof(cl_ulong)), most = bytes(sizeof(cl_ulong)),
+               near = bytes(1);
+  kernels_.run(mis_start_, "mis_start", n, f.row_ptr(), state, key);
   kernels_.clear_ints(undecided_, max_mis_rounds + 1);
-  for (cl_int round = 1, left = n > 0 ? 1 : 0; left > 0; ++round) {
+  // Every second round's progress is read without blocking (into pinned memory: no staging
+  // copy), and the host waits for the read of two rounds before: the device always has rounds
+  // queued (a blocking read would drain it) and stops at most three rounds after the last
+  // undecided row (a round with none left changes nothing).
+  std::vector<::cl::Event> read(max_mis_rounds + 1);
+  cl_int* progress = reinterpret_cast<cl_int*>(progress_.data());
+  for (cl_int round = 1; n > 0; ++round) {
     kernels_.run(mis_neighbour_max_, "mis_neighbour_max", n, f.row_ptr(), f.col_idx(), near, round, key, most);
     kernels_.run(mis_decide_, "mis_decide", n, f.row_ptr(), f.col_idx(), most, round,
                  cl_int(round == cl_int(max_mis_rounds)), state, key, near, undecided_);
-    // The progress every second round: a read-back costs more than a round with nothing left.
-    if (round % 2 == 0)
-      cl::checked("reading the independent set's progress", [&] {
-        env_.queue().enqueueReadBuffer(undecided_, CL_TRUE, std::size_t(round) * sizeof(cl_int), sizeof(cl_int), &left);
-      });
+    if (round % 2 != 0) continue;
+    const std::size_t r = std::size_t(round);
+    cl::checked("reading the independent set's progress", [&] {
+      env_.queue().enqueueReadBuffer(undecided_, CL_FALSE, r * sizeof(cl_int), sizeof(cl_int), &progress[r], nullptr,
+                                     &read[r]);
+    });
+    const std::size_t done = round == cl_int(max_mis_rounds) ? r : r - 2;
+    if (done < 2) continue;
+    cl::checked("waiting for the independent set's progress", [&] { read[done].wait(); });
+    if (progress[done] == 0) break;
   }
   ::cl::Buffer seed = make_index_buffer(env_, n + 1);
   kernels_.run(mis_members_, "mis_members", n, state, seed);

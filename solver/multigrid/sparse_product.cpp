@@ -112,9 +112,17 @@ DeviceCsrMatrix SparseProducts::multiply(const DeviceCsrMatrix& a, const DeviceC
     run_multiply(a, b, counts, no_col, no_val, Pass::count, label, true);
     totals = exclusive_scan(counts, rows);
   }
-  DeviceCsrMatrix c(std::move(counts), make_index_buffer(env_, std::size_t(totals.total)),
-                    make_vector(env_, type_, std::size_t(totals.total)), a.rows(), b.cols(), totals.total, type_,
-                    totals.largest);
+  return multiply_on(a, b, counts, totals.total, totals.largest, label);
+}
+
+DeviceCsrMatrix SparseProducts::multiply_on(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b,
+                                            const ::cl::Buffer& c_row, std::int32_t nnz, std::int32_t longest,
+                                            const std::string& label) {
+  if (a.cols() != b.rows())
+    throw std::invalid_argument("multiply_on: A is " + std::to_string(a.rows()) + " x " + std::to_string(a.cols()) +
+                                " but B has " + std::to_string(b.rows()) + " rows");
+  DeviceCsrMatrix c(c_row, make_index_buffer(env_, std::size_t(nnz)), make_vector(env_, type_, std::size_t(nnz)),
+                    a.rows(), b.cols(), nnz, type_, longest);
   run_multiply(a, b, c.row_ptr(), c.col_idx(), c.values(), Pass::fill, label, c.max_row_length() > hash_cap);
   return c;
 }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "clcg/cl/env.hpp"
+#include "clcg/cl/pinned_buffer.hpp"
 #include "clcg/solver/multigrid/sparse_product.hpp"
 #include "clcg/solver/sparse/csr_matrix.hpp"
 
@@ -70,6 +71,7 @@ class DeviceCoarsening {
   RowKernels kernels_;
   ::cl::Buffer changed_;    // filter_count's flag: A_f is not A
   ::cl::Buffer undecided_;  // the independent set's undecided rows after each round
+  cl::PinnedBuffer progress_;  // undecided_ as read back (kept: the reads do not block)
   ::cl::Kernel row_diagonal_, strength_mask_, filter_count_, filter_fill_, mis_start_, mis_neighbour_max_, mis_decide_,
       mis_members_, join_seeds_, join_neighbours_, tentative_count_, tentative_fill_, row_norms_,
       tentative_scale_, smooth_prolongator_;

@@ -43,6 +43,10 @@ class SparseProducts {
 
   // `label` names the product's kernels in the profile (e.g. "A P").
   DeviceCsrMatrix multiply(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, const std::string& label = "A B");
+  // C = A B where an earlier C = A B of the same patterns left its row pointers (c_row), nnz
+  // and longest row: the columns and values only, with no counting pass and no read-back.
+  DeviceCsrMatrix multiply_on(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, const ::cl::Buffer& c_row,
+                              std::int32_t nnz, std::int32_t longest, const std::string& label = "A B");
   DeviceCsrMatrix transpose(const DeviceCsrMatrix& m);
   // c (from multiply(a, b), or t from transpose(m)) given the values of a and b (of m) now,
   // their patterns unchanged: the values only, in place, without counting or allocating.
