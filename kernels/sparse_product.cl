@@ -7,7 +7,8 @@
 // consecutive counts a work-item: each tile's total, largest and smallest count (totals[t],
 // totals[tiles + t], totals[2 tiles + t]); then the tile offsets by one group, in place of the
 // totals, with the total written after the counts and, with the largest and smallest count, to
-// summary (the one thing read back); then each tile scanned from its offset.
+// summary (the one thing read back); then each tile scanned from its offset. A scan of one tile
+// is one kernel (scan_single_tile): the small levels' scans cost a launch, not three.
 #define SCAN_GROUP 256
 
 // The sum, the largest and the smallest of `per` counts from `begin` (none past n; 0 for none).
@@ -19,6 +20,26 @@ inline void scan_segment(__global const int* counts, const uint begin, const uin
     *sum += counts[i];
     *most = max(*most, counts[i]);
     *least = min(*least, counts[i]);
+  }
+}
+
+// part[0..SCAN_GROUP) becomes its exclusive prefix sum from `run`, by one work-item (the same
+// order every time); returns the sum of all and `run`.
+inline long scan_parts(__local long* part, long run) {
+  for (uint l = 0; l < SCAN_GROUP; ++l) {
+    const long here = part[l];
+    part[l] = run;
+    run += here;
+  }
+  return run;
+}
+
+// counts[begin, begin + per) (none past n) become their exclusive prefix sum from `run`.
+inline void scan_segment_in_place(__global int* counts, const uint begin, const uint per, const uint n, long run) {
+  for (uint i = begin; i < min(n, begin + per); ++i) {
+    const int count = counts[i];
+    counts[i] = (int)run;
+    run += count;
   }
 }
 
@@ -66,14 +87,11 @@ void scan_tile_offsets(const uint tiles, __global long* totals, __global int* co
   least[lane] = smallest;
   barrier(CLK_LOCAL_MEM_FENCE);
   if (lane == 0) {
-    long run = 0;
     for (uint l = 0; l < SCAN_GROUP; ++l) {
-      const long here = part[l];
-      part[l] = run;
-      run += here;
       largest = max(largest, most[l]);
       smallest = min(smallest, least[l]);
     }
+    const long run = scan_parts(part, 0);
     summary[0] = run;
     summary[1] = largest;
     summary[2] = smallest;
@@ -97,21 +115,38 @@ void scan_tiles(const uint per, const uint n, __global int* counts, __global con
   scan_segment(counts, begin, per, n, &sum, &largest, &smallest);
   part[lane] = sum;
   barrier(CLK_LOCAL_MEM_FENCE);
-  if (lane == 0) {  // the work-items' offsets within the tile
-    long run = offsets[t];
+  if (lane == 0) scan_parts(part, offsets[t]);  // the work-items' offsets within the tile
+  barrier(CLK_LOCAL_MEM_FENCE);
+  scan_segment_in_place(counts, begin, per, n, part[lane]);
+}
+
+// The whole scan where n <= SCAN_GROUP * per: summary and counts[n] as scan_tile_offsets writes
+// them, counts as scan_tiles leaves them.
+__kernel __attribute__((reqd_work_group_size(SCAN_GROUP, 1, 1)))
+void scan_single_tile(const uint per, const uint n, __global int* counts, __global long* summary) {
+  __local long part[SCAN_GROUP];
+  __local int most[SCAN_GROUP], least[SCAN_GROUP];
+  const uint lane = get_local_id(0), begin = lane * per;
+  long sum;
+  int largest, smallest;
+  scan_segment(counts, begin, per, n, &sum, &largest, &smallest);
+  part[lane] = sum;
+  most[lane] = largest;
+  least[lane] = smallest;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (lane == 0) {
     for (uint l = 0; l < SCAN_GROUP; ++l) {
-      const long here = part[l];
-      part[l] = run;
-      run += here;
+      largest = max(largest, most[l]);
+      smallest = min(smallest, least[l]);
     }
+    const long run = scan_parts(part, 0);
+    summary[0] = run;
+    summary[1] = largest;
+    summary[2] = smallest;
+    counts[n] = (int)run;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  long run = part[lane];
-  for (uint i = begin; i < min(n, begin + per); ++i) {
-    const int count = counts[i];
-    counts[i] = (int)run;
-    run += count;
-  }
+  scan_segment_in_place(counts, begin, per, n, part[lane]);
 }
 
 // ---- C = A B, row by row. Row i of C sums, for each entry k of A's row in its stored order,

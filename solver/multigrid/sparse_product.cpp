@@ -28,6 +28,8 @@ constexpr std::size_t scan_group = 256;  // kernels/sparse_product.cl's SCAN_GRO
 cl_uint scan_per_item(std::size_t n) {
   return cl_uint(std::max<std::size_t>(4, (n + max_tiles * scan_group - 1) / (max_tiles * scan_group)));
 }
+// Up to this many counts a work-item, one group scans them all in one launch (scan_single_tile).
+constexpr std::size_t single_tile_per = 32;
 
 }  // namespace
 
@@ -40,6 +42,7 @@ SparseProducts::SparseProducts(const cl::Env& env, ElementType type) : env_(env)
   tile_totals_ = env.kernel("sparse_product.cl", "scan_tile_totals", options);
   tile_offsets_ = env.kernel("sparse_product.cl", "scan_tile_offsets", options);
   scan_tiles_ = env.kernel("sparse_product.cl", "scan_tiles", options);
+  single_tile_ = env.kernel("sparse_product.cl", "scan_single_tile", options);
   spgemm_ = env.kernel("sparse_product.cl", "spgemm_rows", options);
   spgemm_short_ = env.kernel("sparse_product.cl", "spgemm_short_rows", options);
   spgemm_hashed_ = env.kernel("sparse_product.cl", "spgemm_hashed", options);
@@ -54,13 +57,18 @@ ScanTotals SparseProducts::exclusive_scan(::cl::Buffer& counts, std::size_t n) {
     kernels_.clear_ints(counts, 1);
     return {};
   }
-  const cl_uint per = scan_per_item(n);
-  const std::size_t tiles = (n + scan_group * per - 1) / (scan_group * per);
-  kernels_.run_groups(tile_totals_, "scan_tile_totals", tiles, scan_group, cl_uint(tiles), per, as_count(n), counts,
-                      scan_totals_);
-  kernels_.run_groups(tile_offsets_, "scan_tile_offsets", 1, scan_group, cl_uint(tiles), scan_totals_, counts,
-                      as_count(n), scan_summary_);
-  kernels_.run_groups(scan_tiles_, "scan_tiles", tiles, scan_group, per, as_count(n), counts, scan_totals_);
+  if (n <= scan_group * single_tile_per) {
+    const std::size_t per = (n + scan_group - 1) / scan_group;
+    kernels_.run_groups(single_tile_, "scan_single_tile", 1, scan_group, per, as_count(n), counts, scan_summary_);
+  } else {
+    const cl_uint per = scan_per_item(n);
+    const std::size_t tiles = (n + scan_group * per - 1) / (scan_group * per);
+    kernels_.run_groups(tile_totals_, "scan_tile_totals", tiles, scan_group, cl_uint(tiles), per, as_count(n), counts,
+                        scan_totals_);
+    kernels_.run_groups(tile_offsets_, "scan_tile_offsets", 1, scan_group, cl_uint(tiles), scan_totals_, counts,
+                        as_count(n), scan_summary_);
+    kernels_.run_groups(scan_tiles_, "scan_tiles", tiles, scan_group, per, as_count(n), counts, scan_totals_);
+  }
   std::int64_t summary[3] = {0, 0, 0};  // the total, the largest and the smallest count
   cl::checked("reading a scan's total",
               [&] { env_.queue().enqueueReadBuffer(scan_summary_, CL_TRUE, 0, sizeof(summary), summary); });

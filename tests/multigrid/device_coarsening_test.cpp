@@ -81,7 +81,9 @@ HostCsr random_csr(int rows, int cols, int per_row, std::uint64_t seed) {
 HostCsr csr(const clcg::solver::HostMatrix& a) { return clcg::solver::to_host_csr(a); }
 
 TEST(DeviceScan, GivesTheExclusivePrefixSumTotalAndLargestCount) {
-  for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(1000), std::size_t(70001)}) {
+  // One tile (a single launch) up to 256 x 32 counts, tiles beyond.
+  for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(1000), std::size_t(8192), std::size_t(8193),
+                        std::size_t(70001)}) {
     std::mt19937_64 rng(n);
     std::vector<std::int32_t> counts(n + 1, 0);
     for (std::size_t i = 0; i < n; ++i) counts[i] = std::int32_t(rng() % 40);

@@ -70,7 +70,7 @@ class SparseProducts {
   ElementType type_;
   RowKernels kernels_;
   ::cl::Buffer scan_totals_, scan_summary_;  // a scan's tile totals (then offsets); its total, largest and smallest count
-  ::cl::Kernel tile_totals_, tile_offsets_, scan_tiles_, spgemm_, spgemm_short_, spgemm_hashed_, column_counts_, transpose_place_,
+  ::cl::Kernel tile_totals_, tile_offsets_, scan_tiles_, single_tile_, spgemm_, spgemm_short_, spgemm_hashed_, column_counts_, transpose_place_,
       sort_rows_, sort_long_rows_;
 };
 
