@@ -53,6 +53,27 @@ TEST(FinishPartials, ArgOpsBreakTiesTowardTheLowerIndexAndPreferNaN) {
   EXPECT_TRUE(std::isnan(with_nan.value));
 }
 
+// Runs of raw partials as a read-back leaves them: each run finished as finish_partials finishes
+// it alone, float partials widened exactly (the widening buffer reused, not grown per call).
+TEST(FinishPartialRuns, FinishesEachRunAsFinishPartialsDoes) {
+  const std::vector<double> runs{1e16, 1.0, -1e16, 1.0, 0.5, -2.25, 3.0, 7.0, 1.0};  // three runs of three
+  std::vector<double> widened, results(3);
+  clcg::reduction::finish_partial_runs(Op::sum, reinterpret_cast<const unsigned char*>(runs.data()),
+                                       clcg::reduction::ElementType::f64, 3, results, widened);
+  for (std::size_t k = 0; k < 3; ++k)
+    EXPECT_EQ(results[k], finish_partials(Op::sum, {runs.data() + 3 * k, 3}, {}).value) << "run " << k;
+  EXPECT_EQ(results[0], 1.0);  // compensated: 1e16 + 1 - 1e16 kept the 1
+  const std::vector<float> floats{1.5f, 2.25f, -0.125f, 3.0f, 1e-8f, 4.0f};  // two runs of three
+  std::vector<double> two(2);
+  clcg::reduction::finish_partial_runs(Op::max, reinterpret_cast<const unsigned char*>(floats.data()),
+                                       clcg::reduction::ElementType::f32, 3, two, widened);
+  EXPECT_EQ(two[0], 2.25);
+  EXPECT_EQ(two[1], 4.0);
+  EXPECT_EQ(widened.size(), floats.size());
+  clcg::reduction::finish_partial_runs(Op::sum, nullptr, clcg::reduction::ElementType::f32, 0, {}, widened);
+  EXPECT_TRUE(widened.empty()) << "no runs: nothing widened";
+}
+
 TEST(LaunchShape, FollowsTheDocumentedRule) {
   clcg::cl::DeviceInfo device;
   device.name = "test device";
