@@ -21,6 +21,15 @@ __kernel void row_diagonal(const uint rows, __global const int* row, __global co
   }
 }
 
+// Rows shared by teams of `team` consecutive work-items (lane: the work-item's place in its
+// team), for the levels whose rows are long: one work-item a row of 34 entries reads its arrays
+// 136 bytes apart from its neighbours' and thrashes the cache; a team reads a row's entries
+// side by side. The host launches a multiple of `team` work-items; team 1 is one work-item a row.
+#define CLCG_FOR_EACH_TEAM_ROW(i, lane, rows, team)                                              \
+  for (uint lane = get_global_id(0) % (team), i##_stride = get_global_size(0) / (team),          \
+            i = get_global_id(0) < i##_stride * (team) ? get_global_id(0) / (team) : (rows);     \
+       i < (rows); i += i##_stride)
+
 // The strength marks of A's entries: STRONG where entry k is a strong connection (the pattern
 // A_f keeps, also when A's values change later: a re-set-up filters the new values with it),
 // DIAGONAL on the diagonal, WEAK elsewhere.
@@ -28,11 +37,11 @@ __kernel void row_diagonal(const uint rows, __global const int* row, __global co
 #define STRONG 1
 #define DIAGONAL 2
 
-__kernel void strength_mask(const uint rows, __global const int* row, __global const int* col,
+__kernel void strength_mask(const uint rows, const uint team, __global const int* row, __global const int* col,
                             __global const REAL* val, __global const REAL* diag, const REAL theta2,
                             __global uchar* strong) {
-  CLCG_FOR_EACH(uint, i, rows)
-  for (int k = row[i]; k < row[i + 1]; ++k)
+  CLCG_FOR_EACH_TEAM_ROW(i, lane, rows, team)
+  for (int k = row[i] + (int)lane; k < row[i + 1]; k += (int)team)
     strong[k] = col[k] == (int)i ? DIAGONAL : is_strong(i, col[k], val[k], diag[i], diag[col[k]], theta2) ? STRONG : WEAK;
 }
 
@@ -52,24 +61,38 @@ __kernel void filter_count(const uint rows, __global const int* row, __global co
   }
 }
 
-// A_f's entries, and inv_diag = 1 / its diagonal (0 where that is 0).
-__kernel void filter_fill(const uint rows, __global const int* row, __global const int* col,
+// A_f's entries, and inv_diag = 1 / its diagonal (0 where that is 0). A team takes its row
+// `team` entries at a time; an entry's place counts the strong entries before it (those of
+// earlier chunks carried, those of its chunk counted by each work-item). The diagonal, with
+// the weak entries added in the row's order, by the team's first work-item.
+__kernel void filter_fill(const uint rows, const uint team, __global const int* row, __global const int* col,
                           __global const REAL* val, __global const uchar* strong, __global const int* f_row,
                           __global int* f_col, __global REAL* f_val, __global REAL* inv_diag) {
-  CLCG_FOR_EACH(uint, i, rows) {
-    REAL dia = 0;
-    int at = f_row[i] + 1;
-    for (int k = row[i]; k < row[i + 1]; ++k) {
-      if (strong[k] == STRONG) {
-        f_col[at] = col[k];
-        f_val[at++] = val[k];
-      } else {
-        dia += val[k];
+  CLCG_FOR_EACH_TEAM_ROW(i, lane, rows, team) {
+    const int begin = row[i], end = row[i + 1];
+    int before = f_row[i] + 1;  // where the chunk's first strong entry goes
+    for (int c = begin; c < end; c += (int)team) {
+      const int k = c + (int)lane, chunk_end = min(end, c + (int)team);
+      int mine = 0, chunk = 0;
+      for (int e = c; e < chunk_end; ++e) {
+        const int s = strong[e] == STRONG;
+        chunk += s;
+        mine += e < k ? s : 0;
       }
+      if (k < end && strong[k] == STRONG) {
+        f_col[before + mine] = col[k];
+        f_val[before + mine] = val[k];
+      }
+      before += chunk;
     }
-    f_col[f_row[i]] = (int)i;
-    f_val[f_row[i]] = dia;
-    inv_diag[i] = dia != (REAL)0 ? (REAL)1 / dia : (REAL)0;
+    if (lane == 0) {
+      REAL dia = 0;
+      for (int k = begin; k < end; ++k)
+        if (strong[k] != STRONG) dia += val[k];
+      f_col[f_row[i]] = (int)i;
+      f_val[f_row[i]] = dia;
+      inv_diag[i] = dia != (REAL)0 ? (REAL)1 / dia : (REAL)0;
+    }
   }
 }
 

@@ -17,7 +17,31 @@ namespace {
 constexpr unsigned max_mis_rounds = 64;
 static_assert(max_mis_rounds < 255, "mis_decide marks rows with the next round in a uchar");
 
+// Work-items a row for the kernels that share rows out to teams (kernels/aggregation.cl): one
+// for short rows, else the largest power of two up to half the average row, at most 32.
+cl_uint row_team(const DeviceCsrMatrix& a) {
+  const double half = a.rows() > 0 ? 0.5 * double(a.nnz()) / double(a.rows()) : 0.0;
+  cl_uint team = 1;
+  if (half > 6)
+    while (team < 32 && 2.0 * team <= half) team *= 2;
+  return team;
+}
+constexpr std::size_t team_group = 64;  // work-items a group where teams share rows (a multiple of 32)
+
 }  // namespace
+
+template <class... Args>
+void DeviceCoarsening::run_rows(::cl::Kernel& kernel, const char* name, const DeviceCsrMatrix& a,
+                                const Args&... args) {
+  const std::size_t n = std::size_t(a.rows());
+  const cl_uint team = row_team(a);
+  if (team == 1) {
+    kernels_.run(kernel, name, n, team, args...);
+    return;
+  }
+  const std::size_t groups = std::min((n * team + team_group - 1) / team_group, groups_per_unit * env_.info().compute_units);
+  kernels_.run_groups(kernel, name, groups, team_group, n, team, args...);
+}
 
 DeviceCoarsening::DeviceCoarsening(const cl::Env& env, ElementType type)
     : env_(env),
@@ -53,8 +77,8 @@ DeviceStrength DeviceCoarsening::filter(const DeviceCsrMatrix& a, double theta) 
   ::cl::Buffer strong = cl::checked("allocating the strong connections", [&] {
     return ::cl::Buffer(env_.context(), CL_MEM_READ_WRITE, std::max<std::size_t>(1, std::size_t(a.nnz())));
   });
-  kernels_.run(strength_mask_, "strength_mask", n, a.row_ptr(), a.col_idx(), a.values(), diag, Real{theta * theta},
-               strong);
+  run_rows(strength_mask_, "strength_mask", a, a.row_ptr(), a.col_idx(), a.values(), diag, Real{theta * theta},
+           strong);
   return refilter(a, strong);
 }
 
@@ -78,7 +102,7 @@ DeviceStrength DeviceCoarsening::refilter(const DeviceCsrMatrix& a, const ::cl::
   }
   s.strong = strong;
   s.filtered = products_.allocate(counts, a.rows(), a.cols());
-  kernels_.run(filter_fill_, "filter_fill", n, a.row_ptr(), a.col_idx(), a.values(), strong, s.filtered.row_ptr(),
+  run_rows(filter_fill_, "filter_fill", a, a.row_ptr(), a.col_idx(), a.values(), strong, s.filtered.row_ptr(),
                s.filtered.col_idx(), s.filtered.values(), s.inv_diag);
   return s;
 }

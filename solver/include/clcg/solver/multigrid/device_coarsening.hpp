@@ -65,6 +65,11 @@ class DeviceCoarsening {
   std::vector<KernelTime> take_kernel_times();
 
  private:
+  // kernel(rows, team, args...) over a's rows, `team` work-items a row (aggregation.cl's
+  // CLCG_FOR_EACH_TEAM_ROW): one where a's rows are short, more where they are long.
+  template <class... Args>
+  void run_rows(::cl::Kernel& kernel, const char* name, const DeviceCsrMatrix& a, const Args&... args);
+
   cl::Env env_;
   ElementType type_;
   SparseProducts products_;
