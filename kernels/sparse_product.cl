@@ -396,21 +396,94 @@ void spgemm_hashed(const uint rows, __global const int* a_row, __global const in
 
 // ---- T = M^T: entries per column of M (count zeroed first), then each entry placed at its
 // column's next free slot (next: a copy of T's row pointers), then each row of T sorted by
-// column, which fixes the order the placing left to chance.
-__kernel void column_counts(const uint rows, __global const int* m_row, __global const int* m_col,
-                            __global int* count) {
-  CLCG_FOR_EACH(uint, i, rows)
-  for (int k = m_row[i]; k < m_row[i + 1]; ++k) atomic_inc(&count[m_col[k]]);
+// column, which fixes the order the placing left to chance. Both passes take M a tile of
+// TILE_ROWS rows at a time and gather the tile's columns in a hash table in local memory first:
+// a column then takes one global atomic a tile rather than one an entry (neighbouring rows share
+// columns: every row of an aggregate names it, and those atomics queued on one counter). A
+// column the table cannot take within TILE_PROBES slots goes to the global counter directly.
+#define TILE_ROWS 256
+#define TILE_SLOTS 1024
+#define TILE_PROBES 32
+
+inline int tile_hash(const int column) { return (int)(((uint)column * 2654435761u) >> 22); }  // 10 bits: TILE_SLOTS
+
+// The slot holding `column`, put in if it is not there; -1 where the probed slots are all taken.
+inline int tile_insert(__local volatile int* key, const int column) {
+  int slot = tile_hash(column);
+  for (int probe = 0; probe < TILE_PROBES; ++probe) {
+    int there = key[slot];
+    if (there == -1) there = atomic_cmpxchg(&key[slot], -1, column);
+    if (there == -1 || there == column) return slot;
+    slot = (slot + 1) & (TILE_SLOTS - 1);
+  }
+  return -1;
 }
 
-__kernel void transpose_place(const uint rows, __global const int* m_row, __global const int* m_col,
-                              __global const REAL* m_val, __global int* next, __global int* t_col,
-                              __global REAL* t_val) {
-  CLCG_FOR_EACH(uint, i, rows)
-  for (int k = m_row[i]; k < m_row[i + 1]; ++k) {
-    const int at = atomic_inc(&next[m_col[k]]);
-    t_col[at] = (int)i;
-    t_val[at] = m_val[k];
+// The slot holding `column` after the tile's inserts, or -1 (it went to the global counter).
+inline int tile_find(__local volatile int* key, const int column) {
+  int slot = tile_hash(column);
+  for (int probe = 0; probe < TILE_PROBES; ++probe) {
+    const int there = key[slot];
+    if (there == column) return slot;
+    if (there == -1) return -1;
+    slot = (slot + 1) & (TILE_SLOTS - 1);
+  }
+  return -1;
+}
+
+__kernel __attribute__((reqd_work_group_size(TILE_ROWS, 1, 1)))
+void column_counts(const uint rows, __global const int* m_row, __global const int* m_col, __global int* count) {
+  __local volatile int key[TILE_SLOTS];
+  __local int tally[TILE_SLOTS];
+  const int lane = (int)get_local_id(0);
+  for (uint base = get_group_id(0) * TILE_ROWS; base < rows; base += get_num_groups(0) * TILE_ROWS) {
+    for (int s = lane; s < TILE_SLOTS; s += TILE_ROWS) key[s] = -1, tally[s] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint i = base + (uint)lane;
+    if (i < rows)
+      for (int k = m_row[i]; k < m_row[i + 1]; ++k) {
+        const int slot = tile_insert(key, m_col[k]);
+        if (slot >= 0)
+          atomic_inc(&tally[slot]);
+        else
+          atomic_inc(&count[m_col[k]]);
+      }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = lane; s < TILE_SLOTS; s += TILE_ROWS)
+      if (tally[s] > 0) atomic_add(&count[key[s]], tally[s]);
+    barrier(CLK_LOCAL_MEM_FENCE);  // before the next tile clears the table
+  }
+}
+
+// The tile's entries a slot are counted, the slot reserves that many places of its column at
+// once (tally then holds the next of them), and each entry takes one.
+__kernel __attribute__((reqd_work_group_size(TILE_ROWS, 1, 1)))
+void transpose_place(const uint rows, __global const int* m_row, __global const int* m_col,
+                     __global const REAL* m_val, __global int* next, __global int* t_col, __global REAL* t_val) {
+  __local volatile int key[TILE_SLOTS];
+  __local int tally[TILE_SLOTS];
+  const int lane = (int)get_local_id(0);
+  for (uint base = get_group_id(0) * TILE_ROWS; base < rows; base += get_num_groups(0) * TILE_ROWS) {
+    for (int s = lane; s < TILE_SLOTS; s += TILE_ROWS) key[s] = -1, tally[s] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint i = base + (uint)lane;
+    if (i < rows)
+      for (int k = m_row[i]; k < m_row[i + 1]; ++k) {
+        const int slot = tile_insert(key, m_col[k]);
+        if (slot >= 0) atomic_inc(&tally[slot]);
+      }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = lane; s < TILE_SLOTS; s += TILE_ROWS)
+      if (tally[s] > 0) tally[s] = atomic_add(&next[key[s]], tally[s]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (i < rows)
+      for (int k = m_row[i]; k < m_row[i + 1]; ++k) {
+        const int slot = tile_find(key, m_col[k]);
+        const int at = slot >= 0 ? atomic_inc(&tally[slot]) : atomic_inc(&next[m_col[k]]);
+        t_col[at] = (int)i;
+        t_val[at] = m_val[k];
+      }
+    barrier(CLK_LOCAL_MEM_FENCE);  // before the next tile clears the table
   }
 }
 

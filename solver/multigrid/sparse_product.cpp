@@ -21,6 +21,7 @@ constexpr std::int32_t hash_cap = 384;
 constexpr std::size_t hash_group = 32;
 constexpr std::size_t hash_groups_per_unit = 256;
 constexpr std::int32_t sort_cap = 512;  // rows of a transpose up to this long are sorted by a group
+constexpr std::size_t tile_rows = 256;  // kernels/sparse_product.cl's TILE_ROWS: a transpose's rows a group
 
 // A scan's tiles: scan_group work-items of `per` counts each, at most max_tiles of them.
 constexpr std::size_t max_tiles = 65536;
@@ -144,11 +145,16 @@ void SparseProducts::multiply_values(const DeviceCsrMatrix& a, const DeviceCsrMa
   run_multiply(a, b, c.row_ptr(), c.col_idx(), c.values(), Pass::values, label, c.max_row_length() > hash_cap);
 }
 
+std::size_t SparseProducts::tile_groups(std::int32_t rows) const {
+  return std::min((std::size_t(rows) + tile_rows - 1) / tile_rows, groups_per_unit * env_.info().compute_units);
+}
+
 DeviceCsrMatrix SparseProducts::transpose(const DeviceCsrMatrix& m) {
   const std::size_t columns = std::size_t(m.cols());
   ::cl::Buffer counts = make_index_buffer(env_, columns + 1);
   kernels_.clear_ints(counts, columns + 1);
-  kernels_.run(column_counts_, "column_counts", std::size_t(m.rows()), m.row_ptr(), m.col_idx(), counts);
+  kernels_.run_groups(column_counts_, "column_counts", tile_groups(m.rows()), tile_rows, std::size_t(m.rows()),
+                      m.row_ptr(), m.col_idx(), counts);
   DeviceCsrMatrix t = allocate(counts, m.cols(), m.rows());
   place_transpose(m, t);
   return t;
@@ -169,8 +175,8 @@ void SparseProducts::place_transpose(const DeviceCsrMatrix& m, DeviceCsrMatrix& 
   cl::checked("copying row pointers", [&] {
     env_.queue().enqueueCopyBuffer(t.row_ptr(), next, 0, 0, (columns + 1) * sizeof(std::int32_t));
   });
-  kernels_.run(transpose_place_, "transpose_place", std::size_t(m.rows()), m.row_ptr(), m.col_idx(), m.values(), next,
-               t.col_idx(), t.values());
+  kernels_.run_groups(transpose_place_, "transpose_place", tile_groups(m.rows()), tile_rows, std::size_t(m.rows()),
+                      m.row_ptr(), m.col_idx(), m.values(), next, t.col_idx(), t.values());
   const std::size_t rows = std::size_t(t.rows());
   kernels_.run_groups(sort_rows_, "sort_rows", std::min(rows, hash_groups_per_unit * env_.info().compute_units),
                       hash_group, rows, t.row_ptr(), t.col_idx(), t.values());

@@ -104,7 +104,8 @@ TEST(DeviceScan, GivesTheExclusivePrefixSumTotalAndLargestCount) {
 // Every path of the product: rows of A up to 8 entries (merged in registers; 301 x 300 with 8 a
 // row fills all 8), longer ones (hashed in local memory), and rows of C beyond the hash table's 384 columns (merged through
 // global scratch): the case 45 x 700 x 900 has rows of ~500 columns. Transposes: rows sorted by
-// a group, and (1500 x 4: ~1100 a row) by one work-item.
+// a group, and (1500 x 4: ~1100 a row) by one work-item; 300 x 5000 names ~2000 columns a tile of
+// 256 rows, more than the tile's table holds (the rest counted and placed through global atomics).
 TEST(DeviceSparseProduct, MultiplyAndTransposeEqualTheHostReference) {
   struct Shape {
     int m, k, n, a_per_row, b_per_row;
@@ -112,7 +113,7 @@ TEST(DeviceSparseProduct, MultiplyAndTransposeEqualTheHostReference) {
   for (ElementType type : clcg::test::device_types())
     for (const Shape& s : {Shape{0, 0, 0, 9, 5}, Shape{1, 1, 1, 9, 5}, Shape{157, 93, 71, 9, 5},
                            Shape{301, 300, 129, 9, 5}, Shape{301, 300, 129, 8, 5}, Shape{131, 90, 200, 25, 6}, Shape{45, 700, 900, 60, 12},
-                           Shape{1500, 4, 3, 3, 2}}) {
+                           Shape{1500, 4, 3, 3, 2}, Shape{300, 5000, 40, 8, 2}}) {
       const std::string what = std::to_string(s.m) + "x" + std::to_string(s.k) + " * " + std::to_string(s.k) + "x" +
                                std::to_string(s.n) + (type == ElementType::f64 ? " double" : " float");
       const HostCsr a = rounded(random_csr(s.m, s.k, s.a_per_row, 1 + s.m), type);

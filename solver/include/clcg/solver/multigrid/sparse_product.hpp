@@ -65,6 +65,7 @@ class SparseProducts {
                     const ::cl::Buffer& c_col, const ::cl::Buffer& c_val, Pass pass, const std::string& label,
                     bool merge_long_rows);  // rows of C beyond the hash table: through global scratch
   void place_transpose(const DeviceCsrMatrix& m, DeviceCsrMatrix& t);
+  std::size_t tile_groups(std::int32_t rows) const;  // groups for a transpose's tiles of rows
 
   cl::Env env_;
   ElementType type_;
