@@ -34,6 +34,32 @@ inline long scan_parts(__local long* part, long run) {
   return run;
 }
 
+// Called by every work-item of the group with its sum, largest and smallest count: part becomes
+// the exclusive scan of the sums (by one work-item, in lane order); the total, the largest and
+// the smallest count go to summary, the total after the counts.
+inline void scan_summary(__local long* part, __local long* most, __local long* least, const long sum,
+                         const long largest, const long smallest, __global long* summary, __global int* counts,
+                         const uint n) {
+  const uint lane = get_local_id(0);
+  part[lane] = sum;
+  most[lane] = largest;
+  least[lane] = smallest;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (lane == 0) {
+    long high = 0, low = 0;
+    for (uint l = 0; l < SCAN_GROUP; ++l) {
+      high = max(high, most[l]);
+      low = min(low, least[l]);
+    }
+    const long run = scan_parts(part, 0);
+    summary[0] = run;
+    summary[1] = high;
+    summary[2] = low;
+    counts[n] = (int)run;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+}
+
 // counts[begin, begin + per) (none past n) become their exclusive prefix sum from `run`.
 inline void scan_segment_in_place(__global int* counts, const uint begin, const uint per, const uint n, long run) {
   for (uint i = begin; i < min(n, begin + per); ++i) {
@@ -82,22 +108,7 @@ void scan_tile_offsets(const uint tiles, __global long* totals, __global int* co
     largest = max(largest, totals[tiles + t]);
     smallest = min(smallest, totals[2 * tiles + t]);
   }
-  part[lane] = sum;
-  most[lane] = largest;
-  least[lane] = smallest;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  if (lane == 0) {
-    for (uint l = 0; l < SCAN_GROUP; ++l) {
-      largest = max(largest, most[l]);
-      smallest = min(smallest, least[l]);
-    }
-    const long run = scan_parts(part, 0);
-    summary[0] = run;
-    summary[1] = largest;
-    summary[2] = smallest;
-    counts[n] = (int)run;
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
+  scan_summary(part, most, least, sum, largest, smallest, summary, counts, n);
   long run = part[lane];
   for (uint t = begin; t < end; ++t) {
     const long here = totals[t];
@@ -124,28 +135,12 @@ void scan_tiles(const uint per, const uint n, __global int* counts, __global con
 // them, counts as scan_tiles leaves them.
 __kernel __attribute__((reqd_work_group_size(SCAN_GROUP, 1, 1)))
 void scan_single_tile(const uint per, const uint n, __global int* counts, __global long* summary) {
-  __local long part[SCAN_GROUP];
-  __local int most[SCAN_GROUP], least[SCAN_GROUP];
+  __local long part[SCAN_GROUP], most[SCAN_GROUP], least[SCAN_GROUP];
   const uint lane = get_local_id(0), begin = lane * per;
   long sum;
   int largest, smallest;
   scan_segment(counts, begin, per, n, &sum, &largest, &smallest);
-  part[lane] = sum;
-  most[lane] = largest;
-  least[lane] = smallest;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  if (lane == 0) {
-    for (uint l = 0; l < SCAN_GROUP; ++l) {
-      largest = max(largest, most[l]);
-      smallest = min(smallest, least[l]);
-    }
-    const long run = scan_parts(part, 0);
-    summary[0] = run;
-    summary[1] = largest;
-    summary[2] = smallest;
-    counts[n] = (int)run;
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
+  scan_summary(part, most, least, sum, largest, smallest, summary, counts, n);
   scan_segment_in_place(counts, begin, per, n, part[lane]);
 }
 
@@ -431,24 +426,31 @@ inline int tile_find(__local volatile int* key, const int column) {
   return -1;
 }
 
+// Clears the table, then puts the columns of row i of the tile (a work-item's row; none past
+// rows) in it, counting them in tally; a column the table cannot take is counted in
+// spill[column], or left out where spill is null. Every work-item of the group calls it.
+inline void tile_tally(__local volatile int* key, __local int* tally, const uint i, const uint rows,
+                       __global const int* m_row, __global const int* m_col, __global int* spill) {
+  for (int s = (int)get_local_id(0); s < TILE_SLOTS; s += TILE_ROWS) key[s] = -1, tally[s] = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (i < rows)
+    for (int k = m_row[i]; k < m_row[i + 1]; ++k) {
+      const int slot = tile_insert(key, m_col[k]);
+      if (slot >= 0)
+        atomic_inc(&tally[slot]);
+      else if (spill)
+        atomic_inc(&spill[m_col[k]]);
+    }
+  barrier(CLK_LOCAL_MEM_FENCE);
+}
+
 __kernel __attribute__((reqd_work_group_size(TILE_ROWS, 1, 1)))
 void column_counts(const uint rows, __global const int* m_row, __global const int* m_col, __global int* count) {
   __local volatile int key[TILE_SLOTS];
   __local int tally[TILE_SLOTS];
   const int lane = (int)get_local_id(0);
   for (uint base = get_group_id(0) * TILE_ROWS; base < rows; base += get_num_groups(0) * TILE_ROWS) {
-    for (int s = lane; s < TILE_SLOTS; s += TILE_ROWS) key[s] = -1, tally[s] = 0;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    const uint i = base + (uint)lane;
-    if (i < rows)
-      for (int k = m_row[i]; k < m_row[i + 1]; ++k) {
-        const int slot = tile_insert(key, m_col[k]);
-        if (slot >= 0)
-          atomic_inc(&tally[slot]);
-        else
-          atomic_inc(&count[m_col[k]]);
-      }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    tile_tally(key, tally, base + (uint)lane, rows, m_row, m_col, count);
     for (int s = lane; s < TILE_SLOTS; s += TILE_ROWS)
       if (tally[s] > 0) atomic_add(&count[key[s]], tally[s]);
     barrier(CLK_LOCAL_MEM_FENCE);  // before the next tile clears the table
@@ -464,15 +466,8 @@ void transpose_place(const uint rows, __global const int* m_row, __global const 
   __local int tally[TILE_SLOTS];
   const int lane = (int)get_local_id(0);
   for (uint base = get_group_id(0) * TILE_ROWS; base < rows; base += get_num_groups(0) * TILE_ROWS) {
-    for (int s = lane; s < TILE_SLOTS; s += TILE_ROWS) key[s] = -1, tally[s] = 0;
-    barrier(CLK_LOCAL_MEM_FENCE);
     const uint i = base + (uint)lane;
-    if (i < rows)
-      for (int k = m_row[i]; k < m_row[i + 1]; ++k) {
-        const int slot = tile_insert(key, m_col[k]);
-        if (slot >= 0) atomic_inc(&tally[slot]);
-      }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    tile_tally(key, tally, i, rows, m_row, m_col, (__global int*)0);
     for (int s = lane; s < TILE_SLOTS; s += TILE_ROWS)
       if (tally[s] > 0) tally[s] = atomic_add(&next[key[s]], tally[s]);
     barrier(CLK_LOCAL_MEM_FENCE);
