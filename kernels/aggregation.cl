@@ -42,7 +42,9 @@ __kernel void strength_mask(const uint rows, const uint team, __global const int
                             __global uchar* strong) {
   CLCG_FOR_EACH_TEAM_ROW(i, lane, rows, team)
   for (int k = row[i] + (int)lane; k < row[i + 1]; k += (int)team)
-    strong[k] = col[k] == (int)i ? DIAGONAL : is_strong(i, col[k], val[k], diag[i], diag[col[k]], theta2) ? STRONG : WEAK;
+    strong[k] = col[k] == (int)i                                                ? DIAGONAL
+                : is_strong(i, col[k], val[k], diag[i], diag[col[k]], theta2) ? STRONG
+                                                                              : WEAK;
 }
 
 // count[i] = 1 + strong entries of row i: A_f's row lengths. *changed = 1 where a row of A_f

@@ -39,7 +39,8 @@ void DeviceCoarsening::run_rows(::cl::Kernel& kernel, const char* name, const De
     kernels_.run(kernel, name, n, team, args...);
     return;
   }
-  const std::size_t groups = std::min((n * team + team_group - 1) / team_group, groups_per_unit * env_.info().compute_units);
+  const std::size_t groups =
+      std::min((n * team + team_group - 1) / team_group, groups_per_unit * env_.info().compute_units);
   kernels_.run_groups(kernel, name, groups, team_group, n, team, args...);
 }
 
@@ -103,7 +104,7 @@ DeviceStrength DeviceCoarsening::refilter(const DeviceCsrMatrix& a, const ::cl::
   s.strong = strong;
   s.filtered = products_.allocate(counts, a.rows(), a.cols());
   run_rows(filter_fill_, "filter_fill", a, a.row_ptr(), a.col_idx(), a.values(), strong, s.filtered.row_ptr(),
-               s.filtered.col_idx(), s.filtered.values(), s.inv_diag);
+           s.filtered.col_idx(), s.filtered.values(), s.inv_diag);
   return s;
 }
 
