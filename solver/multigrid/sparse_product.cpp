@@ -32,6 +32,13 @@ cl_uint scan_per_item(std::size_t n) {
 // Up to this many counts a work-item, one group scans them all in one launch (scan_single_tile).
 constexpr std::size_t single_tile_per = 32;
 
+// std::invalid_argument naming `what` where A B is not defined.
+void require_product(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, const char* what) {
+  if (a.cols() != b.rows())
+    throw std::invalid_argument(std::string(what) + ": A is " + std::to_string(a.rows()) + " x " +
+                                std::to_string(a.cols()) + " but B has " + std::to_string(b.rows()) + " rows");
+}
+
 }  // namespace
 
 SparseProducts::SparseProducts(const cl::Env& env, ElementType type) : env_(env), type_(type), kernels_(env, type) {
@@ -109,9 +116,7 @@ void SparseProducts::run_multiply(const DeviceCsrMatrix& a, const DeviceCsrMatri
 }
 
 DeviceCsrMatrix SparseProducts::multiply(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, const std::string& label) {
-  if (a.cols() != b.rows())
-    throw std::invalid_argument("multiply: A is " + std::to_string(a.rows()) + " x " + std::to_string(a.cols()) +
-                                " but B has " + std::to_string(b.rows()) + " rows");
+  require_product(a, b, "multiply");
   const std::size_t rows = std::size_t(a.rows());
   ::cl::Buffer counts = make_index_buffer(env_, rows + 1), no_col = make_index_buffer(env_, 1),
                no_val = make_vector(env_, type_, 1);
@@ -127,9 +132,7 @@ DeviceCsrMatrix SparseProducts::multiply(const DeviceCsrMatrix& a, const DeviceC
 DeviceCsrMatrix SparseProducts::multiply_on(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b,
                                             const ::cl::Buffer& c_row, std::int32_t nnz, std::int32_t longest,
                                             const std::string& label) {
-  if (a.cols() != b.rows())
-    throw std::invalid_argument("multiply_on: A is " + std::to_string(a.rows()) + " x " + std::to_string(a.cols()) +
-                                " but B has " + std::to_string(b.rows()) + " rows");
+  require_product(a, b, "multiply_on");
   DeviceCsrMatrix c(c_row, make_index_buffer(env_, std::size_t(nnz)), make_vector(env_, type_, std::size_t(nnz)),
                     a.rows(), b.cols(), nnz, type_, longest);
   run_multiply(a, b, c.row_ptr(), c.col_idx(), c.values(), Pass::fill, label, c.max_row_length() > hash_cap);

@@ -77,7 +77,7 @@ double SpectrumEstimator::lambda_max(Spmv& spmv, const ::cl::Buffer& inv_diag, u
   std::vector<double> alpha, beta;
   for (unsigned j = 0; j < std::max(1u, steps); ++j) {
     arg = 0;
-    const std::size_t groups = layout.set_args(product, arg, groups_per_unit * env_.info().compute_units);
+    const std::size_t groups = layout.set_args(product, arg, product_groups_per_unit * env_.info().compute_units);
     product.set(arg++, inv_diag);
     product.set(arg++, u);
     product.set(arg++, z_);

@@ -31,7 +31,7 @@ class SpectrumEstimator {
 
  private:
   // Groups per compute unit of the product on a GPU (as the fused CG passes: few partials to read).
-  static constexpr std::size_t groups_per_unit = 8;
+  static constexpr std::size_t product_groups_per_unit = 8;
   const ::cl::Buffer& partials_for(std::size_t groups);  // room for two dots of `groups` partials
   // The partials of the last product (u.Au, u.Du), finished on the host in index order.
   std::pair<double, double> read_dots(std::size_t groups);
