@@ -56,6 +56,7 @@ SparseProducts::SparseProducts(const cl::Env& env, ElementType type) : env_(env)
   spgemm_hashed_ = env.kernel("sparse_product.cl", "spgemm_hashed", options);
   column_counts_ = env.kernel("sparse_product.cl", "column_counts", options);
   transpose_place_ = env.kernel("sparse_product.cl", "transpose_place", options);
+  transpose_gather_ = env.kernel("sparse_product.cl", "transpose_gather", options);
   sort_rows_ = env.kernel("sparse_product.cl", "sort_rows", options);
   sort_long_rows_ = env.kernel("sparse_product.cl", "sort_long_rows", options);
 }
@@ -152,6 +153,9 @@ std::size_t SparseProducts::tile_groups(std::int32_t rows) const {
   return std::min((std::size_t(rows) + tile_rows - 1) / tile_rows, groups_per_unit * env_.info().compute_units);
 }
 
+// Entries per column of M (T's row counts), then each entry of M at its column's next free slot
+// of T (integer atomics), then T's rows sorted by column, which fixes the order the placing left
+// to chance.
 DeviceCsrMatrix SparseProducts::transpose(const DeviceCsrMatrix& m) {
   const std::size_t columns = std::size_t(m.cols());
   ::cl::Buffer counts = make_index_buffer(env_, columns + 1);
@@ -159,21 +163,6 @@ DeviceCsrMatrix SparseProducts::transpose(const DeviceCsrMatrix& m) {
   kernels_.run_groups(column_counts_, "column_counts", tile_groups(m.rows()), tile_rows, std::size_t(m.rows()),
                       m.row_ptr(), m.col_idx(), counts);
   DeviceCsrMatrix t = allocate(counts, m.cols(), m.rows());
-  place_transpose(m, t);
-  return t;
-}
-
-void SparseProducts::transpose_values(const DeviceCsrMatrix& m, DeviceCsrMatrix& t) {
-  if (t.rows() != m.cols() || t.cols() != m.rows() || t.nnz() != m.nnz())
-    throw std::invalid_argument("transpose_values: T is " + std::to_string(t.rows()) + " x " + std::to_string(t.cols()) +
-                                " with " + std::to_string(t.nnz()) + " entries, not the transpose of M");
-  place_transpose(m, t);
-}
-
-// Each entry of M at its column's next free slot of T (integer atomics), then T's rows sorted by
-// column, which fixes the order the placing left to chance.
-void SparseProducts::place_transpose(const DeviceCsrMatrix& m, DeviceCsrMatrix& t) {
-  const std::size_t columns = std::size_t(m.cols());
   ::cl::Buffer next = make_index_buffer(env_, columns + 1);
   cl::checked("copying row pointers", [&] {
     env_.queue().enqueueCopyBuffer(t.row_ptr(), next, 0, 0, (columns + 1) * sizeof(std::int32_t));
@@ -185,6 +174,17 @@ void SparseProducts::place_transpose(const DeviceCsrMatrix& m, DeviceCsrMatrix& 
                       hash_group, rows, t.row_ptr(), t.col_idx(), t.values());
   if (t.max_row_length() > sort_cap || (t.max_row_length() == 0 && t.nnz() > 0))  // 0: not known
     kernels_.run(sort_long_rows_, "sort_long_rows", rows, t.row_ptr(), t.col_idx(), t.values());
+  return t;
+}
+
+void SparseProducts::transpose_values(const DeviceCsrMatrix& m, DeviceCsrMatrix& t) {
+  if (t.rows() != m.cols() || t.cols() != m.rows() || t.nnz() != m.nnz())
+    throw std::invalid_argument("transpose_values: T is " + std::to_string(t.rows()) + " x " + std::to_string(t.cols()) +
+                                " with " + std::to_string(t.nnz()) + " entries, not the transpose of M");
+  const std::size_t rows = std::size_t(t.rows());
+  if (rows == 0) return;
+  kernels_.run_groups(transpose_gather_, "transpose_gather", std::min(rows, hash_groups_per_unit * env_.info().compute_units),
+                      hash_group, rows, t.row_ptr(), t.col_idx(), t.values(), m.row_ptr(), m.col_idx(), m.values());
 }
 
 }  // namespace clcg::solver

@@ -3,7 +3,7 @@
 // and the exclusive scan that turns row counts into row pointers. Each product is counted, its
 // row pointers scanned, then filled; every value is summed in the order of A's row, so a
 // product gives the same bits on every run (and the host reference's multiply() to rounding).
-// Rows of A up to 16 entries merge in private memory, longer ones hash their columns in local
+// Rows of A up to 8 entries merge in private memory, longer ones hash their columns in local
 // memory (sparse_product.cl says how). Outputs have sorted columns; B's rows must be sorted.
 //
 //   SparseProducts products(env, ElementType::f64);
@@ -49,7 +49,8 @@ class SparseProducts {
                               std::int32_t nnz, std::int32_t longest, const std::string& label = "A B");
   DeviceCsrMatrix transpose(const DeviceCsrMatrix& m);
   // c (from multiply(a, b), or t from transpose(m)) given the values of a and b (of m) now,
-  // their patterns unchanged: the values only, in place, without counting or allocating.
+  // their patterns unchanged: the values only, in place, without counting or allocating (a
+  // transpose's values are gathered from m: no atomics, no sort).
   void multiply_values(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, DeviceCsrMatrix& c,
                        const std::string& label = "A B");
   void transpose_values(const DeviceCsrMatrix& m, DeviceCsrMatrix& t);
@@ -64,7 +65,6 @@ class SparseProducts {
   void run_multiply(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, const ::cl::Buffer& c_row,
                     const ::cl::Buffer& c_col, const ::cl::Buffer& c_val, Pass pass, const std::string& label,
                     bool merge_long_rows);  // rows of C beyond the hash table: through global scratch
-  void place_transpose(const DeviceCsrMatrix& m, DeviceCsrMatrix& t);
   std::size_t tile_groups(std::int32_t rows) const;  // groups for a transpose's tiles of rows
 
   cl::Env env_;
@@ -72,7 +72,7 @@ class SparseProducts {
   RowKernels kernels_;
   ::cl::Buffer scan_totals_, scan_summary_;  // a scan's tile totals (then offsets); its total, largest and smallest count
   ::cl::Kernel tile_totals_, tile_offsets_, scan_tiles_, single_tile_, spgemm_, spgemm_short_, spgemm_hashed_, column_counts_, transpose_place_,
-      sort_rows_, sort_long_rows_;
+      transpose_gather_, sort_rows_, sort_long_rows_;
 };
 
 }  // namespace clcg::solver
