@@ -86,16 +86,18 @@ std::size_t AmgPreconditioner::levels() const noexcept { return levels_.size(); 
 struct AmgPreconditioner::Hierarchy {
   std::vector<DeviceCsrMatrix> operators, prolongators, restrictions;
   // What new values of A keep, per level but the coarsest (device set-up only): the strong
-  // connections (a char per entry of the level's operator; none where A_f is A), P_tent and
-  // A P's pattern (row pointers; columns too below the finest level, where they are few).
+  // connections (a char per entry of the level's operator; none where A_f is A), P_tent and,
+  // below the finest level, A P's pattern.
   std::vector<::cl::Buffer> strong;
   std::vector<DeviceCsrMatrix> tentative;
-  struct ProductRows {  // A P's row pointers, nnz and longest row: new values skip its counting
-    ::cl::Buffer row_ptr;
+  // New values of A P on a kept pattern skip its counting and its columns' hashing. The finest
+  // level's (~4 entries a fine row on meshes) is counted again instead: keeping it would take
+  // the hierarchy past 2x A's bytes, where a coarser level's takes ~0.1x (512^3).
+  struct ProductPattern {
+    ::cl::Buffer row_ptr, col_idx;  // none on the finest level
     std::int32_t nnz = 0, longest = 0;
-    ::cl::Buffer col_idx;  // A P's columns, below the finest level: new values then skip its hashing too
   };
-  std::vector<ProductRows> ap_rows;
+  std::vector<ProductPattern> ap_patterns;
   std::vector<double> radius;  // rho(D^-1 A) per level where the set-up knows it (known_radius), else 0
   std::optional<HostCsr> coarsest;  // the coarsest operator on the host, where the set-up has it
   std::vector<std::pair<std::string, double>> phases;
@@ -136,10 +138,10 @@ AmgPreconditioner::AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& 
     const DeviceCsrMatrix ap = products.multiply(fine, p, "A P");
     DeviceCsrMatrix coarse = products.multiply(r, ap, "R (A P)");
     galerkin_s += phase.seconds();
-    // The finest level's A P (the largest: ~4 entries a row on meshes) keeps no columns, the
-    // hierarchy within 2x A's bytes; coarser ones keep theirs (~7% of A's bytes at 256^3).
-    h.ap_rows.push_back({ap.row_ptr(), ap.nnz(), ap.max_row_length(),
-                         h.operators.size() > 1 ? ap.col_idx() : ::cl::Buffer()});
+    if (h.operators.size() > 1)
+      h.ap_patterns.push_back({ap.row_ptr(), ap.col_idx(), ap.nnz(), ap.max_row_length()});
+    else
+      h.ap_patterns.emplace_back();
     h.strong.push_back(strength.strong);
     h.tentative.push_back(std::move(tentative));
     h.prolongators.push_back(std::move(p));
@@ -178,14 +180,15 @@ bool AmgPreconditioner::update_values(const DeviceCsrMatrix& a) {
     prolongator_s += phase.seconds();
     phase.start();
     products.transpose_values(h.prolongators[l], h.restrictions[l]);
-    const Hierarchy::ProductRows& rows = h.ap_rows[l];
+    const Hierarchy::ProductPattern& kept = h.ap_patterns[l];
     DeviceCsrMatrix ap;
-    if (rows.col_idx()) {
-      ap = DeviceCsrMatrix(rows.row_ptr, rows.col_idx, make_vector(env_, h.operators[l].type(), std::size_t(rows.nnz)),
-                           h.operators[l].rows(), h.prolongators[l].cols(), rows.nnz, h.operators[l].type(), rows.longest);
+    if (kept.row_ptr()) {
+      const ElementType type = h.operators[l].type();
+      ap = DeviceCsrMatrix(kept.row_ptr, kept.col_idx, make_vector(env_, type, std::size_t(kept.nnz)),
+                           h.operators[l].rows(), h.prolongators[l].cols(), kept.nnz, type, kept.longest);
       products.multiply_values(h.operators[l], h.prolongators[l], ap, "A P");
     } else {
-      ap = products.multiply_on(h.operators[l], h.prolongators[l], rows.row_ptr, rows.nnz, rows.longest, "A P");
+      ap = products.multiply(h.operators[l], h.prolongators[l], "A P");
     }
     products.multiply_values(h.restrictions[l], ap, h.operators[l + 1], "R (A P)");
     galerkin_s += phase.seconds();
@@ -321,8 +324,9 @@ void AmgPreconditioner::build_levels(Hierarchy& h) {
     hierarchy_bytes += double(h.prolongators[l].bytes() + h.restrictions[l].bytes());
   for (std::size_t l = 0; l < h.tentative.size(); ++l)
     hierarchy_bytes += double(h.tentative[l].bytes()) + (h.strong[l]() ? double(h.operators[l].nnz()) : 0.0) +
-                       double(h.operators[l].rows() + 1) * sizeof(std::int32_t) +  // A P's row pointers
-                       (h.ap_rows[l].col_idx() ? double(h.ap_rows[l].nnz) * sizeof(std::int32_t) : 0.0);  // columns
+                       (h.ap_patterns[l].row_ptr() ? double(h.operators[l].rows() + 1 + h.ap_patterns[l].nnz) *
+                                                         sizeof(std::int32_t)
+                                                   : 0.0);  // A P's pattern
   const double a_bytes = double(h.operators.front().bytes());
   report_.figures = {{"levels", double(levels_.size())},
                      {"operator_complexity", report_.level_nnz.front() ? nnz_total / double(report_.level_nnz.front()) : 1.0},
