@@ -27,6 +27,7 @@
 namespace clcg::solver {
 
 class DeviceCoarsening;
+class SparseCholesky;
 
 class AmgPreconditioner : public DevicePreconditioner {
  public:
@@ -55,6 +56,7 @@ class AmgPreconditioner : public DevicePreconditioner {
   std::unique_ptr<Hierarchy> hierarchy_;          // device set-up: operators, P, R and the kept patterns
   std::vector<std::unique_ptr<Level>> levels_;
   std::unique_ptr<DevicePreconditioner> coarse_solve_;  // A_c^-1 on the coarsest level, unless Chebyshev
+  std::shared_ptr<SparseCholesky> coarse_analysis_;     // its symbolic analysis, kept for new values
 };
 
 }  // namespace clcg::solver
