@@ -45,31 +45,22 @@ constexpr std::size_t coarse_factor_limit = 2000;
 constexpr unsigned coarse_chebyshev_degree = 16;
 constexpr unsigned lanczos_steps = 10;  // for rho(D^-1 A): the prolongator's weight, the smoothers' bounds
 
+// rho(D_f^-1 A_f) as device Lanczos estimates it. The prolongator smoother's weight is 4/3 over
+// it (as pyamg): a Gershgorin bound overshoots rho by 1.7x on coarse levels and leaves P under-
+// smoothed (24 steps against 17 on 2D Poisson 1000^2).
+double filtered_radius(const cl::Env& env, SpectrumEstimator& spectrum, const DeviceCsrMatrix& filtered,
+                       const ::cl::Buffer& inv_diag) {
+  Spmv spmv(env, filtered);
+  return filtered.rows() > 0 ? spectrum.lambda_max(spmv, inv_diag, lanczos_steps) : 0.0;
+}
+
 double prolongator_weight(double radius) { return radius > 0 ? (4.0 / 3.0) / radius : 0.0; }
 
-// rho(D_f^-1 A_f) as device Lanczos estimates it, for the prolongator smoother's weight (4/3 over
-// it, as pyamg: a Gershgorin bound overshoots rho by 1.7x on coarse levels and leaves P under-
-// smoothed, 24 steps against 17 on 2D Poisson 1000^2), and rho(D^-1 A), for the level's smoother.
-// Where the filter kept every entry, A_f is A (its entries in another order) and one estimate
-// serves both; else the two run at once, one wait for their read-backs a step. (A row of A
-// without a stored diagonal, never SPD, could hide a dropped entry from this count.)
-struct LevelRadii {
-  double filtered = 0, smoother = 0;
-};
-LevelRadii level_radii(const cl::Env& env, SpectrumEstimator& spectrum, const DeviceCsrMatrix& a,
-                       const DeviceCsrMatrix& filtered, const ::cl::Buffer& filtered_inv_diag) {
-  if (filtered.rows() == 0) return {};
-  Spmv filtered_spmv(env, filtered);
-  if (filtered.nnz() == a.nnz()) {
-    const double radius = spectrum.lambda_max(filtered_spmv, filtered_inv_diag, lanczos_steps);
-    return {radius, radius};
-  }
-  Spmv a_spmv(env, a);
-  ::cl::Buffer inv_diag = make_vector(env, a.type(), std::size_t(a.rows()));
-  jacobi_inverse_diagonal(env, a, inv_diag);  // as the level's smoother has it
-  const std::vector<double> radii =
-      spectrum.lambda_max_each({{&filtered_spmv, &filtered_inv_diag}, {&a_spmv, &inv_diag}}, lanczos_steps);
-  return {radii[0], radii[1]};
+// What the level's smoother may take for rho(D^-1 A): A_f's radius where the filter kept every
+// entry (A_f is A, its entries in another order), else 0 (estimated again on A). A row of A
+// without a stored diagonal (never SPD) could hide a dropped entry from this count.
+double known_radius(std::int32_t a_nnz, std::int32_t filtered_nnz, double radius) {
+  return filtered_nnz == a_nnz ? radius : 0.0;
 }
 
 }  // namespace
@@ -107,7 +98,7 @@ struct AmgPreconditioner::Hierarchy {
     std::int32_t nnz = 0, longest = 0;
   };
   std::vector<ProductPattern> ap_patterns;
-  std::vector<double> radius;  // rho(D^-1 A) per level but the coarsest (level_radii; 0: none found)
+  std::vector<double> radius;  // rho(D^-1 A) per level where the set-up knows it (known_radius), else 0
   std::optional<HostCsr> coarsest;  // the coarsest operator on the host, where the set-up has it
   std::vector<std::pair<std::string, double>> phases;
 };
@@ -138,9 +129,9 @@ AmgPreconditioner::AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& 
     ::cl::Buffer coarse_candidate;
     DeviceCsrMatrix tentative = coarsening_->tentative_prolongator(aggregates, candidate, coarse_candidate);
     candidate = coarse_candidate;
-    const LevelRadii radii = level_radii(env, spectrum_, fine, strength.filtered, strength.inv_diag);
-    DeviceCsrMatrix p = coarsening_->smoothed_prolongator(strength, tentative, prolongator_weight(radii.filtered));
-    h.radius.push_back(radii.smoother);
+    const double radius = filtered_radius(env, spectrum_, strength.filtered, strength.inv_diag);
+    DeviceCsrMatrix p = coarsening_->smoothed_prolongator(strength, tentative, prolongator_weight(radius));
+    h.radius.push_back(known_radius(fine.nnz(), strength.filtered.nnz(), radius));
     prolongator_s += phase.seconds();
     phase.start();
     DeviceCsrMatrix r = products.transpose(p);
@@ -183,10 +174,9 @@ bool AmgPreconditioner::update_values(const DeviceCsrMatrix& a) {
     const DeviceStrength strength = coarsening_->refilter(h.operators[l], h.strong[l]);
     filter_s += phase.seconds();
     phase.start();
-    const LevelRadii radii = level_radii(env_, spectrum_, h.operators[l], strength.filtered, strength.inv_diag);
-    coarsening_->smoothed_prolongator_values(strength, h.tentative[l], prolongator_weight(radii.filtered),
-                                             h.prolongators[l]);
-    h.radius[l] = radii.smoother;
+    const double radius = filtered_radius(env_, spectrum_, strength.filtered, strength.inv_diag);
+    coarsening_->smoothed_prolongator_values(strength, h.tentative[l], prolongator_weight(radius), h.prolongators[l]);
+    h.radius[l] = known_radius(h.operators[l].nnz(), strength.filtered.nnz(), radius);
     prolongator_s += phase.seconds();
     phase.start();
     products.transpose_values(h.prolongators[l], h.restrictions[l]);
@@ -238,10 +228,9 @@ AmgPreconditioner::AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& 
     const DeviceCsrMatrix device_filtered(env, filtered, type);
     ::cl::Buffer inv_diag = make_vector(env, type, std::size_t(filtered.rows));  // as the device filter's
     upload_vector(env, filtered_inverse_diagonal(filtered), type, inv_diag);
-    const LevelRadii radii = level_radii(env, spectrum_, h.operators.back(), device_filtered, inv_diag);
-    HostCsr p =
-        smoothed_prolongator(filtered, aggregates, candidate, coarse_candidate, prolongator_weight(radii.filtered));
-    h.radius.push_back(radii.smoother);
+    const double radius = filtered_radius(env, spectrum_, device_filtered, inv_diag);
+    HostCsr p = smoothed_prolongator(filtered, aggregates, candidate, coarse_candidate, prolongator_weight(radius));
+    h.radius.push_back(known_radius(fine.nnz(), filtered.nnz(), radius));
     candidate = std::move(coarse_candidate);
     prolongator_s += phase.seconds();
     phase.start();

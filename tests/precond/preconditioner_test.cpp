@@ -10,7 +10,6 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
-#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -185,40 +184,6 @@ TEST(Spectrum, DeviceLanczosIsTheHostLanczosAndARitzValue) {
         EXPECT_LE(estimate, scaled.eigenvalues().real().maxCoeff() * (1 + (type == ElementType::f64 ? 1e-12 : 1e-5)));
       }
     }
-}
-
-// Estimates run at once (AMG's two a coarse level) have the bits each has alone, whatever the
-// other's size, including none and one that stops early (n = 1: an invariant subspace at once).
-TEST(Spectrum, EstimatesRunAtOnceHaveTheirOwnBits) {
-  for (ElementType type : clcg::test::device_types()) {
-    SCOPED_TRACE(type == ElementType::f64 ? "double" : "float");
-    struct Case {
-      DeviceCsrMatrix a;
-      ::cl::Buffer inv_diag;
-      std::optional<clcg::solver::Spmv> spmv;
-    };
-    std::vector<Case> cases;
-    for (int n : {1000, 0, 257, 1, 2}) {
-      Case c{DeviceCsrMatrix(test_env(), clcg::solver::to_host_csr(clcg::test::random_dd_spd(n, 5 + n % 3, 90 + n)), type),
-             clcg::solver::make_vector(test_env(), type, std::size_t(n)), std::nullopt};
-      clcg::solver::jacobi_inverse_diagonal(test_env(), c.a, c.inv_diag);
-      c.spmv.emplace(test_env(), c.a);
-      cases.push_back(std::move(c));
-    }
-    clcg::solver::SpectrumEstimator spectrum(test_env(), type);
-    std::vector<double> alone;
-    for (Case& c : cases) alone.push_back(spectrum.lambda_max(*c.spmv, c.inv_diag, 10));
-    const std::vector<std::vector<std::size_t>> groups{{0, 2}, {2, 0}, {0, 1, 3}, {3, 4, 2}, {1}};
-    for (const auto& group : groups) {
-      std::vector<clcg::solver::SpectrumEstimator::Problem> problems;
-      for (std::size_t k : group) problems.push_back({&*cases[k].spmv, &cases[k].inv_diag});
-      const std::vector<double> together = spectrum.lambda_max_each(problems, 10);
-      ASSERT_EQ(together.size(), group.size());
-      for (std::size_t j = 0; j < group.size(); ++j) EXPECT_EQ(together[j], alone[group[j]]) << "case " << group[j];
-    }
-    EXPECT_EQ(alone[1], 0.0);  // n = 0
-    EXPECT_GT(alone[0], 0.0);
-  }
 }
 
 TEST(Chebyshev, DeviceApplyIsTheHostPolynomialAndTheBoundsHoldTheSpectrum) {

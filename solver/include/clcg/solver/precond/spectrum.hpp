@@ -26,41 +26,27 @@ class SpectrumEstimator {
   SpectrumEstimator(const cl::Env& env, ElementType type);
   // `spmv`'s matrix of the estimator's type; inv_diag = D^-1.
   double lambda_max(Spmv& spmv, const ::cl::Buffer& inv_diag, unsigned steps);
-  // Several estimates at once, their steps in lockstep with one wait for the read-backs a step
-  // (on a GPU each wait costs a round trip, whatever the matrix's size); each estimate has the
-  // bits it has alone.
-  struct Problem {
-    Spmv* spmv;
-    const ::cl::Buffer* inv_diag;
-  };
-  std::vector<double> lambda_max_each(const std::vector<Problem>& problems, unsigned steps);
   // Gives the work vectors back (the next estimate makes them again).
   void release_vectors();
 
  private:
   // Groups per compute unit of the product on a GPU (as the fused CG passes: few partials to read).
   static constexpr std::size_t product_groups_per_unit = 8;
-  // What each of the estimates run at once keeps: work vectors (grown to the largest matrix
-  // seen), the product's partials and their pinned read-back memory.
-  struct Slot {
-    ::cl::Buffer u, previous, w, z;
-    std::size_t capacity = 0;
-    ::cl::Buffer partials;
-    cl::PinnedBuffer host;
-    std::size_t partial_groups = 0;  // what partials and host hold per dot
-  };
-  const ::cl::Buffer& partials_for(std::size_t slot, std::size_t groups);  // room for two dots of `groups` partials
-  void read_partials(std::size_t slot, std::size_t groups, bool blocking);
-  // The partials read back (u.Au, u.Du), finished on the host in index order.
-  std::pair<double, double> finish_dots(std::size_t slot, std::size_t groups);
+  const ::cl::Buffer& partials_for(std::size_t groups);  // room for two dots of `groups` partials
+  // The partials of the last product (u.Au, u.Du), finished on the host in index order.
+  std::pair<double, double> read_dots(std::size_t groups);
 
   cl::Env env_;
   ElementType type_;
   std::string options_;
   cl::CachedKernel start_, next_;
   std::map<std::string, cl::CachedKernel> products_;  // by row layout (lanczos_product_<layout>)
-  std::vector<Slot> slots_;
-  std::vector<double> widened_;  // the partials as doubles
+  ::cl::Buffer partials_;
+  cl::PinnedBuffer host_;
+  std::size_t partial_groups_ = 0;  // what partials_ and host_ hold per dot
+  std::vector<double> widened_;     // the partials as doubles
+  ::cl::Buffer u_, previous_, w_, z_;
+  std::size_t capacity_ = 0;
 };
 
 // One estimate (SpectrumEstimator made for it).
