@@ -152,9 +152,10 @@ void scan_single_tile(const uint per, const uint n, __global int* counts, __glob
 // pattern: c_col holds C's columns too (the merges write the same ones again).
 //
 // Rows of A with at most SHORT_ROW entries are merged by one work-item with its heads in registers
-// (spgemm_short_rows); longer ones by a group of HASH_GROUP work-items with a hash table
-// in local memory (spgemm_hashed); a row of C with more than HASH_CAP columns by one work-item
-// merging through scratch in global memory (spgemm_rows).
+// (spgemm_short_rows); longer ones with a hash table in local memory, by a sub-group of
+// NARROW_LANES work-items where C's row has at most NARROW_CAP columns (spgemm_narrow, several
+// rows a group), else by a group of HASH_GROUP (spgemm_hashed); a row of C with more than
+// HASH_CAP columns by one work-item merging through scratch in global memory (spgemm_rows).
 #define SHORT_ROW 8
 #define HASH_GROUP 32
 #define HASH_SLOTS 512
@@ -265,30 +266,41 @@ __kernel void spgemm_rows(const uint rows, __global const int* a_row, __global c
   }
 }
 
-inline int hash_slot(const int column) { return (int)(((uint)column * 2654435761u) >> 23); }  // 9 bits: HASH_SLOTS
+// A column's first slot in a table of 2^bits slots.
+inline int hash_slot(const int column, const int bits) { return (int)(((uint)column * 2654435761u) >> (32 - bits)); }
 
-// Puts `column` in the table (integer atomics only), counting it in *found when it is new. Most
-// columns are there already (a row of C gathers many rows of B): a plain read finds them
-// without an atomic. A slot, once taken, keeps its column.
-inline void hash_insert(__local volatile int* key, __local volatile int* found, const int column) {
-  int slot = hash_slot(column);
-  for (;;) {  // at most HASH_CAP + HASH_GROUP of the slots fill: a free one is always found
+// Puts `column` in the table of 2^bits slots (integer atomics only), counting it in *found when
+// it is new. Most columns are there already (a row of C gathers many rows of B): a plain read
+// finds them without an atomic. A slot, once taken, keeps its column.
+inline void hash_insert(__local volatile int* key, __local volatile int* found, const int column, const int bits) {
+  int slot = hash_slot(column, bits);
+  for (;;) {  // the callers stop inserting before the table is full: a free slot is always found
     int there = key[slot];
     if (there == -1) {
       there = atomic_cmpxchg(&key[slot], -1, column);
       if (there == -1) atomic_inc(found);
     }
     if (there == -1 || there == column) return;
-    slot = (slot + 1) & (HASH_SLOTS - 1);
+    slot = (slot + 1) & ((1 << bits) - 1);
   }
 }
 
 // The slot of a column that is in the table.
-inline int hash_find(__local const int* key, const int column) {
-  int slot = hash_slot(column);
-  while (key[slot] != column) slot = (slot + 1) & (HASH_SLOTS - 1);
+inline int hash_find(__local const int* key, const int column, const int bits) {
+  int slot = hash_slot(column, bits);
+  while (key[slot] != column) slot = (slot + 1) & ((1 << bits) - 1);
   return slot;
 }
+
+#define HASH_BITS 9  // HASH_SLOTS
+
+// spgemm_narrow's rows of C: up to NARROW_CAP columns, NARROW_ROWS a group of NARROW_LANES each.
+#define NARROW_LANES 8
+#define NARROW_ROWS (HASH_GROUP / NARROW_LANES)
+#define NARROW_BITS 7
+#define NARROW_SLOTS (1 << NARROW_BITS)
+#define NARROW_CAP 96
+#define NARROW_STAGE 32
 
 // One group of HASH_GROUP work-items a row of C, in up to three phases.
 // 1. Columns (fill 0 and 1): the rows of B that A's row names are shared out one per
@@ -302,12 +314,13 @@ inline int hash_find(__local const int* key, const int column) {
 //    column j's place, with a barrier between rows of B: every place sums in A's order. The
 //    next row of B's first entries are loaded before this one's are added, to hide the load.
 // A row of C with more than HASH_CAP columns is left to spgemm_rows: marked -1 when counting
-// (the scan of the counts finds it), skipped when filling.
+// (the scan of the counts finds it), skipped when filling. With narrow_done, so is a row
+// spgemm_narrow took: counted already (a count of 0 or more), or of at most NARROW_CAP columns.
 __kernel __attribute__((reqd_work_group_size(HASH_GROUP, 1, 1)))
 void spgemm_hashed(const uint rows, __global const int* a_row, __global const int* a_col,
                    __global const REAL* a_val, __global const int* b_row, __global const int* b_col,
                    __global const REAL* b_val, __global int* c_row, __global int* c_col, __global REAL* c_val,
-                   const int fill) {
+                   const int fill, const int narrow_done) {
   __local int key[HASH_SLOTS];         // a column, or -1
   __local ushort place[HASH_SLOTS];  // the place of the slot's column in C's row (< HASH_CAP)
   __local REAL sum[HASH_CAP];          // C's row, by place
@@ -323,7 +336,8 @@ void spgemm_hashed(const uint rows, __global const int* a_row, __global const in
   for (uint i = get_group_id(0); i < rows; i += get_num_groups(0)) {
     const int a_begin = a_row[i], a_end = a_row[i + 1];
     const int out = fill ? c_row[i] : 0, columns = fill ? c_row[i + 1] - out : 0;
-    if (columns > HASH_CAP) continue;  // the same for the whole group
+    if (columns > HASH_CAP || (narrow_done && (fill ? columns <= NARROW_CAP : c_row[i] >= 0)))
+      continue;  // the same for the whole group
     // (The barriers below are reached by every pass alike: PoCL wants no barrier under a branch.)
     for (int s = lane; s < HASH_SLOTS; s += HASH_GROUP) key[s] = -1;
     if (lane == 0) found = listing = 0;
@@ -331,13 +345,13 @@ void spgemm_hashed(const uint rows, __global const int* a_row, __global const in
     if (fill == 2) {
       for (int r = lane; r < columns; r += HASH_GROUP) {
         const int column = c_col[out + r];
-        hash_insert(key, &found, column);
-        place[hash_find(key, column)] = (ushort)r;
+        hash_insert(key, &found, column, HASH_BITS);
+        place[hash_find(key, column, HASH_BITS)] = (ushort)r;
       }
     } else {
       for (int k = a_begin + lane; k < a_end; k += HASH_GROUP) {
         const int j = a_col[k], stop = b_row[j + 1];
-        for (int t = b_row[j]; t < stop && found <= HASH_CAP; ++t) hash_insert(key, &found, b_col[t]);
+        for (int t = b_row[j]; t < stop && found <= HASH_CAP; ++t) hash_insert(key, &found, b_col[t], HASH_BITS);
       }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -351,7 +365,7 @@ void spgemm_hashed(const uint rows, __global const int* a_row, __global const in
         const int column = listed[e];
         int rank = 0;
         for (int r = 0; r < columns; ++r) rank += listed[r] < column;
-        place[hash_find(key, column)] = (ushort)rank;
+        place[hash_find(key, column, HASH_BITS)] = (ushort)rank;
         c_col[out + rank] = column;
       }
     barrier(CLK_LOCAL_MEM_FENCE);  // `listed` is read
@@ -378,14 +392,120 @@ void spgemm_hashed(const uint rows, __global const int* a_row, __global const in
           next_col = t < stage_end[s + 1] ? b_col[t] : -1;
           next_val = t < stage_end[s + 1] ? b_val[t] : 0;
         }
-        if (first_col >= 0) sum[place[hash_find(key, first_col)]] += a * first_val;
+        if (first_col >= 0) sum[place[hash_find(key, first_col, HASH_BITS)]] += a * first_val;
         for (t = stage_begin[s] + lane + HASH_GROUP; t < stage_end[s]; t += HASH_GROUP)
-          sum[place[hash_find(key, b_col[t])]] += a * b_val[t];
+          sum[place[hash_find(key, b_col[t], HASH_BITS)]] += a * b_val[t];
         barrier(CLK_LOCAL_MEM_FENCE);  // the next row of B may add to the same places
       }
     }
     for (int r = lane; r < columns; r += HASH_GROUP) c_val[out + r] = sum[r];
     barrier(CLK_LOCAL_MEM_FENCE);  // before the next row clears the table
+  }
+}
+
+// The same product for rows of C of at most NARROW_CAP columns, NARROW_ROWS of them a group:
+// each row a sub-group of NARROW_LANES work-items with its own hash table, in the same three
+// phases as spgemm_hashed (so with the same sums, in A's order). A group's barriers serve all
+// its rows at once: where B's rows are short (~8 entries on meshes), a row of B now keeps a
+// sub-group busy instead of a quarter of a group. Counting marks a row with more columns -1
+// (it is counted again by spgemm_hashed); filling skips it (spgemm_hashed fills it).
+__kernel __attribute__((reqd_work_group_size(HASH_GROUP, 1, 1)))
+void spgemm_narrow(const uint rows, __global const int* a_row, __global const int* a_col,
+                   __global const REAL* a_val, __global const int* b_row, __global const int* b_col,
+                   __global const REAL* b_val, __global int* c_row, __global int* c_col, __global REAL* c_val,
+                   const int fill) {
+  __local int keys[NARROW_ROWS][NARROW_SLOTS];
+  __local uchar places[NARROW_ROWS][NARROW_SLOTS];
+  __local REAL sums[NARROW_ROWS][NARROW_CAP];
+  __local int stage_begins[NARROW_ROWS][NARROW_STAGE], stage_ends[NARROW_ROWS][NARROW_STAGE];
+  __local REAL stage_as[NARROW_ROWS][NARROW_STAGE];
+  __local volatile int founds[NARROW_ROWS], listings[NARROW_ROWS];
+  __local volatile int longest;  // the longest row of A the group's rows take
+  const int lane = (int)get_local_id(0), sub = lane / NARROW_LANES, sl = lane % NARROW_LANES;
+  __local volatile int* key = keys[sub];
+  __local uchar* place = places[sub];
+  __local REAL* sum = sums[sub];
+  __local int* listed = (__local int*)sum;  // as spgemm_hashed's
+  __local int* stage_begin = stage_begins[sub];
+  __local int* stage_end = stage_ends[sub];
+  __local REAL* stage_a = stage_as[sub];
+  __local volatile int* found = &founds[sub];
+  __local volatile int* listing = &listings[sub];
+  for (uint base = get_group_id(0) * NARROW_ROWS; base < rows; base += get_num_groups(0) * NARROW_ROWS) {
+    const uint i = base + (uint)sub;
+    const int here = i < rows;
+    const int a_begin = here ? a_row[i] : 0, a_end = here ? a_row[i + 1] : 0;
+    const int out = fill && here ? c_row[i] : 0, columns = fill && here ? c_row[i + 1] - out : 0;
+    const int take = here && columns <= NARROW_CAP;  // a sub-group's own, so no barrier under it
+    for (int s = sl; s < NARROW_SLOTS; s += NARROW_LANES) key[s] = -1;
+    if (sl == 0) *found = *listing = 0;
+    if (lane == 0) longest = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (take && sl == 0) atomic_max(&longest, a_end - a_begin);
+    if (take && fill == 2)
+      for (int r = sl; r < columns; r += NARROW_LANES) {
+        const int column = c_col[out + r];
+        hash_insert(key, found, column, NARROW_BITS);
+        place[hash_find((__local const int*)key, column, NARROW_BITS)] = (uchar)r;
+      }
+    if (take && fill != 2)
+      for (int k = a_begin + sl; k < a_end; k += NARROW_LANES) {
+        const int j = a_col[k], stop = b_row[j + 1];
+        for (int t = b_row[j]; t < stop && *found <= NARROW_CAP; ++t) hash_insert(key, found, b_col[t], NARROW_BITS);
+      }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (fill == 0 && here && sl == 0) c_row[i] = *found <= NARROW_CAP ? *found : -1;
+    if (fill == 1 && take)
+      for (int s = sl; s < NARROW_SLOTS; s += NARROW_LANES)
+        if (key[s] >= 0) listed[atomic_inc(listing)] = key[s];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (fill == 1 && take)
+      for (int e = sl; e < columns; e += NARROW_LANES) {
+        const int column = listed[e];
+        int rank = 0;
+        for (int r = 0; r < columns; ++r) rank += listed[r] < column;
+        place[hash_find((__local const int*)key, column, NARROW_BITS)] = (uchar)rank;
+        c_col[out + rank] = column;
+      }
+    barrier(CLK_LOCAL_MEM_FENCE);  // `listed` is read
+    if (take)
+      for (int r = sl; r < columns; r += NARROW_LANES) sum[r] = 0;
+    const int steps = fill ? longest : 0;  // counting stops here; read after a barrier: the group's
+    for (int k0 = 0; k0 < steps; k0 += NARROW_STAGE) {
+      const int staged = min(NARROW_STAGE, steps - k0);
+      barrier(CLK_LOCAL_MEM_FENCE);  // places and sums are set, or the last stage is used up
+      for (int s = sl; s < staged; s += NARROW_LANES) {
+        const int k = a_begin + k0 + s;
+        stage_begin[s] = stage_end[s] = 0;
+        stage_a[s] = 0;
+        if (take && k < a_end) {
+          const int j = a_col[k];
+          stage_begin[s] = b_row[j];
+          stage_end[s] = b_row[j + 1];
+          stage_a[s] = a_val[k];
+        }
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);
+      int t = stage_begin[0] + sl, next_col = -1;
+      REAL next_val = 0;
+      if (t < stage_end[0]) next_col = b_col[t], next_val = b_val[t];
+      for (int s = 0; s < staged; ++s) {
+        const int first_col = next_col;
+        const REAL first_val = next_val, a = stage_a[s];
+        if (s + 1 < staged) {
+          t = stage_begin[s + 1] + sl;
+          next_col = t < stage_end[s + 1] ? b_col[t] : -1;
+          next_val = t < stage_end[s + 1] ? b_val[t] : 0;
+        }
+        if (first_col >= 0) sum[place[hash_find((__local const int*)key, first_col, NARROW_BITS)]] += a * first_val;
+        for (t = stage_begin[s] + sl + NARROW_LANES; t < stage_end[s]; t += NARROW_LANES)
+          sum[place[hash_find((__local const int*)key, b_col[t], NARROW_BITS)]] += a * b_val[t];
+        barrier(CLK_LOCAL_MEM_FENCE);  // the next row of B may add to the same places
+      }
+    }
+    if (take)
+      for (int r = sl; r < columns; r += NARROW_LANES) c_val[out + r] = sum[r];
+    barrier(CLK_LOCAL_MEM_FENCE);  // before the next rows clear their tables
   }
 }
 

@@ -1,6 +1,7 @@
 #include "clcg/solver/multigrid/sparse_product.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -14,9 +15,12 @@ namespace clcg::solver {
 namespace {
 
 // What kernels/sparse_product.cl's products are built for: rows of A up to short_row entries
-// merge in private memory; longer ones take a group of hash_group work-items and a hash table
-// for up to hash_cap columns of C a row; rows of C beyond that merge through global scratch.
+// merge in private memory; longer ones take a sub-group and a hash table for up to narrow_cap
+// columns of C (narrow_rows rows a group), or a group of hash_group work-items and a table for
+// up to hash_cap; rows of C beyond that merge through global scratch.
 constexpr std::int32_t short_row = 8;
+constexpr std::int32_t narrow_cap = 96;
+constexpr std::size_t narrow_rows = 4;
 constexpr std::int32_t hash_cap = 384;
 constexpr std::size_t hash_group = 32;
 constexpr std::size_t hash_groups_per_unit = 256;
@@ -31,6 +35,12 @@ cl_uint scan_per_item(std::size_t n) {
 }
 // Up to this many counts a work-item, one group scans them all in one launch (scan_single_tile).
 constexpr std::size_t single_tile_per = 32;
+
+// C's longest row for run_multiply's choice of kernels; where it is not known (0 with entries),
+// long enough for all of them.
+std::int32_t longest_row(const DeviceCsrMatrix& c) {
+  return c.max_row_length() > 0 || c.nnz() == 0 ? c.max_row_length() : std::numeric_limits<std::int32_t>::max();
+}
 
 // std::invalid_argument naming `what` where A B is not defined.
 void require_product(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, const char* what) {
@@ -54,6 +64,7 @@ SparseProducts::SparseProducts(const cl::Env& env, ElementType type) : env_(env)
   spgemm_ = env.kernel("sparse_product.cl", "spgemm_rows", options);
   spgemm_short_ = env.kernel("sparse_product.cl", "spgemm_short_rows", options);
   spgemm_hashed_ = env.kernel("sparse_product.cl", "spgemm_hashed", options);
+  spgemm_narrow_ = env.kernel("sparse_product.cl", "spgemm_narrow", options);
   column_counts_ = env.kernel("sparse_product.cl", "column_counts", options);
   transpose_place_ = env.kernel("sparse_product.cl", "transpose_place", options);
   transpose_gather_ = env.kernel("sparse_product.cl", "transpose_gather", options);
@@ -94,40 +105,57 @@ DeviceCsrMatrix SparseProducts::allocate(::cl::Buffer counts, std::int32_t rows,
                          totals.largest);
 }
 
-void SparseProducts::run_multiply(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, const ::cl::Buffer& c_row,
+bool SparseProducts::run_multiply(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, const ::cl::Buffer& c_row,
                                   const ::cl::Buffer& c_col, const ::cl::Buffer& c_val, Pass pass,
-                                  const std::string& label, bool merge_long_rows) {
+                                  const std::string& label, std::int32_t longest) {
   const std::size_t rows = std::size_t(a.rows());
   const std::string name = label + (pass == Pass::count ? " (count)" : pass == Pass::fill ? " (fill)" : " (values)");
   const cl_int fill = cl_int(pass);
   if (a.nnz() == 0 || (a.max_row_length() > 0 && a.max_row_length() <= short_row)) {
     kernels_.run(spgemm_short_, "spgemm_short_rows " + name, rows, a.row_ptr(), a.col_idx(), a.values(), b.row_ptr(),
                  b.col_idx(), b.values(), c_row, c_col, c_val, fill);
-    return;
+    return false;
   }
-  const std::size_t groups = std::min(rows, hash_groups_per_unit * env_.info().compute_units);
-  kernels_.run_groups(spgemm_hashed_, "spgemm_hashed " + name, groups, hash_group, rows, a.row_ptr(), a.col_idx(),
-                      a.values(), b.row_ptr(), b.col_idx(), b.values(), c_row, c_col, c_val, fill);
-  if (!merge_long_rows) return;
+  const std::size_t most_groups = hash_groups_per_unit * env_.info().compute_units;
+  if (pass != Pass::count || longest == 0)
+    kernels_.run_groups(spgemm_narrow_, "spgemm_narrow " + name,
+                        std::min((rows + narrow_rows - 1) / narrow_rows, most_groups), hash_group, rows, a.row_ptr(),
+                        a.col_idx(), a.values(), b.row_ptr(), b.col_idx(), b.values(), c_row, c_col, c_val, fill);
+  if (longest <= narrow_cap) return true;
+  kernels_.run_groups(spgemm_hashed_, "spgemm_hashed " + name, std::min(rows, most_groups), hash_group, rows,
+                      a.row_ptr(), a.col_idx(), a.values(), b.row_ptr(), b.col_idx(), b.values(), c_row, c_col, c_val,
+                      fill, cl_int(1));
+  if (longest <= hash_cap) return true;
   const std::size_t scratch = std::size_t(a.nnz());
   ::cl::Buffer cursor = make_index_buffer(env_, scratch), end = make_index_buffer(env_, scratch),
                head = make_index_buffer(env_, scratch);
   kernels_.run(spgemm_, "spgemm_rows " + name, rows, a.row_ptr(), a.col_idx(), a.values(), b.row_ptr(), b.col_idx(),
                b.values(), cursor, end, head, c_row, c_col, c_val, fill);
+  return true;
 }
 
 DeviceCsrMatrix SparseProducts::multiply(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, const std::string& label) {
   require_product(a, b, "multiply");
   const std::size_t rows = std::size_t(a.rows());
   ::cl::Buffer counts = make_index_buffer(env_, rows + 1), no_col = make_index_buffer(env_, 1),
-               no_val = make_vector(env_, type_, 1);
-  run_multiply(a, b, counts, no_col, no_val, Pass::count, label, false);
+               no_val = make_vector(env_, type_, 1), narrow_counts;
+  if (run_multiply(a, b, counts, no_col, no_val, Pass::count, label, 0)) {  // the scan overwrites the counts
+    narrow_counts = make_index_buffer(env_, rows);
+    copy_ints(counts, narrow_counts, rows);
+  }
   ScanTotals totals = exclusive_scan(counts, rows);
-  if (totals.smallest < 0) {  // rows marked -1, beyond the hash table: counted again, those by the merge
-    run_multiply(a, b, counts, no_col, no_val, Pass::count, label, true);
+  if (totals.smallest < 0) {  // rows marked -1, beyond the narrow table: counted again, the longest by the merge
+    copy_ints(narrow_counts, counts, rows);
+    run_multiply(a, b, counts, no_col, no_val, Pass::count, label, std::numeric_limits<std::int32_t>::max());
     totals = exclusive_scan(counts, rows);
   }
   return multiply_on(a, b, counts, totals.total, totals.largest, label);
+}
+
+void SparseProducts::copy_ints(const ::cl::Buffer& from, const ::cl::Buffer& to, std::size_t n) {
+  if (n == 0) return;
+  cl::checked("copying a product's row counts",
+              [&] { env_.queue().enqueueCopyBuffer(from, to, 0, 0, n * sizeof(std::int32_t)); });
 }
 
 DeviceCsrMatrix SparseProducts::multiply_on(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b,
@@ -136,7 +164,7 @@ DeviceCsrMatrix SparseProducts::multiply_on(const DeviceCsrMatrix& a, const Devi
   require_product(a, b, "multiply_on");
   DeviceCsrMatrix c(c_row, make_index_buffer(env_, std::size_t(nnz)), make_vector(env_, type_, std::size_t(nnz)),
                     a.rows(), b.cols(), nnz, type_, longest);
-  run_multiply(a, b, c.row_ptr(), c.col_idx(), c.values(), Pass::fill, label, c.max_row_length() > hash_cap);
+  run_multiply(a, b, c.row_ptr(), c.col_idx(), c.values(), Pass::fill, label, longest_row(c));
   return c;
 }
 
@@ -146,7 +174,7 @@ void SparseProducts::multiply_values(const DeviceCsrMatrix& a, const DeviceCsrMa
     throw std::invalid_argument("multiply_values: C is " + std::to_string(c.rows()) + " x " + std::to_string(c.cols()) +
                                 ", not the shape of A B (" + std::to_string(a.rows()) + " x " + std::to_string(a.cols()) +
                                 " times " + std::to_string(b.rows()) + " x " + std::to_string(b.cols()) + ")");
-  run_multiply(a, b, c.row_ptr(), c.col_idx(), c.values(), Pass::values, label, c.max_row_length() > hash_cap);
+  run_multiply(a, b, c.row_ptr(), c.col_idx(), c.values(), Pass::values, label, longest_row(c));
 }
 
 std::size_t SparseProducts::tile_groups(std::int32_t rows) const {

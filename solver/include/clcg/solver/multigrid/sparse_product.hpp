@@ -4,7 +4,8 @@
 // row pointers scanned, then filled; every value is summed in the order of A's row, so a
 // product gives the same bits on every run (and the host reference's multiply() to rounding).
 // Rows of A up to 8 entries merge in private memory, longer ones hash their columns in local
-// memory (sparse_product.cl says how). Outputs have sorted columns; B's rows must be sorted.
+// memory, four rows of C a group where they have at most 96 columns (sparse_product.cl says
+// how). Outputs have sorted columns; B's rows must be sorted.
 //
 //   SparseProducts products(env, ElementType::f64);
 //   DeviceCsrMatrix ap = products.multiply(a, p);
@@ -62,16 +63,20 @@ class SparseProducts {
   // A product's passes, as kernels/sparse_product.cl's `fill`: C's row counts; C's columns and
   // values; C's values where c_col already holds its columns.
   enum class Pass : cl_int { count = 0, fill = 1, values = 2 };
-  void run_multiply(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, const ::cl::Buffer& c_row,
+  // `longest`: C's longest row when filling; when counting, 0 on the first count (the narrow
+  // kernel, which marks the rows it cannot hold -1) and larger on a count of those again (the
+  // wide kernel, then the merge through global scratch). Whether the narrow kernel ran.
+  bool run_multiply(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, const ::cl::Buffer& c_row,
                     const ::cl::Buffer& c_col, const ::cl::Buffer& c_val, Pass pass, const std::string& label,
-                    bool merge_long_rows);  // rows of C beyond the hash table: through global scratch
+                    std::int32_t longest);
   std::size_t tile_groups(std::int32_t rows) const;  // groups for a transpose's tiles of rows
+  void copy_ints(const ::cl::Buffer& from, const ::cl::Buffer& to, std::size_t n);
 
   cl::Env env_;
   ElementType type_;
   RowKernels kernels_;
   ::cl::Buffer scan_totals_, scan_summary_;  // a scan's tile totals (then offsets); its total, largest and smallest count
-  ::cl::Kernel tile_totals_, tile_offsets_, scan_tiles_, single_tile_, spgemm_, spgemm_short_, spgemm_hashed_, column_counts_, transpose_place_,
+  ::cl::Kernel tile_totals_, tile_offsets_, scan_tiles_, single_tile_, spgemm_, spgemm_short_, spgemm_hashed_, spgemm_narrow_, column_counts_, transpose_place_,
       transpose_gather_, sort_rows_, sort_long_rows_;
 };
 
