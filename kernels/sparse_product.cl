@@ -302,6 +302,33 @@ inline int hash_find(__local const int* key, const int column, const int bits) {
 #define NARROW_CAP 96
 #define NARROW_STAGE 32
 
+// The values of a stage of A's row: for each of its rows of B in order, the `width` work-items
+// of C's row (this one is `at`) share the row out, each adding a_k b_kj into column j's place
+// (a row of B names a column once, so no two add into one place), with a barrier between rows
+// of B: every place sums in A's order. The next row's first entries are loaded before this
+// one's are added, to hide the load. Every work-item of the group calls it.
+inline void add_stage(const int staged, const int at, const int width, const int bits,
+                      __local const int* stage_begin, __local const int* stage_end, __local const REAL* stage_a,
+                      __global const int* b_col, __global const REAL* b_val, __local const int* key,
+                      __local const ushort* place, __local REAL* sum) {
+  int t = stage_begin[0] + at, next_col = -1;
+  REAL next_val = 0;
+  if (t < stage_end[0]) next_col = b_col[t], next_val = b_val[t];
+  for (int s = 0; s < staged; ++s) {
+    const int first_col = next_col;
+    const REAL first_val = next_val, a = stage_a[s];
+    if (s + 1 < staged) {
+      t = stage_begin[s + 1] + at;
+      next_col = t < stage_end[s + 1] ? b_col[t] : -1;
+      next_val = t < stage_end[s + 1] ? b_val[t] : 0;
+    }
+    if (first_col >= 0) sum[place[hash_find(key, first_col, bits)]] += a * first_val;
+    for (t = stage_begin[s] + at + width; t < stage_end[s]; t += width)
+      sum[place[hash_find(key, b_col[t], bits)]] += a * b_val[t];
+    barrier(CLK_LOCAL_MEM_FENCE);  // the next row of B may add to the same places
+  }
+}
+
 // One group of HASH_GROUP work-items a row of C, in up to three phases.
 // 1. Columns (fill 0 and 1): the rows of B that A's row names are shared out one per
 //    work-item, and each puts its row's columns in a hash table in local memory (integer
@@ -381,22 +408,7 @@ void spgemm_hashed(const uint rows, __global const int* a_row, __global const in
         stage_a[s] = a_val[k0 + s];
       }
       barrier(CLK_LOCAL_MEM_FENCE);
-      int t = stage_begin[0] + lane, next_col = -1;
-      REAL next_val = 0;
-      if (t < stage_end[0]) next_col = b_col[t], next_val = b_val[t];
-      for (int s = 0; s < staged; ++s) {
-        const int first_col = next_col;
-        const REAL first_val = next_val, a = stage_a[s];
-        if (s + 1 < staged) {
-          t = stage_begin[s + 1] + lane;
-          next_col = t < stage_end[s + 1] ? b_col[t] : -1;
-          next_val = t < stage_end[s + 1] ? b_val[t] : 0;
-        }
-        if (first_col >= 0) sum[place[hash_find(key, first_col, HASH_BITS)]] += a * first_val;
-        for (t = stage_begin[s] + lane + HASH_GROUP; t < stage_end[s]; t += HASH_GROUP)
-          sum[place[hash_find(key, b_col[t], HASH_BITS)]] += a * b_val[t];
-        barrier(CLK_LOCAL_MEM_FENCE);  // the next row of B may add to the same places
-      }
+      add_stage(staged, lane, HASH_GROUP, HASH_BITS, stage_begin, stage_end, stage_a, b_col, b_val, key, place, sum);
     }
     for (int r = lane; r < columns; r += HASH_GROUP) c_val[out + r] = sum[r];
     barrier(CLK_LOCAL_MEM_FENCE);  // before the next row clears the table
@@ -415,7 +427,7 @@ void spgemm_narrow(const uint rows, __global const int* a_row, __global const in
                    __global const REAL* b_val, __global int* c_row, __global int* c_col, __global REAL* c_val,
                    const int fill) {
   __local int keys[NARROW_ROWS][NARROW_SLOTS];
-  __local uchar places[NARROW_ROWS][NARROW_SLOTS];
+  __local ushort places[NARROW_ROWS][NARROW_SLOTS];
   __local REAL sums[NARROW_ROWS][NARROW_CAP];
   __local int stage_begins[NARROW_ROWS][NARROW_STAGE], stage_ends[NARROW_ROWS][NARROW_STAGE];
   __local REAL stage_as[NARROW_ROWS][NARROW_STAGE];
@@ -423,7 +435,7 @@ void spgemm_narrow(const uint rows, __global const int* a_row, __global const in
   __local volatile int longest;  // the longest row of A the group's rows take
   const int lane = (int)get_local_id(0), sub = lane / NARROW_LANES, sl = lane % NARROW_LANES;
   __local volatile int* key = keys[sub];
-  __local uchar* place = places[sub];
+  __local ushort* place = places[sub];
   __local REAL* sum = sums[sub];
   __local int* listed = (__local int*)sum;  // as spgemm_hashed's
   __local int* stage_begin = stage_begins[sub];
@@ -446,7 +458,7 @@ void spgemm_narrow(const uint rows, __global const int* a_row, __global const in
       for (int r = sl; r < columns; r += NARROW_LANES) {
         const int column = c_col[out + r];
         hash_insert(key, found, column, NARROW_BITS);
-        place[hash_find((__local const int*)key, column, NARROW_BITS)] = (uchar)r;
+        place[hash_find((__local const int*)key, column, NARROW_BITS)] = (ushort)r;
       }
     if (take && fill != 2)
       for (int k = a_begin + sl; k < a_end; k += NARROW_LANES) {
@@ -464,7 +476,7 @@ void spgemm_narrow(const uint rows, __global const int* a_row, __global const in
         const int column = listed[e];
         int rank = 0;
         for (int r = 0; r < columns; ++r) rank += listed[r] < column;
-        place[hash_find((__local const int*)key, column, NARROW_BITS)] = (uchar)rank;
+        place[hash_find((__local const int*)key, column, NARROW_BITS)] = (ushort)rank;
         c_col[out + rank] = column;
       }
     barrier(CLK_LOCAL_MEM_FENCE);  // `listed` is read
@@ -486,22 +498,8 @@ void spgemm_narrow(const uint rows, __global const int* a_row, __global const in
         }
       }
       barrier(CLK_LOCAL_MEM_FENCE);
-      int t = stage_begin[0] + sl, next_col = -1;
-      REAL next_val = 0;
-      if (t < stage_end[0]) next_col = b_col[t], next_val = b_val[t];
-      for (int s = 0; s < staged; ++s) {
-        const int first_col = next_col;
-        const REAL first_val = next_val, a = stage_a[s];
-        if (s + 1 < staged) {
-          t = stage_begin[s + 1] + sl;
-          next_col = t < stage_end[s + 1] ? b_col[t] : -1;
-          next_val = t < stage_end[s + 1] ? b_val[t] : 0;
-        }
-        if (first_col >= 0) sum[place[hash_find((__local const int*)key, first_col, NARROW_BITS)]] += a * first_val;
-        for (t = stage_begin[s] + sl + NARROW_LANES; t < stage_end[s]; t += NARROW_LANES)
-          sum[place[hash_find((__local const int*)key, b_col[t], NARROW_BITS)]] += a * b_val[t];
-        barrier(CLK_LOCAL_MEM_FENCE);  // the next row of B may add to the same places
-      }
+      add_stage(staged, sl, NARROW_LANES, NARROW_BITS, stage_begin, stage_end, stage_a, b_col, b_val,
+                (__local const int*)key, place, sum);
     }
     if (take)
       for (int r = sl; r < columns; r += NARROW_LANES) c_val[out + r] = sum[r];
