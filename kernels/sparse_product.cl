@@ -302,6 +302,44 @@ inline int hash_find(__local const int* key, const int column, const int bits) {
 #define NARROW_CAP 96
 #define NARROW_STAGE 32
 
+// The phases both hashed kernels share, for C's row (out: its first place in c_col), by the
+// `width` work-items of the row (this one is `at`) on a table of 2^bits slots.
+// Columns: those of the rows of B that A's row [a_begin, a_end) names, a row of B a work-item,
+// until more than `cap` are found.
+inline void hash_product_columns(const int a_begin, const int a_end, const int at, const int width, const int cap,
+                                 const int bits, __global const int* a_col, __global const int* b_row,
+                                 __global const int* b_col, __local volatile int* key, __local volatile int* found) {
+  for (int k = a_begin + at; k < a_end; k += width) {
+    const int j = a_col[k], stop = b_row[j + 1];
+    for (int t = b_row[j]; t < stop && *found <= cap; ++t) hash_insert(key, found, b_col[t], bits);
+  }
+}
+
+// Places of a known pattern (new values): c_col's columns, each at its index in the row.
+inline void hash_known_columns(const int out, const int columns, const int at, const int width, const int bits,
+                               __global const int* c_col, __local volatile int* key, __local volatile int* found,
+                               __local ushort* place) {
+  for (int r = at; r < columns; r += width) {
+    const int column = c_col[out + r];
+    hash_insert(key, found, column, bits);
+    place[hash_find((__local const int*)key, column, bits)] = (ushort)r;
+  }
+}
+
+// Places of the listed columns: each column's is the number of smaller ones; C's columns are
+// written sorted.
+inline void rank_listed_columns(const int out, const int columns, const int at, const int width, const int bits,
+                                __local const int* listed, __local const int* key, __local ushort* place,
+                                __global int* c_col) {
+  for (int e = at; e < columns; e += width) {
+    const int column = listed[e];
+    int rank = 0;
+    for (int r = 0; r < columns; ++r) rank += listed[r] < column;
+    place[hash_find(key, column, bits)] = (ushort)rank;
+    c_col[out + rank] = column;
+  }
+}
+
 // The values of a stage of A's row: for each of its rows of B in order, the `width` work-items
 // of C's row (this one is `at`) share the row out, each adding a_k b_kj into column j's place
 // (a row of B names a column once, so no two add into one place), with a barrier between rows
@@ -341,13 +379,14 @@ inline void add_stage(const int staged, const int at, const int width, const int
 //    column j's place, with a barrier between rows of B: every place sums in A's order. The
 //    next row of B's first entries are loaded before this one's are added, to hide the load.
 // A row of C with more than HASH_CAP columns is left to spgemm_rows: marked -1 when counting
-// (the scan of the counts finds it), skipped when filling. With narrow_done, so is a row
-// spgemm_narrow took: counted already (a count of 0 or more), or of at most NARROW_CAP columns.
+// (the scan of the counts finds it), skipped when filling. With skip_taken, so is a row an
+// earlier pass took: counted already (a count of 0 or more), or filled by spgemm_narrow (at most
+// NARROW_CAP columns).
 __kernel __attribute__((reqd_work_group_size(HASH_GROUP, 1, 1)))
 void spgemm_hashed(const uint rows, __global const int* a_row, __global const int* a_col,
                    __global const REAL* a_val, __global const int* b_row, __global const int* b_col,
                    __global const REAL* b_val, __global int* c_row, __global int* c_col, __global REAL* c_val,
-                   const int fill, const int narrow_done) {
+                   const int fill, const int skip_taken) {
   __local int key[HASH_SLOTS];         // a column, or -1
   __local ushort place[HASH_SLOTS];  // the place of the slot's column in C's row (< HASH_CAP)
   __local REAL sum[HASH_CAP];          // C's row, by place
@@ -363,38 +402,23 @@ void spgemm_hashed(const uint rows, __global const int* a_row, __global const in
   for (uint i = get_group_id(0); i < rows; i += get_num_groups(0)) {
     const int a_begin = a_row[i], a_end = a_row[i + 1];
     const int out = fill ? c_row[i] : 0, columns = fill ? c_row[i + 1] - out : 0;
-    if (columns > HASH_CAP || (narrow_done && (fill ? columns <= NARROW_CAP : c_row[i] >= 0)))
+    if (columns > HASH_CAP || (skip_taken && (fill ? columns <= NARROW_CAP : c_row[i] >= 0)))
       continue;  // the same for the whole group
     // (The barriers below are reached by every pass alike: PoCL wants no barrier under a branch.)
     for (int s = lane; s < HASH_SLOTS; s += HASH_GROUP) key[s] = -1;
     if (lane == 0) found = listing = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (fill == 2) {
-      for (int r = lane; r < columns; r += HASH_GROUP) {
-        const int column = c_col[out + r];
-        hash_insert(key, &found, column, HASH_BITS);
-        place[hash_find(key, column, HASH_BITS)] = (ushort)r;
-      }
-    } else {
-      for (int k = a_begin + lane; k < a_end; k += HASH_GROUP) {
-        const int j = a_col[k], stop = b_row[j + 1];
-        for (int t = b_row[j]; t < stop && found <= HASH_CAP; ++t) hash_insert(key, &found, b_col[t], HASH_BITS);
-      }
-    }
+    if (fill == 2)
+      hash_known_columns(out, columns, lane, HASH_GROUP, HASH_BITS, c_col, key, &found, place);
+    else
+      hash_product_columns(a_begin, a_end, lane, HASH_GROUP, HASH_CAP, HASH_BITS, a_col, b_row, b_col, key, &found);
     barrier(CLK_LOCAL_MEM_FENCE);
     if (fill == 0 && lane == 0) c_row[i] = found <= HASH_CAP ? found : -1;
     if (fill == 1)
       for (int s = lane; s < HASH_SLOTS; s += HASH_GROUP)
         if (key[s] >= 0) listed[atomic_inc(&listing)] = key[s];
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (fill == 1)
-      for (int e = lane; e < columns; e += HASH_GROUP) {
-        const int column = listed[e];
-        int rank = 0;
-        for (int r = 0; r < columns; ++r) rank += listed[r] < column;
-        place[hash_find(key, column, HASH_BITS)] = (ushort)rank;
-        c_col[out + rank] = column;
-      }
+    if (fill == 1) rank_listed_columns(out, columns, lane, HASH_GROUP, HASH_BITS, listed, key, place, c_col);
     barrier(CLK_LOCAL_MEM_FENCE);  // `listed` is read
     for (int r = lane; r < columns; r += HASH_GROUP) sum[r] = 0;
     const int values_end = fill ? a_end : a_begin;  // counting stops here
@@ -454,17 +478,9 @@ void spgemm_narrow(const uint rows, __global const int* a_row, __global const in
     if (lane == 0) longest = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     if (take && sl == 0) atomic_max(&longest, a_end - a_begin);
-    if (take && fill == 2)
-      for (int r = sl; r < columns; r += NARROW_LANES) {
-        const int column = c_col[out + r];
-        hash_insert(key, found, column, NARROW_BITS);
-        place[hash_find((__local const int*)key, column, NARROW_BITS)] = (ushort)r;
-      }
+    if (take && fill == 2) hash_known_columns(out, columns, sl, NARROW_LANES, NARROW_BITS, c_col, key, found, place);
     if (take && fill != 2)
-      for (int k = a_begin + sl; k < a_end; k += NARROW_LANES) {
-        const int j = a_col[k], stop = b_row[j + 1];
-        for (int t = b_row[j]; t < stop && *found <= NARROW_CAP; ++t) hash_insert(key, found, b_col[t], NARROW_BITS);
-      }
+      hash_product_columns(a_begin, a_end, sl, NARROW_LANES, NARROW_CAP, NARROW_BITS, a_col, b_row, b_col, key, found);
     barrier(CLK_LOCAL_MEM_FENCE);
     if (fill == 0 && here && sl == 0) c_row[i] = *found <= NARROW_CAP ? *found : -1;
     if (fill == 1 && take)
@@ -472,13 +488,7 @@ void spgemm_narrow(const uint rows, __global const int* a_row, __global const in
         if (key[s] >= 0) listed[atomic_inc(listing)] = key[s];
     barrier(CLK_LOCAL_MEM_FENCE);
     if (fill == 1 && take)
-      for (int e = sl; e < columns; e += NARROW_LANES) {
-        const int column = listed[e];
-        int rank = 0;
-        for (int r = 0; r < columns; ++r) rank += listed[r] < column;
-        place[hash_find((__local const int*)key, column, NARROW_BITS)] = (ushort)rank;
-        c_col[out + rank] = column;
-      }
+      rank_listed_columns(out, columns, sl, NARROW_LANES, NARROW_BITS, listed, (__local const int*)key, place, c_col);
     barrier(CLK_LOCAL_MEM_FENCE);  // `listed` is read
     if (take)
       for (int r = sl; r < columns; r += NARROW_LANES) sum[r] = 0;

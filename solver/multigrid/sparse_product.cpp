@@ -121,16 +121,15 @@ bool SparseProducts::run_multiply(const DeviceCsrMatrix& a, const DeviceCsrMatri
                  b.col_idx(), b.values(), c_row, c_col, c_val, fill);
     return false;
   }
-  const std::size_t most_groups = hash_groups_per_unit * env_.info().compute_units;
   const auto narrow = [&] {
-    kernels_.run_groups(spgemm_narrow_, "spgemm_narrow " + name,
-                        std::min((rows + narrow_rows - 1) / narrow_rows, most_groups), hash_group, rows, a.row_ptr(),
-                        a.col_idx(), a.values(), b.row_ptr(), b.col_idx(), b.values(), c_row, c_col, c_val, fill);
+    kernels_.run_groups(spgemm_narrow_, "spgemm_narrow " + name, hashed_groups((rows + narrow_rows - 1) / narrow_rows),
+                        hash_group, rows, a.row_ptr(), a.col_idx(), a.values(), b.row_ptr(), b.col_idx(), b.values(),
+                        c_row, c_col, c_val, fill);
   };
-  const auto wide = [&](bool narrow_done) {
-    kernels_.run_groups(spgemm_hashed_, "spgemm_hashed " + name, std::min(rows, most_groups), hash_group, rows,
-                        a.row_ptr(), a.col_idx(), a.values(), b.row_ptr(), b.col_idx(), b.values(), c_row, c_col,
-                        c_val, fill, cl_int(narrow_done));
+  const auto wide = [&](bool skip_taken) {
+    kernels_.run_groups(spgemm_hashed_, "spgemm_hashed " + name, hashed_groups(rows), hash_group, rows, a.row_ptr(),
+                        a.col_idx(), a.values(), b.row_ptr(), b.col_idx(), b.values(), c_row, c_col, c_val, fill,
+                        cl_int(skip_taken));
   };
   if (pass == Pass::count && longest == 0) {  // a first count: a row neither table holds is marked -1
     if (a.mean_row_length() * b.mean_row_length() <= narrow_count_products)
@@ -155,14 +154,14 @@ DeviceCsrMatrix SparseProducts::multiply(const DeviceCsrMatrix& a, const DeviceC
   require_product(a, b, "multiply");
   const std::size_t rows = std::size_t(a.rows());
   ::cl::Buffer counts = make_index_buffer(env_, rows + 1), no_col = make_index_buffer(env_, 1),
-               no_val = make_vector(env_, type_, 1), narrow_counts;
+               no_val = make_vector(env_, type_, 1), first_counts;
   if (run_multiply(a, b, counts, no_col, no_val, Pass::count, label, 0)) {  // the scan overwrites the counts
-    narrow_counts = make_index_buffer(env_, rows);
-    copy_ints(counts, narrow_counts, rows);
+    first_counts = make_index_buffer(env_, rows);
+    copy_ints(counts, first_counts, rows);
   }
   ScanTotals totals = exclusive_scan(counts, rows);
-  if (totals.smallest < 0) {  // rows marked -1, beyond the narrow table: counted again, the longest by the merge
-    copy_ints(narrow_counts, counts, rows);
+  if (totals.smallest < 0) {  // rows marked -1, beyond the counting table: those counted again
+    copy_ints(first_counts, counts, rows);
     run_multiply(a, b, counts, no_col, no_val, Pass::count, label, std::numeric_limits<std::int32_t>::max());
     totals = exclusive_scan(counts, rows);
   }
@@ -171,7 +170,7 @@ DeviceCsrMatrix SparseProducts::multiply(const DeviceCsrMatrix& a, const DeviceC
 
 void SparseProducts::copy_ints(const ::cl::Buffer& from, const ::cl::Buffer& to, std::size_t n) {
   if (n == 0) return;
-  cl::checked("copying a product's row counts",
+  cl::checked("copying row counts or pointers",
               [&] { env_.queue().enqueueCopyBuffer(from, to, 0, 0, n * sizeof(std::int32_t)); });
 }
 
@@ -194,6 +193,10 @@ void SparseProducts::multiply_values(const DeviceCsrMatrix& a, const DeviceCsrMa
   run_multiply(a, b, c.row_ptr(), c.col_idx(), c.values(), Pass::values, label, longest_row(c));
 }
 
+std::size_t SparseProducts::hashed_groups(std::size_t units) const {
+  return std::min(units, hash_groups_per_unit * env_.info().compute_units);
+}
+
 std::size_t SparseProducts::tile_groups(std::int32_t rows) const {
   return std::min((std::size_t(rows) + tile_rows - 1) / tile_rows, groups_per_unit * env_.info().compute_units);
 }
@@ -209,14 +212,12 @@ DeviceCsrMatrix SparseProducts::transpose(const DeviceCsrMatrix& m) {
                       m.row_ptr(), m.col_idx(), counts);
   DeviceCsrMatrix t = allocate(counts, m.cols(), m.rows());
   ::cl::Buffer next = make_index_buffer(env_, columns + 1);
-  cl::checked("copying row pointers", [&] {
-    env_.queue().enqueueCopyBuffer(t.row_ptr(), next, 0, 0, (columns + 1) * sizeof(std::int32_t));
-  });
+  copy_ints(t.row_ptr(), next, columns + 1);
   kernels_.run_groups(transpose_place_, "transpose_place", tile_groups(m.rows()), tile_rows, std::size_t(m.rows()),
                       m.row_ptr(), m.col_idx(), m.values(), next, t.col_idx(), t.values());
   const std::size_t rows = std::size_t(t.rows());
-  kernels_.run_groups(sort_rows_, "sort_rows", std::min(rows, hash_groups_per_unit * env_.info().compute_units),
-                      hash_group, rows, t.row_ptr(), t.col_idx(), t.values());
+  kernels_.run_groups(sort_rows_, "sort_rows", hashed_groups(rows), hash_group, rows, t.row_ptr(), t.col_idx(),
+                      t.values());
   if (t.max_row_length() > sort_cap || (t.max_row_length() == 0 && t.nnz() > 0))  // 0: not known
     kernels_.run(sort_long_rows_, "sort_long_rows", rows, t.row_ptr(), t.col_idx(), t.values());
   return t;
@@ -228,8 +229,8 @@ void SparseProducts::transpose_values(const DeviceCsrMatrix& m, DeviceCsrMatrix&
                                 " with " + std::to_string(t.nnz()) + " entries, not the transpose of M");
   const std::size_t rows = std::size_t(t.rows());
   if (rows == 0) return;
-  kernels_.run_groups(transpose_gather_, "transpose_gather", std::min(rows, hash_groups_per_unit * env_.info().compute_units),
-                      hash_group, rows, t.row_ptr(), t.col_idx(), t.values(), m.row_ptr(), m.col_idx(), m.values());
+  kernels_.run_groups(transpose_gather_, "transpose_gather", hashed_groups(rows), hash_group, rows, t.row_ptr(),
+                      t.col_idx(), t.values(), m.row_ptr(), m.col_idx(), m.values());
 }
 
 }  // namespace clcg::solver

@@ -63,13 +63,14 @@ class SparseProducts {
   // A product's passes, as kernels/sparse_product.cl's `fill`: C's row counts; C's columns and
   // values; C's values where c_col already holds its columns.
   enum class Pass : cl_int { count = 0, fill = 1, values = 2 };
-  // `longest`: C's longest row when filling; when counting, 0 on the first count (the narrow
-  // kernel, which marks the rows it cannot hold -1) and larger on a count of those again (the
-  // wide kernel, then the merge through global scratch). Whether the narrow kernel ran.
+  // `longest`: C's longest row when filling; when counting, 0 on the first count (a hashed
+  // kernel, which marks the rows its table cannot hold -1) and larger on a count of those again
+  // (the wide kernel, then the merge through global scratch). Whether a hashed kernel counted.
   bool run_multiply(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, const ::cl::Buffer& c_row,
                     const ::cl::Buffer& c_col, const ::cl::Buffer& c_val, Pass pass, const std::string& label,
                     std::int32_t longest);
-  std::size_t tile_groups(std::int32_t rows) const;  // groups for a transpose's tiles of rows
+  std::size_t hashed_groups(std::size_t units) const;  // groups for `units` rows (or sets of rows) a group
+  std::size_t tile_groups(std::int32_t rows) const;    // groups for a transpose's tiles of rows
   void copy_ints(const ::cl::Buffer& from, const ::cl::Buffer& to, std::size_t n);
 
   cl::Env env_;
