@@ -149,7 +149,11 @@ void scan_single_tile(const uint per, const uint n, __global int* counts, __glob
 // three kernels below computes the row, so all give the same sums (and the same bits on every
 // run). For `fill` 0 a kernel writes row i's count to c_row[i]; for `fill` 1, c_row holds C's row
 // pointers and the columns (sorted) and values are written; `fill` 2 is new values on a known
-// pattern: c_col holds C's columns too (the merges write the same ones again).
+// pattern: c_col holds C's columns too (the merges write the same ones again). The hashed
+// kernels also take a first product in two passes that find the columns once: `fill` 3 counts
+// as 0 and lists each row's columns, sorted, in c_listed (NARROW_CAP a row, rows of at most
+// NARROW_CAP columns); `fill` 4 then sums those rows' values as 2 does (spgemm_narrow), copying
+// their columns to c_col. The short-row merge and spgemm_rows know only 0 to 2.
 //
 // Rows of A with at most SHORT_ROW entries are merged by one work-item with its heads in registers
 // (spgemm_short_rows); longer ones with a hash table in local memory, by a sub-group of
@@ -315,28 +319,30 @@ inline void hash_product_columns(const int a_begin, const int a_end, const int a
   }
 }
 
-// Places of a known pattern (new values): c_col's columns, each at its index in the row.
-inline void hash_known_columns(const int out, const int columns, const int at, const int width, const int bits,
-                               __global const int* c_col, __local volatile int* key, __local volatile int* found,
-                               __local ushort* place) {
+// Places of a known pattern: the row's columns (`known`, sorted), each at its index in the row;
+// copied to `copy_to` where it is not null.
+inline void hash_known_columns(__global const int* known, __global int* copy_to, const int columns, const int at,
+                               const int width, const int bits, __local volatile int* key,
+                               __local volatile int* found, __local ushort* place) {
   for (int r = at; r < columns; r += width) {
-    const int column = c_col[out + r];
+    const int column = known[r];
+    if (copy_to) copy_to[r] = column;
     hash_insert(key, found, column, bits);
     place[hash_find((__local const int*)key, column, bits)] = (ushort)r;
   }
 }
 
-// Places of the listed columns: each column's is the number of smaller ones; C's columns are
-// written sorted.
-inline void rank_listed_columns(const int out, const int columns, const int at, const int width, const int bits,
+// Places of the listed columns: each column's is the number of smaller ones; the row's columns
+// are written sorted to row_cols.
+inline void rank_listed_columns(const int columns, const int at, const int width, const int bits,
                                 __local const int* listed, __local const int* key, __local ushort* place,
-                                __global int* c_col) {
+                                __global int* row_cols) {
   for (int e = at; e < columns; e += width) {
     const int column = listed[e];
     int rank = 0;
     for (int r = 0; r < columns; ++r) rank += listed[r] < column;
     place[hash_find(key, column, bits)] = (ushort)rank;
-    c_col[out + rank] = column;
+    row_cols[rank] = column;
   }
 }
 
@@ -381,12 +387,13 @@ inline void add_stage(const int staged, const int at, const int width, const int
 // A row of C with more than HASH_CAP columns is left to spgemm_rows: marked -1 when counting
 // (the scan of the counts finds it), skipped when filling. With skip_taken, so is a row an
 // earlier pass took: counted already (a count of 0 or more), or filled by spgemm_narrow (at most
-// NARROW_CAP columns).
+// NARROW_CAP columns). Counting with `fill` 3, a row of at most NARROW_CAP columns is listed in
+// c_listed (phase 2 writes there).
 __kernel __attribute__((reqd_work_group_size(HASH_GROUP, 1, 1)))
 void spgemm_hashed(const uint rows, __global const int* a_row, __global const int* a_col,
                    __global const REAL* a_val, __global const int* b_row, __global const int* b_col,
                    __global const REAL* b_val, __global int* c_row, __global int* c_col, __global REAL* c_val,
-                   const int fill, const int skip_taken) {
+                   const int fill, const int skip_taken, __global int* c_listed) {
   __local int key[HASH_SLOTS];         // a column, or -1
   __local ushort place[HASH_SLOTS];  // the place of the slot's column in C's row (< HASH_CAP)
   __local REAL sum[HASH_CAP];          // C's row, by place
@@ -398,30 +405,34 @@ void spgemm_hashed(const uint rows, __global const int* a_row, __global const in
   __local int stage_begin[HASH_STAGE], stage_end[HASH_STAGE];
   __local REAL stage_a[HASH_STAGE];
   __local volatile int found, listing;
-  const int lane = (int)get_local_id(0);
+  const int lane = (int)get_local_id(0), counting = fill == 0 || fill == 3;
   for (uint i = get_group_id(0); i < rows; i += get_num_groups(0)) {
     const int a_begin = a_row[i], a_end = a_row[i + 1];
-    const int out = fill ? c_row[i] : 0, columns = fill ? c_row[i + 1] - out : 0;
-    if (columns > HASH_CAP || (skip_taken && (fill ? columns <= NARROW_CAP : c_row[i] >= 0)))
+    const int out = counting ? 0 : c_row[i], columns = counting ? 0 : c_row[i + 1] - out;
+    if (columns > HASH_CAP || (skip_taken && (counting ? c_row[i] >= 0 : columns <= NARROW_CAP)))
       continue;  // the same for the whole group
     // (The barriers below are reached by every pass alike: PoCL wants no barrier under a branch.)
     for (int s = lane; s < HASH_SLOTS; s += HASH_GROUP) key[s] = -1;
     if (lane == 0) found = listing = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     if (fill == 2)
-      hash_known_columns(out, columns, lane, HASH_GROUP, HASH_BITS, c_col, key, &found, place);
+      hash_known_columns(c_col + out, 0, columns, lane, HASH_GROUP, HASH_BITS, key, &found, place);
     else
       hash_product_columns(a_begin, a_end, lane, HASH_GROUP, HASH_CAP, HASH_BITS, a_col, b_row, b_col, key, &found);
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (fill == 0 && lane == 0) c_row[i] = found <= HASH_CAP ? found : -1;
-    if (fill == 1)
+    const int found_here = found;  // (no work-item writes it again before the next row)
+    if (counting && lane == 0) c_row[i] = found_here <= HASH_CAP ? found_here : -1;
+    const int list = fill == 1 || (fill == 3 && found_here <= NARROW_CAP);
+    if (list)
       for (int s = lane; s < HASH_SLOTS; s += HASH_GROUP)
         if (key[s] >= 0) listed[atomic_inc(&listing)] = key[s];
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (fill == 1) rank_listed_columns(out, columns, lane, HASH_GROUP, HASH_BITS, listed, key, place, c_col);
+    if (list)
+      rank_listed_columns(found_here, lane, HASH_GROUP, HASH_BITS, listed, key, place,
+                          fill == 1 ? c_col + out : c_listed + (size_t)i * NARROW_CAP);
     barrier(CLK_LOCAL_MEM_FENCE);  // `listed` is read
     for (int r = lane; r < columns; r += HASH_GROUP) sum[r] = 0;
-    const int values_end = fill ? a_end : a_begin;  // counting stops here
+    const int values_end = counting ? a_begin : a_end;  // counting stops here
     for (int k0 = a_begin; k0 < values_end; k0 += HASH_STAGE) {
       const int staged = min(HASH_STAGE, a_end - k0);
       barrier(CLK_LOCAL_MEM_FENCE);  // places and sums are set, or the last stage is used up
@@ -449,7 +460,7 @@ __kernel __attribute__((reqd_work_group_size(HASH_GROUP, 1, 1)))
 void spgemm_narrow(const uint rows, __global const int* a_row, __global const int* a_col,
                    __global const REAL* a_val, __global const int* b_row, __global const int* b_col,
                    __global const REAL* b_val, __global int* c_row, __global int* c_col, __global REAL* c_val,
-                   const int fill) {
+                   const int fill, __global int* c_listed) {
   __local int keys[NARROW_ROWS][NARROW_SLOTS];
   __local ushort places[NARROW_ROWS][NARROW_SLOTS];
   __local REAL sums[NARROW_ROWS][NARROW_CAP];
@@ -467,32 +478,40 @@ void spgemm_narrow(const uint rows, __global const int* a_row, __global const in
   __local REAL* stage_a = stage_as[sub];
   __local volatile int* found = &founds[sub];
   __local volatile int* listing = &listings[sub];
+  const int counting = fill == 0 || fill == 3;
   for (uint base = get_group_id(0) * NARROW_ROWS; base < rows; base += get_num_groups(0) * NARROW_ROWS) {
     const uint i = base + (uint)sub;
     const int here = i < rows;
     const int a_begin = here ? a_row[i] : 0, a_end = here ? a_row[i + 1] : 0;
-    const int out = fill && here ? c_row[i] : 0, columns = fill && here ? c_row[i + 1] - out : 0;
+    const int out = !counting && here ? c_row[i] : 0, columns = !counting && here ? c_row[i + 1] - out : 0;
     const int take = here && columns <= NARROW_CAP;  // a sub-group's own, so no barrier under it
+    __global int* listed_row = c_listed + (size_t)(here ? i : 0) * NARROW_CAP;
     for (int s = sl; s < NARROW_SLOTS; s += NARROW_LANES) key[s] = -1;
     if (sl == 0) *found = *listing = 0;
     if (lane == 0) longest = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     if (take && sl == 0) atomic_max(&longest, a_end - a_begin);
-    if (take && fill == 2) hash_known_columns(out, columns, sl, NARROW_LANES, NARROW_BITS, c_col, key, found, place);
-    if (take && fill != 2)
+    if (take && fill == 2)
+      hash_known_columns(c_col + out, 0, columns, sl, NARROW_LANES, NARROW_BITS, key, found, place);
+    if (take && fill == 4)
+      hash_known_columns(listed_row, c_col + out, columns, sl, NARROW_LANES, NARROW_BITS, key, found, place);
+    if (take && fill != 2 && fill != 4)
       hash_product_columns(a_begin, a_end, sl, NARROW_LANES, NARROW_CAP, NARROW_BITS, a_col, b_row, b_col, key, found);
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (fill == 0 && here && sl == 0) c_row[i] = *found <= NARROW_CAP ? *found : -1;
-    if (fill == 1 && take)
+    const int found_here = *found;  // (no work-item writes it again before the next rows)
+    if (counting && here && sl == 0) c_row[i] = found_here <= NARROW_CAP ? found_here : -1;
+    const int list = take && (fill == 1 || (fill == 3 && found_here <= NARROW_CAP));
+    if (list)
       for (int s = sl; s < NARROW_SLOTS; s += NARROW_LANES)
         if (key[s] >= 0) listed[atomic_inc(listing)] = key[s];
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (fill == 1 && take)
-      rank_listed_columns(out, columns, sl, NARROW_LANES, NARROW_BITS, listed, (__local const int*)key, place, c_col);
+    if (list)
+      rank_listed_columns(found_here, sl, NARROW_LANES, NARROW_BITS, listed, (__local const int*)key, place,
+                          fill == 1 ? c_col + out : listed_row);
     barrier(CLK_LOCAL_MEM_FENCE);  // `listed` is read
     if (take)
       for (int r = sl; r < columns; r += NARROW_LANES) sum[r] = 0;
-    const int steps = fill ? longest : 0;  // counting stops here; read after a barrier: the group's
+    const int steps = counting ? 0 : longest;  // counting stops here; read after a barrier: the group's
     for (int k0 = 0; k0 < steps; k0 += NARROW_STAGE) {
       const int staged = min(NARROW_STAGE, steps - k0);
       barrier(CLK_LOCAL_MEM_FENCE);  // places and sums are set, or the last stage is used up

@@ -27,6 +27,9 @@ constexpr std::size_t narrow_rows = 4;
 // A P below it, ~130, 2.6 against 2.9; 2D's R (A P), 70-200, 0.61 against 0.74).
 constexpr double narrow_count_products = 256;
 constexpr std::int32_t hash_cap = 384;
+// A first product's listed columns (narrow_cap ints a row of C) take at most this share of the
+// largest allocation (a quarter of the memory on NVIDIA's GPUs).
+constexpr std::uint64_t listed_share = 2;
 constexpr std::size_t hash_group = 32;
 constexpr std::size_t hash_groups_per_unit = 256;
 constexpr std::int32_t sort_cap = 512;  // rows of a transpose up to this long are sorted by a group
@@ -110,35 +113,40 @@ DeviceCsrMatrix SparseProducts::allocate(::cl::Buffer counts, std::int32_t rows,
                          totals.largest);
 }
 
+bool SparseProducts::merges_in_registers(const DeviceCsrMatrix& a) {
+  return a.nnz() == 0 || (a.max_row_length() > 0 && a.max_row_length() <= short_row);
+}
+
 bool SparseProducts::run_multiply(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, const ::cl::Buffer& c_row,
                                   const ::cl::Buffer& c_col, const ::cl::Buffer& c_val, Pass pass,
-                                  const std::string& label, std::int32_t longest) {
+                                  const std::string& label, std::int32_t longest, const ::cl::Buffer& c_listed) {
   const std::size_t rows = std::size_t(a.rows());
-  const std::string name = label + (pass == Pass::count ? " (count)" : pass == Pass::fill ? " (fill)" : " (values)");
-  const cl_int fill = cl_int(pass);
-  if (a.nnz() == 0 || (a.max_row_length() > 0 && a.max_row_length() <= short_row)) {
+  const bool counting = pass == Pass::count || pass == Pass::count_and_list;
+  const std::string name = label + (counting ? " (count)" : pass == Pass::values ? " (values)" : " (fill)");
+  if (merges_in_registers(a)) {
     kernels_.run(spgemm_short_, "spgemm_short_rows " + name, rows, a.row_ptr(), a.col_idx(), a.values(), b.row_ptr(),
-                 b.col_idx(), b.values(), c_row, c_col, c_val, fill);
+                 b.col_idx(), b.values(), c_row, c_col, c_val, cl_int(counting ? Pass::count : pass));
     return false;
   }
   const auto narrow = [&] {
     kernels_.run_groups(spgemm_narrow_, "spgemm_narrow " + name, hashed_groups((rows + narrow_rows - 1) / narrow_rows),
                         hash_group, rows, a.row_ptr(), a.col_idx(), a.values(), b.row_ptr(), b.col_idx(), b.values(),
-                        c_row, c_col, c_val, fill);
+                        c_row, c_col, c_val, cl_int(pass), c_listed);
   };
+  // The wide kernel's rows have more than narrow_cap columns: none are listed to fill from.
   const auto wide = [&](bool skip_taken) {
     kernels_.run_groups(spgemm_hashed_, "spgemm_hashed " + name, hashed_groups(rows), hash_group, rows, a.row_ptr(),
-                        a.col_idx(), a.values(), b.row_ptr(), b.col_idx(), b.values(), c_row, c_col, c_val, fill,
-                        cl_int(skip_taken));
+                        a.col_idx(), a.values(), b.row_ptr(), b.col_idx(), b.values(), c_row, c_col, c_val,
+                        cl_int(pass == Pass::fill_listed ? Pass::fill : pass), cl_int(skip_taken), c_listed);
   };
-  if (pass == Pass::count && longest == 0) {  // a first count: a row neither table holds is marked -1
+  if (counting && longest == 0) {  // a first count: a row neither table holds is marked -1
     if (a.mean_row_length() * b.mean_row_length() <= narrow_count_products)
       narrow();
     else
       wide(false);
     return true;
   }
-  if (pass != Pass::count) narrow();
+  if (!counting) narrow();
   if (longest <= narrow_cap) return true;
   wide(true);
   if (longest <= hash_cap) return true;
@@ -146,7 +154,8 @@ bool SparseProducts::run_multiply(const DeviceCsrMatrix& a, const DeviceCsrMatri
   ::cl::Buffer cursor = make_index_buffer(env_, scratch), end = make_index_buffer(env_, scratch),
                head = make_index_buffer(env_, scratch);
   kernels_.run(spgemm_, "spgemm_rows " + name, rows, a.row_ptr(), a.col_idx(), a.values(), b.row_ptr(), b.col_idx(),
-               b.values(), cursor, end, head, c_row, c_col, c_val, fill);
+               b.values(), cursor, end, head, c_row, c_col, c_val,
+               cl_int(counting ? Pass::count : pass == Pass::fill_listed ? Pass::fill : pass));
   return true;
 }
 
@@ -155,17 +164,28 @@ DeviceCsrMatrix SparseProducts::multiply(const DeviceCsrMatrix& a, const DeviceC
   const std::size_t rows = std::size_t(a.rows());
   ::cl::Buffer counts = make_index_buffer(env_, rows + 1), no_col = make_index_buffer(env_, 1),
                no_val = make_vector(env_, type_, 1), first_counts;
-  if (run_multiply(a, b, counts, no_col, no_val, Pass::count, label, 0)) {  // the scan overwrites the counts
-    first_counts = make_index_buffer(env_, rows);
+  // The hashed kernels list the columns they count (rows up to narrow_cap), so the fill only
+  // sums; where the list would not fit one allocation, the fill hashes them again.
+  const std::size_t listed_bytes = rows * std::size_t(narrow_cap) * sizeof(std::int32_t);
+  const bool listing = !merges_in_registers(a) && listed_bytes > 0 &&
+                       listed_bytes <= env_.info().max_allocation_bytes / listed_share;
+  const ::cl::Buffer listed = listing ? make_index_buffer(env_, rows * std::size_t(narrow_cap)) : no_col;
+  if (run_multiply(a, b, counts, no_col, no_val, listing ? Pass::count_and_list : Pass::count, label, 0, listed)) {
+    first_counts = make_index_buffer(env_, rows);  // the scan overwrites the counts
     copy_ints(counts, first_counts, rows);
   }
   ScanTotals totals = exclusive_scan(counts, rows);
   if (totals.smallest < 0) {  // rows marked -1, beyond the counting table: those counted again
     copy_ints(first_counts, counts, rows);
-    run_multiply(a, b, counts, no_col, no_val, Pass::count, label, std::numeric_limits<std::int32_t>::max());
+    run_multiply(a, b, counts, no_col, no_val, Pass::count, label, std::numeric_limits<std::int32_t>::max(), no_col);
     totals = exclusive_scan(counts, rows);
   }
-  return multiply_on(a, b, counts, totals.total, totals.largest, label);
+  if (!listing) return multiply_on(a, b, counts, totals.total, totals.largest, label);
+  DeviceCsrMatrix c(counts, make_index_buffer(env_, std::size_t(totals.total)),
+                    make_vector(env_, type_, std::size_t(totals.total)), a.rows(), b.cols(), totals.total, type_,
+                    totals.largest);
+  run_multiply(a, b, c.row_ptr(), c.col_idx(), c.values(), Pass::fill_listed, label, longest_row(c), listed);
+  return c;
 }
 
 void SparseProducts::copy_ints(const ::cl::Buffer& from, const ::cl::Buffer& to, std::size_t n) {
@@ -180,7 +200,7 @@ DeviceCsrMatrix SparseProducts::multiply_on(const DeviceCsrMatrix& a, const Devi
   require_product(a, b, "multiply_on");
   DeviceCsrMatrix c(c_row, make_index_buffer(env_, std::size_t(nnz)), make_vector(env_, type_, std::size_t(nnz)),
                     a.rows(), b.cols(), nnz, type_, longest);
-  run_multiply(a, b, c.row_ptr(), c.col_idx(), c.values(), Pass::fill, label, longest_row(c));
+  run_multiply(a, b, c.row_ptr(), c.col_idx(), c.values(), Pass::fill, label, longest_row(c), c.col_idx());
   return c;
 }
 
@@ -190,7 +210,7 @@ void SparseProducts::multiply_values(const DeviceCsrMatrix& a, const DeviceCsrMa
     throw std::invalid_argument("multiply_values: C is " + std::to_string(c.rows()) + " x " + std::to_string(c.cols()) +
                                 ", not the shape of A B (" + std::to_string(a.rows()) + " x " + std::to_string(a.cols()) +
                                 " times " + std::to_string(b.rows()) + " x " + std::to_string(b.cols()) + ")");
-  run_multiply(a, b, c.row_ptr(), c.col_idx(), c.values(), Pass::values, label, longest_row(c));
+  run_multiply(a, b, c.row_ptr(), c.col_idx(), c.values(), Pass::values, label, longest_row(c), c.col_idx());
 }
 
 std::size_t SparseProducts::hashed_groups(std::size_t units) const {

@@ -103,7 +103,9 @@ TEST(DeviceScan, GivesTheExclusivePrefixSumTotalAndLargestCount) {
 
 // Every path of the product: rows of A up to 8 entries (merged in registers; 301 x 300 with 8 a
 // row fills all 8), longer ones (hashed in local memory), and rows of C beyond the hash table's 384 columns (merged through
-// global scratch): the case 45 x 700 x 900 has rows of ~500 columns. Transposes: rows sorted by
+// global scratch): the case 45 x 700 x 900 has rows of ~500 columns. Rows of ~300 products are
+// counted by the wide kernel, which lists the columns of rows up to 96 for the fill: all of them
+// (203 x 40 x 60) or those on one side of 96 columns (150 x 300 x 110, ~100 a row). Transposes: rows sorted by
 // a group, and (1500 x 4: ~1100 a row) by one work-item; 300 x 5000 names ~2000 columns a tile of
 // 256 rows, more than the tile's table holds (the rest counted and placed through global atomics).
 TEST(DeviceSparseProduct, MultiplyAndTransposeEqualTheHostReference) {
@@ -113,6 +115,7 @@ TEST(DeviceSparseProduct, MultiplyAndTransposeEqualTheHostReference) {
   for (ElementType type : clcg::test::device_types())
     for (const Shape& s : {Shape{0, 0, 0, 9, 5}, Shape{1, 1, 1, 9, 5}, Shape{157, 93, 71, 9, 5},
                            Shape{301, 300, 129, 9, 5}, Shape{301, 300, 129, 8, 5}, Shape{131, 90, 200, 25, 6}, Shape{45, 700, 900, 60, 12},
+                           Shape{203, 40, 60, 30, 10}, Shape{150, 300, 110, 30, 9},
                            Shape{1500, 4, 3, 3, 2}, Shape{300, 5000, 40, 8, 2}}) {
       const std::string what = std::to_string(s.m) + "x" + std::to_string(s.k) + " * " + std::to_string(s.k) + "x" +
                                std::to_string(s.n) + (type == ElementType::f64 ? " double" : " float");
@@ -125,6 +128,12 @@ TEST(DeviceSparseProduct, MultiplyAndTransposeEqualTheHostReference) {
         int longest = 0;
         for (int i = 0; i < c.rows; ++i) longest = std::max(longest, c.row_ptr[i + 1] - c.row_ptr[i]);
         EXPECT_GT(longest, 384) << "the case must reach the merge through global scratch";
+      }
+      if (s.n == 110) {
+        int listed = 0, beyond = 0;
+        for (int i = 0; i < c.rows; ++i) (c.row_ptr[i + 1] - c.row_ptr[i] <= 96 ? listed : beyond) += 1;
+        EXPECT_GT(listed, 0) << "the case must have rows of C the count lists";
+        EXPECT_GT(beyond, 0) << "and rows it does not";
       }
       const DeviceCsrMatrix dc = products.multiply(da, db);
       expect_same(download(test_env(), dc), c, type, what + ": A B");
