@@ -18,7 +18,8 @@ Env::Env(::cl::Context context, ::cl::Device device, ::cl::CommandQueue queue,
       device_(std::move(device)),
       queue_(std::move(queue)),
       info_(std::move(info)),
-      cache_(std::move(cache)) {}
+      cache_(std::move(cache)),
+      pool_(std::make_shared<BufferPool>()) {}
 
 Env Env::create(const DeviceSelector& selector, bool profiling) {
   const std::vector<DeviceEntry> devices = list_devices();
@@ -48,6 +49,10 @@ Env Env::with_queue(::cl::CommandQueue queue) const { return Env(context_, devic
   ::cl::Program built = program(source_name, options);
   return checked("creating kernel " + std::string(kernel_name) + " from " + std::string(source_name),
                  [&] { return ::cl::Kernel(built, kernel_name); });
+}
+
+::cl::Buffer Env::buffer(cl_mem_flags flags, std::size_t bytes, const std::string& what) const {
+  return checked(what + " on " + info_->name, [&] { return pool_->take(context_, flags, bytes); });
 }
 
 }  // namespace clcg::cl

@@ -75,9 +75,8 @@ DeviceStrength DeviceCoarsening::filter(const DeviceCsrMatrix& a, double theta) 
   const std::size_t n = std::size_t(a.rows());
   ::cl::Buffer diag = make_vector(env_, type_, n);
   kernels_.run(row_diagonal_, "row_diagonal", n, a.row_ptr(), a.col_idx(), a.values(), cl_int(0), diag);
-  ::cl::Buffer strong = cl::checked("allocating the strong connections", [&] {
-    return ::cl::Buffer(env_.context(), CL_MEM_READ_WRITE, std::max<std::size_t>(1, std::size_t(a.nnz())));
-  });
+  ::cl::Buffer strong =
+      env_.buffer(CL_MEM_READ_WRITE, std::max<std::size_t>(1, std::size_t(a.nnz())), "allocating the strong connections");
   run_rows(strength_mask_, "strength_mask", a, a.row_ptr(), a.col_idx(), a.values(), diag, Real{theta * theta},
            strong);
   return refilter(a, strong);
@@ -113,9 +112,7 @@ DeviceAggregates DeviceCoarsening::aggregate(const DeviceCsrMatrix& f) {
   DeviceAggregates result;
   result.rows = f.rows();
   const auto bytes = [&](std::size_t per_row) {
-    return cl::checked("allocating the independent set's state", [&] {
-      return ::cl::Buffer(env_.context(), CL_MEM_READ_WRITE, std::max<std::size_t>(1, n) * per_row);
-    });
+    return env_.buffer(CL_MEM_READ_WRITE, std::max<std::size_t>(1, n) * per_row, "allocating the independent set's state");
   };
   ::cl::Buffer state = make_index_buffer(env_, n), key = bytes(sizeof(cl_ulong)), most = bytes(sizeof(cl_ulong)),
                near = bytes(1);

@@ -10,15 +10,13 @@
 namespace clcg::solver {
 
 ::cl::Buffer make_vector(const cl::Env& env, ElementType type, std::size_t n, cl_mem_flags flags) {
-  const std::size_t bytes = std::max<std::size_t>(1, n) * reduction::element_size(type);
-  return cl::checked("allocating a vector of " + std::to_string(n) + " elements on " + env.info().name,
-                     [&] { return ::cl::Buffer(env.context(), flags, bytes); });
+  return env.buffer(flags, std::max<std::size_t>(1, n) * reduction::element_size(type),
+                    "allocating a vector of " + std::to_string(n) + " elements");
 }
 
 ::cl::Buffer make_index_buffer(const cl::Env& env, std::size_t n) {
-  return cl::checked("allocating " + std::to_string(n) + " indices on " + env.info().name, [&] {
-    return ::cl::Buffer(env.context(), CL_MEM_READ_WRITE, std::max<std::size_t>(1, n) * sizeof(std::int32_t));
-  });
+  return env.buffer(CL_MEM_READ_WRITE, std::max<std::size_t>(1, n) * sizeof(std::int32_t),
+                    "allocating " + std::to_string(n) + " indices");
 }
 
 std::size_t floor_power_of_two(std::size_t v) {

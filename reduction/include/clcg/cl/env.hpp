@@ -1,10 +1,12 @@
 #pragma once
 // The OpenCL runtime clcg works in: the caller's context, device and queue (or ones clcg
-// creates), the device facts, and a program cache. Copies share the cache.
+// creates), the device facts, a program cache and a buffer pool for the queue. Copies share
+// the cache, and the pool too where they share the queue.
 #include <memory>
 #include <string>
 #include <string_view>
 
+#include "clcg/cl/buffer_pool.hpp"
 #include "clcg/cl/device.hpp"
 #include "clcg/cl/opencl.hpp"
 #include "clcg/cl/program_cache.hpp"
@@ -39,6 +41,11 @@ class Env {
   ::cl::Kernel kernel(std::string_view source_name, const char* kernel_name,
                       const std::string& options = {}) const;
 
+  // A device buffer of `bytes` bytes (buffer_pool.hpp: from the pool while a Scope is open).
+  // `what` names it in the error where allocating fails.
+  ::cl::Buffer buffer(cl_mem_flags flags, std::size_t bytes, const std::string& what) const;
+  BufferPool& buffer_pool() const noexcept { return *pool_; }
+
  private:
   Env(::cl::Context context, ::cl::Device device, ::cl::CommandQueue queue,
       std::shared_ptr<const DeviceInfo> info, std::shared_ptr<ProgramCache> cache);
@@ -48,6 +55,7 @@ class Env {
   ::cl::CommandQueue queue_;
   std::shared_ptr<const DeviceInfo> info_;
   std::shared_ptr<ProgramCache> cache_;
+  std::shared_ptr<BufferPool> pool_;  // a new one with every queue
 };
 
 }  // namespace clcg::cl
