@@ -5,7 +5,9 @@
 // finished), builds the solver with --variant auto and solves b = A 1 to 1e-8 (timed); medians
 // of the repeats after a warm-up repeat that also builds every program. Each repeat then
 // refreshes the preconditioner for A's values (refresh_preconditioner: what new values on the
-// same pattern cost; AMG keeps its aggregates and patterns), timed the same way.
+// same pattern cost; AMG keeps its aggregates and patterns), timed the same way. The repeats
+// run on a queue without profiling (as cg-solve's); `kernels` comes from one more set-up on
+// env's queue, which must profile.
 // `options.precision` as the library takes it.
 #include <string>
 #include <utility>
