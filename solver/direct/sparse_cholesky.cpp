@@ -1,5 +1,6 @@
 #include "clcg/solver/direct/sparse_cholesky.hpp"
 
+#include <Eigen/Cholesky>
 #include <Eigen/SparseCholesky>
 
 #include <chrono>
@@ -30,7 +31,9 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 }  // namespace
 
 struct SparseCholesky::Impl {
-  Ldlt ldlt;
+  bool dense = false;
+  Ldlt ldlt;                                     // the sparse factor
+  Eigen::LLT<Eigen::MatrixXd, Eigen::Lower> llt;  // the dense one
   bool factorized = false;
 };
 
@@ -41,9 +44,10 @@ SparseCholesky::SparseCholesky(const CsrView& a) : impl_(std::make_unique<Impl>(
   const auto start = std::chrono::steady_clock::now();
   rows_ = std::size_t(a.rows);
   nnz_ = std::size_t(a.nnz());
-  impl_->ldlt.analyzePattern(as_columns(a));
-  for (Eigen::Index j = 0; j < impl_->ldlt.column_counts().size(); ++j) {
-    const double c = impl_->ldlt.column_counts()[j];
+  impl_->dense = rows_ > 0 && rows_ <= dense_up_to_rows && double(nnz_) >= dense_from_fill * double(rows_) * double(rows_);
+  if (!impl_->dense) impl_->ldlt.analyzePattern(as_columns(a));
+  for (std::size_t j = 0; j < rows_; ++j) {  // column j of L below the diagonal
+    const double c = impl_->dense ? double(rows_ - 1 - j) : impl_->ldlt.column_counts()[Eigen::Index(j)];
     estimate_.factor_nonzeros += std::size_t(c);
     estimate_.flops += (c + 1) * (c + 1);
   }
@@ -63,6 +67,18 @@ void SparseCholesky::factorize(const CsrView& a) {
                                 std::to_string(rows_) + " rows, " + std::to_string(nnz_) + " nonzeros)");
   const auto start = std::chrono::steady_clock::now();
   impl_->factorized = false;
+  if (impl_->dense) {
+    Eigen::MatrixXd lower = Eigen::MatrixXd::Zero(a.rows, a.rows);  // from the upper triangle, as the sparse factor
+    for (std::int32_t i = 0; i < a.rows; ++i)
+      for (std::int32_t k = a.row_ptr[std::size_t(i)]; k < a.row_ptr[std::size_t(i) + 1]; ++k)
+        if (a.col_idx[std::size_t(k)] >= i) lower(a.col_idx[std::size_t(k)], i) = a.values[std::size_t(k)];
+    impl_->llt.compute(lower);
+    if (impl_->llt.info() != Eigen::Success || !impl_->llt.matrixLLT().diagonal().allFinite())
+      throw NotPositiveDefinite("A is not positive definite: its dense Cholesky factorisation met a pivot <= 0");
+    impl_->factorized = true;
+    factorize_seconds_ = seconds_since(start);
+    return;
+  }
   impl_->ldlt.factorize(as_columns(a));
   if (rows_ > 0) {
     // Eigen stops at a zero pivot (D is then only partly computed); else every pivot must be > 0.
@@ -90,7 +106,10 @@ void SparseCholesky::solve(std::span<const double> b, std::span<double> x) const
   if (rows_ == 0) return;
   const Eigen::Map<const Eigen::VectorXd> bv(b.data(), Eigen::Index(rows_));
   Eigen::Map<Eigen::VectorXd> xv(x.data(), Eigen::Index(rows_));
-  xv = impl_->ldlt.solve(bv);  // solve() evaluates into a temporary: b and x may alias
+  if (impl_->dense)
+    xv = impl_->llt.solve(bv);
+  else
+    xv = impl_->ldlt.solve(bv);  // solve() evaluates into a temporary: b and x may alias
 }
 
 }  // namespace clcg::solver

@@ -75,20 +75,44 @@ TEST(SparseCholesky, NewValuesOnTheSamePatternReuseTheAnalysis) {
   EXPECT_THROW(f.factorize(other), std::invalid_argument);
 }
 
-TEST(SparseCholesky, NotPositiveDefiniteIsReportedWithThePivot) {
-  HostMatrix a = clcg::test::poisson(6, 5);
-  a.coeffRef(4, 4) = -1;  // indefinite
-  const HostCsr host = clcg::solver::to_host_csr(a);
-  SparseCholesky f(host);
-  try {
-    f.factorize(host);
-    FAIL() << "an indefinite matrix factored";
-  } catch (const clcg::solver::NotPositiveDefinite& e) {
-    EXPECT_NE(std::string(e.what()).find("not positive definite"), std::string::npos) << e.what();
+TEST(SparseCholesky, NotPositiveDefiniteIsReported) {
+  // 400 rows 1% full (the sparse factor, which names the pivot), 30 rows 16% full (the dense one).
+  for (const auto& [a0, words] : {std::pair{clcg::test::poisson(20, 20), "pivot -"},
+                                  std::pair{clcg::test::poisson(6, 5), "dense Cholesky"}}) {
+    HostMatrix a = a0;
+    a.coeffRef(4, 4) = -1;  // indefinite
+    const HostCsr host = clcg::solver::to_host_csr(a);
+    SparseCholesky f(host);
+    try {
+      f.factorize(host);
+      ADD_FAILURE() << "an indefinite matrix factored";
+    } catch (const clcg::solver::NotPositiveDefinite& e) {
+      EXPECT_NE(std::string(e.what()).find("not positive definite"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+    EXPECT_FALSE(f.factorized());
+    const VectorXd b = VectorXd::Ones(a.rows());
+    EXPECT_THROW(factor_solve(f, b), std::logic_error);
   }
-  EXPECT_FALSE(f.factorized());
-  const VectorXd b = VectorXd::Ones(a.rows());
-  EXPECT_THROW(factor_solve(f, b), std::logic_error);
+}
+
+TEST(SparseCholesky, ASmallFullMatrixIsFactoredDense) {
+  // 151 rows with ~60 entries each (40% full, as AMG's coarsest operators): the dense factor,
+  // its estimate that of a full L; solves agree with Eigen's LLT; new values refactor.
+  const HostMatrix a = clcg::test::random_dd_spd(151, 30, 4);
+  HostCsr host = clcg::solver::to_host_csr(a);
+  ASSERT_GE(double(host.nnz()), clcg::solver::dense_from_fill * 151.0 * 151.0);
+  SparseCholesky f(host);
+  EXPECT_EQ(f.estimate().factor_nonzeros, std::size_t(151 * 150 / 2));
+  f.factorize(host);
+  const VectorXd b = random_vector(a.rows(), 3);
+  const VectorXd expected = Eigen::MatrixXd(a).llt().solve(b);
+  EXPECT_LE((factor_solve(f, b) - expected).norm(), 1e-12 * expected.norm());
+  for (double& v : host.values) v *= 2;
+  f.factorize(host);
+  EXPECT_LE((factor_solve(f, b) - expected / 2).norm(), 1e-12 * expected.norm());
+  host.values[0] = std::nan("");
+  EXPECT_THROW(f.factorize(host), clcg::solver::NotPositiveDefinite);
 }
 
 TEST(SparseCholesky, EmptyAndOneByOne) {
