@@ -79,9 +79,12 @@ TEST(PreconditionerChoice, AmgOrChebyshevOnLargeProblemsOnAGpuJacobiOtherwise) {
   const auto gpu = device_info_of_type(CL_DEVICE_TYPE_GPU), cpu = device_info_of_type(CL_DEVICE_TYPE_CPU);
   const std::size_t m = clcg::solver::chebyshev_from_rows;
   EXPECT_EQ(clcg::solver::choose_preconditioner(gpu, m, 7 * m), Preconditioner::chebyshev);
-  EXPECT_EQ(clcg::solver::choose_preconditioner(gpu, 2'985'984, 20'777'472), Preconditioner::chebyshev);  // 3D 144^3
-  // AMG from amg_from_rows rows of at most amg_up_to_row_length nonzeros (2D meshes), and from
-  // amg_any_from_rows rows of any length (3D 160^3); 3D stencils below that keep Chebyshev.
+  EXPECT_EQ(clcg::solver::choose_preconditioner(gpu, 1'404'928, 9'759'232), Preconditioner::chebyshev);  // 3D 112^3
+  EXPECT_EQ(clcg::solver::choose_preconditioner(gpu, 108'900, 543'180), Preconditioner::chebyshev);  // 2D 330^2
+  // AMG from amg_from_rows rows of at most amg_up_to_row_length nonzeros (2D meshes: 362^2), and
+  // from amg_any_from_rows rows of any length (3D 128^3); 3D stencils below that keep Chebyshev.
+  EXPECT_EQ(clcg::solver::choose_preconditioner(gpu, 131'044, 653'764), Preconditioner::amg);  // 2D 362^2
+  EXPECT_EQ(clcg::solver::choose_preconditioner(gpu, 2'097'152, 14'581'760), Preconditioner::amg);  // 3D 128^3
   EXPECT_EQ(clcg::solver::choose_preconditioner(gpu, 4'096'000, 28'518'400), Preconditioner::amg);  // 3D 160^3
   EXPECT_EQ(clcg::solver::choose_preconditioner(gpu, 8'000'000, 55'760'000), Preconditioner::amg);  // 3D 200^3
   EXPECT_EQ(clcg::solver::choose_preconditioner(gpu, 16'777'216, 117'047'296), Preconditioner::amg);
@@ -119,7 +122,7 @@ TEST(PreconditionerChoice, AutoResolvesThePreconditionerFirstAndKeepsPipelinedDi
   clcg::solver::Settings settings;
   settings.preconditioner = Preconditioner::automatic;
   settings.variant = CgVariant::automatic;
-  const std::size_t large = 2'000'000;
+  const std::size_t large = 1'000'000;  // 3D: Chebyshev's
   auto resolved = clcg::solver::resolve_automatic(gpu, settings, large, 7 * large);
   EXPECT_EQ(resolved.preconditioner, Preconditioner::chebyshev);
   EXPECT_EQ(resolved.variant, clcg::solver::choose_cg_variant(gpu, large, 7 * large, settings.precision, Preconditioner::chebyshev));

@@ -67,14 +67,16 @@ inline constexpr std::size_t chebyshev_from_rows = 100'000;
 // AMG (set up on the device) from amg_from_rows rows where rows are short (at most
 // amg_up_to_row_length nonzeros on average: 2D meshes), where Chebyshev's steps grow fastest
 // with the grid (as the square root of the rows), and from amg_any_from_rows rows whatever their
-// length (3D: steps as the cube root). H100, float64, tol 1e-8, time to solution with set-up
-// (docs/PERFORMANCE.md, "AMG set up on the device"): 2D Poisson 1024^2 AMG 35 ms against
-// Chebyshev's 103, 2048^2 63 against 634; 3D Poisson 144^3 (3.0M rows) Chebyshev 61 against
-// AMG's 69, 160^3 (4.1M) AMG 77 against 87, 200^3 (8M) 131 against 196: the ratio falls as the
-// cube root of the rows and crosses 1 near 3.5M.
-inline constexpr std::size_t amg_from_rows = 1'000'000;
+// length (3D: steps as the cube root). H100, float64, tol 1e-8, cg-bench time to solution with
+// set-up, two runs on each of two machine instances (docs/PERFORMANCE.md, "AMG set up on the
+// device", seventh session): 2D Poisson 256^2 (65K rows) Chebyshev 8.1-14.2 ms against AMG's
+// 9.9-14.9, 362^2 (131K) AMG 9.2-17.5 against 12.7-21.2; 3D Poisson 112^3 (1.4M) Chebyshev
+// 25.9-27.7 against 23.8-32.2, 128^3 (2.1M) AMG 32.4-34.0 against 38.8-39.6 (with the dense
+// coarse factor; 43.8-45.6 against 42.1-42.9 before it, on the slower instance), 144^3 AMG
+// 43.0-56.9 against 57.6-60.7.
+inline constexpr std::size_t amg_from_rows = 120'000;
 inline constexpr double amg_up_to_row_length = 6.0;
-inline constexpr std::size_t amg_any_from_rows = 3'500'000;
+inline constexpr std::size_t amg_any_from_rows = 1'500'000;
 Preconditioner choose_preconditioner(const cl::DeviceInfo& device, std::size_t rows, std::size_t nnz);
 
 // The precision an unset PreconditionerOptions::precision stands for: float for Chebyshev,
