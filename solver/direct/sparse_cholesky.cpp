@@ -68,11 +68,7 @@ void SparseCholesky::factorize(const CsrView& a) {
   const auto start = std::chrono::steady_clock::now();
   impl_->factorized = false;
   if (impl_->dense) {
-    Eigen::MatrixXd lower = Eigen::MatrixXd::Zero(a.rows, a.rows);  // from the upper triangle, as the sparse factor
-    for (std::int32_t i = 0; i < a.rows; ++i)
-      for (std::int32_t k = a.row_ptr[std::size_t(i)]; k < a.row_ptr[std::size_t(i) + 1]; ++k)
-        if (a.col_idx[std::size_t(k)] >= i) lower(a.col_idx[std::size_t(k)], i) = a.values[std::size_t(k)];
-    impl_->llt.compute(lower);
+    impl_->llt.compute(Eigen::MatrixXd(as_columns(a)));  // its lower triangle: A's upper, as the sparse factor reads
     if (impl_->llt.info() != Eigen::Success || !impl_->llt.matrixLLT().diagonal().allFinite())
       throw NotPositiveDefinite("A is not positive definite: its dense Cholesky factorisation met a pivot <= 0");
     impl_->factorized = true;

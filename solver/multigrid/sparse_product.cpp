@@ -117,15 +117,19 @@ bool SparseProducts::merges_in_registers(const DeviceCsrMatrix& a) {
   return a.nnz() == 0 || (a.max_row_length() > 0 && a.max_row_length() <= short_row);
 }
 
+SparseProducts::Pass SparseProducts::unlisted(Pass pass) {
+  return pass == Pass::count_and_list ? Pass::count : pass == Pass::fill_listed ? Pass::fill : pass;
+}
+
 bool SparseProducts::run_multiply(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, const ::cl::Buffer& c_row,
                                   const ::cl::Buffer& c_col, const ::cl::Buffer& c_val, Pass pass,
                                   const std::string& label, std::int32_t longest, const ::cl::Buffer& c_listed) {
   const std::size_t rows = std::size_t(a.rows());
-  const bool counting = pass == Pass::count || pass == Pass::count_and_list;
+  const bool counting = unlisted(pass) == Pass::count;
   const std::string name = label + (counting ? " (count)" : pass == Pass::values ? " (values)" : " (fill)");
   if (merges_in_registers(a)) {
     kernels_.run(spgemm_short_, "spgemm_short_rows " + name, rows, a.row_ptr(), a.col_idx(), a.values(), b.row_ptr(),
-                 b.col_idx(), b.values(), c_row, c_col, c_val, cl_int(counting ? Pass::count : pass));
+                 b.col_idx(), b.values(), c_row, c_col, c_val, cl_int(unlisted(pass)));
     return false;
   }
   const auto narrow = [&] {
@@ -154,8 +158,7 @@ bool SparseProducts::run_multiply(const DeviceCsrMatrix& a, const DeviceCsrMatri
   ::cl::Buffer cursor = make_index_buffer(env_, scratch), end = make_index_buffer(env_, scratch),
                head = make_index_buffer(env_, scratch);
   kernels_.run(spgemm_, "spgemm_rows " + name, rows, a.row_ptr(), a.col_idx(), a.values(), b.row_ptr(), b.col_idx(),
-               b.values(), cursor, end, head, c_row, c_col, c_val,
-               cl_int(counting ? Pass::count : pass == Pass::fill_listed ? Pass::fill : pass));
+               b.values(), cursor, end, head, c_row, c_col, c_val, cl_int(unlisted(pass)));
   return true;
 }
 
@@ -180,12 +183,7 @@ DeviceCsrMatrix SparseProducts::multiply(const DeviceCsrMatrix& a, const DeviceC
     run_multiply(a, b, counts, no_col, no_val, Pass::count, label, std::numeric_limits<std::int32_t>::max(), no_col);
     totals = exclusive_scan(counts, rows);
   }
-  if (!listing) return multiply_on(a, b, counts, totals.total, totals.largest, label);
-  DeviceCsrMatrix c(counts, make_index_buffer(env_, std::size_t(totals.total)),
-                    make_vector(env_, type_, std::size_t(totals.total)), a.rows(), b.cols(), totals.total, type_,
-                    totals.largest);
-  run_multiply(a, b, c.row_ptr(), c.col_idx(), c.values(), Pass::fill_listed, label, longest_row(c), listed);
-  return c;
+  return filled(a, b, counts, totals.total, totals.largest, label, listing ? Pass::fill_listed : Pass::fill, listed);
 }
 
 void SparseProducts::copy_ints(const ::cl::Buffer& from, const ::cl::Buffer& to, std::size_t n) {
@@ -198,9 +196,15 @@ DeviceCsrMatrix SparseProducts::multiply_on(const DeviceCsrMatrix& a, const Devi
                                             const ::cl::Buffer& c_row, std::int32_t nnz, std::int32_t longest,
                                             const std::string& label) {
   require_product(a, b, "multiply_on");
+  return filled(a, b, c_row, nnz, longest, label, Pass::fill, c_row);
+}
+
+DeviceCsrMatrix SparseProducts::filled(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, const ::cl::Buffer& c_row,
+                                       std::int32_t nnz, std::int32_t longest, const std::string& label, Pass pass,
+                                       const ::cl::Buffer& c_listed) {
   DeviceCsrMatrix c(c_row, make_index_buffer(env_, std::size_t(nnz)), make_vector(env_, type_, std::size_t(nnz)),
                     a.rows(), b.cols(), nnz, type_, longest);
-  run_multiply(a, b, c.row_ptr(), c.col_idx(), c.values(), Pass::fill, label, longest_row(c), c.col_idx());
+  run_multiply(a, b, c.row_ptr(), c.col_idx(), c.values(), pass, label, longest_row(c), c_listed);
   return c;
 }
 

@@ -69,6 +69,8 @@ class SparseProducts {
   enum class Pass : cl_int { count = 0, fill = 1, values = 2, count_and_list = 3, fill_listed = 4 };
   // Whether A's rows are short enough for the merge in registers (no hashing, no listing).
   static bool merges_in_registers(const DeviceCsrMatrix& a);
+  // The pass for the kernels that list nothing (the short-row merge, the merge through scratch).
+  static Pass unlisted(Pass pass);
   // `longest`: C's longest row when filling; when counting, 0 on the first count (a hashed
   // kernel, which marks the rows its table cannot hold -1) and larger on a count of those again
   // (the wide kernel, then the merge through global scratch). c_listed: the listed columns for
@@ -76,6 +78,11 @@ class SparseProducts {
   bool run_multiply(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, const ::cl::Buffer& c_row,
                     const ::cl::Buffer& c_col, const ::cl::Buffer& c_val, Pass pass, const std::string& label,
                     std::int32_t longest, const ::cl::Buffer& c_listed);
+  // C of A B on row pointers c_row (nnz, longest row): allocated, then `pass` (fill or
+  // fill_listed with the columns c_listed holds).
+  DeviceCsrMatrix filled(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, const ::cl::Buffer& c_row,
+                         std::int32_t nnz, std::int32_t longest, const std::string& label, Pass pass,
+                         const ::cl::Buffer& c_listed);
   std::size_t hashed_groups(std::size_t units) const;  // groups for `units` rows (or sets of rows) a group
   std::size_t tile_groups(std::int32_t rows) const;    // groups for a transpose's tiles of rows
   void copy_ints(const ::cl::Buffer& from, const ::cl::Buffer& to, std::size_t n);
