@@ -186,6 +186,31 @@ TEST(Spectrum, DeviceLanczosIsTheHostLanczosAndARitzValue) {
     }
 }
 
+// D^-1 A with one eigenvalue (A diagonal: 1) or three (2x2 blocks [4 1; 1 4] and a last row
+// alone: 3/4, 5/4 and 1): the recurrence stops on the device after one or three steps, and the
+// estimate is the exact largest eigenvalue, whatever the steps asked for past those.
+TEST(Spectrum, TheRecurrenceStopsOnAnInvariantSubspace) {
+  for (ElementType type : clcg::test::device_types())
+    for (const auto& [blocks, lambda] : {std::pair{false, 1.0}, std::pair{true, 1.25}}) {
+      SCOPED_TRACE(std::string(blocks ? "2x2 blocks" : "diagonal") + (type == ElementType::f64 ? " double" : " float"));
+      const int n = 301;
+      std::vector<Eigen::Triplet<double>> entries;
+      for (int i = 0; i < n; ++i) entries.emplace_back(i, i, blocks ? 4.0 : 1.0 + i % 7);
+      if (blocks)
+        for (int i = 0; i + 1 < n; i += 2) entries.emplace_back(i, i + 1, 1.0), entries.emplace_back(i + 1, i, 1.0);
+      HostMatrix a(n, n);
+      a.setFromTriplets(entries.begin(), entries.end());
+      const DeviceCsrMatrix device(test_env(), clcg::solver::to_host_csr(a), type);
+      ::cl::Buffer inv_diag = clcg::solver::make_vector(test_env(), type, std::size_t(n));
+      clcg::solver::jacobi_inverse_diagonal(test_env(), device, inv_diag);
+      clcg::solver::Spmv spmv(test_env(), device);
+      clcg::solver::SpectrumEstimator spectrum(test_env(), type);
+      for (unsigned steps : {3u, 10u})
+        EXPECT_NEAR(spectrum.lambda_max(spmv, inv_diag, steps), lambda, (type == ElementType::f64 ? 1e-12 : 1e-5))
+            << steps << " steps";
+    }
+}
+
 TEST(Chebyshev, DeviceApplyIsTheHostPolynomialAndTheBoundsHoldTheSpectrum) {
   if (!clcg::test::device_has_fp64()) GTEST_FAIL() << "needs fp64";
   const HostMatrix a = clcg::test::random_dd_spd(777, 7, 3);

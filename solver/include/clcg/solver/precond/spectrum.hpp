@@ -2,24 +2,24 @@
 // The largest eigenvalue of D^-1 A (D = diag(A)), estimated on the device by Lanczos on the
 // symmetric D^-1/2 A D^-1/2 from a fixed pseudo-random start, run on the pencil (A, D) so that
 // no vector is scaled (kernels/lanczos.cl): a step is an SpMV that also writes the partials of
-// its two dot products (read back together and finished on the host in index order), then one
-// update pass; at the end, the largest eigenvalue of the small tridiagonal matrix on the host.
-// A Ritz value never exceeds lambda_max; callers scale it up by a safety factor.
+// its two dot products, one group that finishes them (in a fixed order) into the step's
+// coefficients on the device, then one update pass; the coefficients are read back once, and
+// the largest eigenvalue of the small tridiagonal matrix is found on the host. A Ritz value
+// never exceeds lambda_max; callers scale it up by a safety factor. Needs fp64 (the start and
+// the coefficients are double).
 #include <cstddef>
 #include <map>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "clcg/cl/cached_kernel.hpp"
 #include "clcg/cl/env.hpp"
-#include "clcg/cl/pinned_buffer.hpp"
 #include "clcg/solver/sparse/spmv.hpp"
 
 namespace clcg::solver {
 
 // For several estimates in a row (a multigrid set-up: one or two a level): the kernels, the
-// partials and pinned read-back memory, and the work vectors are made once (the vectors grow to
+// partials and coefficients, and the work vectors are made once (the vectors grow to
 // the largest matrix seen) rather than for each estimate (~1.3 ms each on an H100).
 class SpectrumEstimator {
  public:
@@ -32,19 +32,20 @@ class SpectrumEstimator {
  private:
   // Groups per compute unit of the product on a GPU (as the fused CG passes: few partials to read).
   static constexpr std::size_t product_groups_per_unit = 8;
+  // kernels/lanczos.cl's coefficients ahead of alpha and beta: steps kept, stopped, 4 weights.
+  static constexpr std::size_t coefficients_head = 6;
   const ::cl::Buffer& partials_for(std::size_t groups);  // room for two dots of `groups` partials
-  // The partials of the last product (u.Au, u.Du), finished on the host in index order.
-  std::pair<double, double> read_dots(std::size_t groups);
+  // The estimate from the coefficients of a run of `steps` steps (one read-back).
+  double ritz_value(unsigned steps);
 
   cl::Env env_;
   ElementType type_;
   std::string options_;
-  cl::CachedKernel start_, next_;
+  cl::CachedKernel start_, finish_, next_;
   std::map<std::string, cl::CachedKernel> products_;  // by row layout (lanczos_product_<layout>)
-  ::cl::Buffer partials_;
-  cl::PinnedBuffer host_;
-  std::size_t partial_groups_ = 0;  // what partials_ and host_ hold per dot
-  std::vector<double> widened_;     // the partials as doubles
+  ::cl::Buffer partials_, coefficients_;
+  std::size_t partial_groups_ = 0;        // what partials_ holds per dot
+  std::size_t coefficient_capacity_ = 0;  // doubles in coefficients_
   ::cl::Buffer u_, previous_, w_, z_;
   std::size_t capacity_ = 0;
 };
