@@ -179,11 +179,16 @@ bool AmgPreconditioner::update_values(const DeviceCsrMatrix& a) {
     const DeviceStrength strength = coarsening_->refilter(h.operators[l], h.strong[l]);
     filter_s += phase.seconds();
     phase.start();
-    Spmv filtered(env_, strength.filtered);
-    const double radius = filtered_radius(spectrum_, filtered, strength.inv_diag);
+    // Where A_f is A, the level's own SpMV takes the new values (its ELL copy refilled in place).
+    std::optional<Spmv> filtered;
+    if (strength.strong())
+      filtered.emplace(env_, strength.filtered);
+    else
+      levels_[l]->spmv->update_values(h.operators[l]);
+    Spmv& lanczos = filtered ? *filtered : *levels_[l]->spmv;
+    const double radius = filtered_radius(spectrum_, lanczos, strength.inv_diag);
     coarsening_->smoothed_prolongator_values(strength, h.tentative[l], prolongator_weight(radius), h.prolongators[l]);
     h.radius[l] = known_radius(h.operators[l].nnz(), strength.filtered.nnz(), radius);
-    h.spmv[l] = strength.strong() ? std::nullopt : std::optional<Spmv>(std::move(filtered));
     prolongator_s += phase.seconds();
     phase.start();
     products.transpose_values(h.prolongators[l], h.restrictions[l]);
@@ -203,12 +208,91 @@ bool AmgPreconditioner::update_values(const DeviceCsrMatrix& a) {
   h.phases = {{"filters on the kept strong connections (device)", filter_s},
               {"smoothed prolongators' values (device)", prolongator_s},
               {"Galerkin products' values (device)", galerkin_s}};
-  levels_.clear();
-  coarse_solve_.reset();
-  report_ = PreconditionerReport{};
-  build_levels(h);
+  update_levels(h);
   report_.kernels = coarsening_->take_kernel_times();
   return true;
+}
+
+// The levels of the same hierarchy on new values: their buffers, SpMV layouts and kernels kept
+// (making them again cost new values 8 ms of 41 at 256^3, 5 of 10 at 128^3: releases, allocations,
+// layouts); the diagonals, smoother bounds, ELL copies and the coarse factor made again, as
+// build_levels makes them, so the bits are a fresh set-up's.
+void AmgPreconditioner::update_levels(Hierarchy& h) {
+  PhaseClock phase(env_);
+  phase.start();
+  const std::size_t last = levels_.size() - 1;
+  std::unique_ptr<DevicePreconditioner> coarse = factor_coarsest(h);
+  const double coarse_s = phase.seconds();
+  if (bool(coarse) != bool(coarse_solve_)) {  // the coarsest level changes hands (factor <-> Chebyshev): anew
+    levels_.clear();
+    coarse_solve_.reset();
+    report_ = PreconditionerReport{};
+    build_levels(h);
+    return;
+  }
+  coarse_solve_ = std::move(coarse);
+  phase.start();
+  for (std::size_t l = 0; l <= last; ++l) {
+    Level& level = *levels_[l];
+    if (level.spmv) {
+      level.a = h.operators[l];
+      // Updated already where the update's Lanczos ran on it (A_f is A).
+      const bool updated = l < h.strong.size() && !h.strong[l]();
+      if (!updated) level.spmv->update_values(level.a);
+      level.layout.emplace(env_, *level.spmv);
+      jacobi_inverse_diagonal(env_, level.a, level.inv_diag);
+    }
+    if (l < last) {
+      level.p = h.prolongators[l];
+      level.r = h.restrictions[l];
+      level.spmv_p->update_values(level.p);
+      level.spmv_r->update_values(level.r);
+      level.layout_p.emplace(env_, *level.spmv_p);
+    }
+  }
+  const double kernels_s = phase.seconds();
+  phase.start();
+  for (std::size_t l = 0; l <= last; ++l) {
+    Level& level = *levels_[l];
+    if (level.smoother) {
+      const auto [lower, upper] = smoother_interval(h, l, *level.spmv, level.inv_diag);
+      level.smoother->update_values(*level.spmv, lower, upper);
+    }
+  }
+  const double smoother_s = phase.seconds();
+  env_.queue().finish();
+  spectrum_.release_vectors();
+  report_.phases = h.phases;
+  add_level_phases(kernels_s, smoother_s, coarse_s);
+}
+
+std::pair<double, double> AmgPreconditioner::smoother_interval(const Hierarchy& h, std::size_t l, Spmv& spmv,
+                                                               const ::cl::Buffer& inv_diag) {
+  const double known = l < h.radius.size() ? h.radius[l] : 0.0;
+  const double estimate = known > 0 ? known : spectrum_.lambda_max(spmv, inv_diag, lanczos_steps);
+  const double upper = 1.1 * (estimate > 0 ? estimate : 1.0);
+  const bool coarsest = l + 1 == h.operators.size();
+  return {upper / (coarsest ? 1000.0 : options_.smoother_lower_ratio), upper};
+}
+
+std::unique_ptr<DevicePreconditioner> AmgPreconditioner::factor_coarsest(Hierarchy& h) {
+  const DeviceCsrMatrix& a = h.operators.back();
+  if (a.rows() <= 0 || std::size_t(a.rows()) > coarse_factor_limit) return nullptr;
+  try {  // the exact coarse solve, factored on the host (A_c small: sparse LDL^T in a ms or less)
+    const HostCsr host = h.coarsest ? std::move(*h.coarsest) : download(env_, a);
+    h.coarsest.reset();
+    // New values keep A_c's pattern, so its ordering and symbolic analysis too.
+    if (!coarse_analysis_) coarse_analysis_ = std::make_shared<SparseCholesky>(host);
+    return std::make_unique<CholeskyPreconditioner>(env_, host, a.type(), coarse_analysis_);
+  } catch (const PreconditionerBreakdown&) {
+    return nullptr;  // not positive definite: a Chebyshev solve instead; CG reports A's breakdown itself
+  }
+}
+
+void AmgPreconditioner::add_level_phases(double kernels_s, double smoother_s, double coarse_s) {
+  report_.phases.emplace_back("levels' SpMV layouts and kernels", kernels_s);
+  report_.phases.emplace_back("smoother bounds (device Lanczos)", smoother_s);
+  report_.phases.emplace_back("coarse Cholesky factor (host)", coarse_s);
 }
 
 AmgPreconditioner::AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& a, const HostCsr& host,
@@ -271,16 +355,9 @@ void AmgPreconditioner::build_levels(Hierarchy& h) {
     auto level = std::make_unique<Level>();
     level->n = std::size_t(h.operators[l].rows());
     const bool coarsest = l + 1 == h.operators.size();
-    if (coarsest && level->n > 0 && level->n <= coarse_factor_limit) {
+    if (coarsest) {
       phase.start();
-      try {  // the exact coarse solve, factored on the host (A_c small: sparse LDL^T in a ms or less)
-        const HostCsr host = h.coarsest ? std::move(*h.coarsest) : download(env, h.operators[l]);
-        // New values keep A_c's pattern, so its ordering and symbolic analysis too.
-        if (!coarse_analysis_) coarse_analysis_ = std::make_shared<SparseCholesky>(host);
-        coarse_solve_ = std::make_unique<CholeskyPreconditioner>(env, host, type, coarse_analysis_);
-      } catch (const PreconditionerBreakdown&) {
-        // Not positive definite: a Chebyshev solve below; CG reports A's breakdown itself.
-      }
+      coarse_solve_ = factor_coarsest(h);
       coarse_s = phase.seconds();
     }
     phase.start();
@@ -312,11 +389,8 @@ void AmgPreconditioner::build_levels(Hierarchy& h) {
     kernels_s += phase.seconds();
     phase.start();
     if (level->n > 0 && (!coarsest || !coarse_solve_)) {
-      const double known = l < h.radius.size() ? h.radius[l] : 0.0;
-      const double estimate = known > 0 ? known : spectrum_.lambda_max(*level->spmv, level->inv_diag, lanczos_steps);
-      const double upper = 1.1 * (estimate > 0 ? estimate : 1.0);
-      const double ratio = coarsest ? 1000.0 : options.smoother_lower_ratio;
-      level->smoother.emplace(env, *level->spmv, level->inv_diag, upper / ratio, upper,
+      const auto [lower, upper] = smoother_interval(h, l, *level->spmv, level->inv_diag);
+      level->smoother.emplace(env, *level->spmv, level->inv_diag, lower, upper,
                               coarsest ? coarse_chebyshev_degree : options.smoother_degree);
     }
     smoother_s += phase.seconds();
@@ -349,9 +423,7 @@ void AmgPreconditioner::build_levels(Hierarchy& h) {
                      {"coarse_rows", double(last.n)},
                      {"hierarchy_bytes_over_a", a_bytes > 0 ? hierarchy_bytes / a_bytes : 0.0}};
   report_.phases = h.phases;
-  report_.phases.emplace_back("levels' SpMV layouts and kernels", kernels_s);
-  report_.phases.emplace_back("smoother bounds (device Lanczos)", smoother_s);
-  report_.phases.emplace_back("coarse Cholesky factor (host)", coarse_s);
+  add_level_phases(kernels_s, smoother_s, coarse_s);
 }
 
 void AmgPreconditioner::cycle(std::size_t l, const ::cl::Buffer& b, ::cl::Buffer& x) {

@@ -18,16 +18,28 @@ ChebyshevSmoother::ChebyshevSmoother(const cl::Env& env, const Spmv& spmv, const
       inv_diag_(inv_diag),
       d_(make_vector(env, spmv.matrix().type(), n_)),
       scratch_(make_vector(env, spmv.matrix().type(), n_)),
-      theta_(0.5 * (upper + lower)),
-      delta_(0.5 * (upper - lower)),
       degree_(degree) {
   if (degree == 0) throw std::invalid_argument("Chebyshev degree must be at least 1");
-  if (!(lower > 0) || !(upper > lower))
-    throw std::invalid_argument("Chebyshev interval must satisfy 0 < lower < upper, got [" + std::to_string(lower) +
-                                ", " + std::to_string(upper) + "]");
+  set_interval(lower, upper);
   const std::string options = layout_.build_options();
   step_ = cl::CachedKernel(env.kernel("chebyshev.cl", layout_.kernel_name("chebyshev_step").c_str(), options));
   start_ = cl::CachedKernel(env.kernel("chebyshev.cl", "chebyshev_start", options));
+}
+
+void ChebyshevSmoother::set_interval(double lower, double upper) {
+  if (!(lower > 0) || !(upper > lower))
+    throw std::invalid_argument("Chebyshev interval must satisfy 0 < lower < upper, got [" + std::to_string(lower) +
+                                ", " + std::to_string(upper) + "]");
+  theta_ = 0.5 * (upper + lower);
+  delta_ = 0.5 * (upper - lower);
+}
+
+void ChebyshevSmoother::update_values(const Spmv& spmv, double lower, double upper) {
+  if (std::size_t(spmv.matrix().rows()) != n_)
+    throw std::invalid_argument("ChebyshevSmoother::update_values: " + std::to_string(spmv.matrix().rows()) +
+                                " rows, the smoother's " + std::to_string(n_));
+  set_interval(lower, upper);
+  layout_ = RowLayout(env_, spmv);  // the same layout (the same pattern), on the matrix's buffers now
 }
 
 void ChebyshevSmoother::step(double c_d, double c_r, const ::cl::Buffer& b, const ::cl::Buffer& src, ::cl::Buffer& dst) {

@@ -82,16 +82,31 @@ void Spmv::build_ell(const std::string& options) {
                       "ELL copy of the matrix (" + std::to_string(bytes) + " bytes)");
   ell_col_ = make_index_buffer(env_, std::size_t(slots));
   ell_val_ = make_vector(env_, a_.type(), std::size_t(slots));
-  ::cl::Kernel convert = env_.kernel("spmv_ell.cl", "csr_to_ell", options);
-  convert.setArg(0, as_count(rows));
-  convert.setArg(1, static_cast<cl_uint>(ell_width_));
-  convert.setArg(2, a_.row_ptr());
-  convert.setArg(3, a_.col_idx());
-  convert.setArg(4, a_.values());
-  convert.setArg(5, ell_col_);
-  convert.setArg(6, ell_val_);
-  enqueue_grid_stride(env_, convert, "csr_to_ell", rows, std::min(spmv_group, kernel_max_group(env_, convert)),
-                  groups_per_unit * env_.info().compute_units);
+  convert_ = env_.kernel("spmv_ell.cl", "csr_to_ell", options);
+  fill_ell();
+}
+
+void Spmv::fill_ell() {
+  const std::size_t rows = std::size_t(a_.rows());
+  convert_.setArg(0, as_count(rows));
+  convert_.setArg(1, static_cast<cl_uint>(ell_width_));
+  convert_.setArg(2, a_.row_ptr());
+  convert_.setArg(3, a_.col_idx());
+  convert_.setArg(4, a_.values());
+  convert_.setArg(5, ell_col_);
+  convert_.setArg(6, ell_val_);
+  enqueue_grid_stride(env_, convert_, "csr_to_ell", rows, std::min(spmv_group, kernel_max_group(env_, convert_)),
+                      groups_per_unit * env_.info().compute_units);
+}
+
+void Spmv::update_values(const DeviceCsrMatrix& a) {
+  if (a.rows() != a_.rows() || a.cols() != a_.cols() || a.nnz() != a_.nnz() || a.type() != a_.type())
+    throw std::invalid_argument("Spmv::update_values: the matrix has " + std::to_string(a.rows()) + " x " +
+                                std::to_string(a.cols()) + " and " + std::to_string(a.nnz()) +
+                                " nonzeros (or another type), the SpMV's " + std::to_string(a_.rows()) + " x " +
+                                std::to_string(a_.cols()) + " and " + std::to_string(a_.nnz()));
+  a_ = a;
+  if (kernel_ == SpmvKernel::ell) fill_ell();
 }
 
 void Spmv::enqueue(const ::cl::Buffer& x, ::cl::Buffer& y) {

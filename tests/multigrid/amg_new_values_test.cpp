@@ -2,14 +2,15 @@
 // transposes equal fresh ones, and an AMG hierarchy brought to new values (it keeps the strong
 // connections, aggregates, P_tent and the products' patterns) gives the same bits as a set-up
 // from scratch on those values, whenever the strong connections are the same on every level
-// (strength 0: every nonzero is strong; D A D keeps the nonzeros while changing P, R and every
-// A_c). Float and double, n = 0 and 1, sizes off the group size.
+// (D A D keeps them, and the nonzeros, while changing P, R and every A_c). Float and double,
+// n = 0 and 1, sizes off the group size.
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "clcg/solver/krylov/preconditioner_factory.hpp"
@@ -71,17 +72,25 @@ TEST(DeviceSparseProduct, ValuesOnlyProductsAndTransposesEqualFreshOnes) {
 }
 
 TEST(AmgNewValues, AnUpdatedHierarchyGivesAFreshSetUpsBits) {
-  clcg::solver::AmgOptions options;
-  options.coarse_rows = 40;  // several levels on small grids
-  options.strength = 0;      // the same strong connections for any values without zeros
-  const std::vector<std::pair<std::string, clcg::solver::HostMatrix>> cases{
-      {"2D Poisson 37 x 29", clcg::test::poisson(37, 29)},
-      {"3D Poisson 9 x 8 x 7", clcg::test::poisson(9, 8, 7)},
-      {"1 x 1", clcg::test::poisson(1, 1)},
-      {"0 x 0", clcg::solver::HostMatrix(0, 0)}};
+  const double strong = clcg::solver::AmgOptions{}.strength;
+  // Strength 0 keeps every nonzero (A_f is A on every level: on meshes the default's coarse
+  // strong connections move with the values); the default drops the weak entries of a random
+  // diagonally dominant matrix (A_f is not A), which D A D keeps weak.
+  // One level of more rows than the coarse factor takes: a Chebyshev coarse solve.
+  const std::vector<std::tuple<std::string, clcg::solver::HostMatrix, double, std::size_t>> cases{
+      {"2D Poisson 37 x 29", clcg::test::poisson(37, 29), 0.0, 20},
+      {"3D Poisson 9 x 8 x 7", clcg::test::poisson(9, 8, 7), 0.0, 20},
+      {"random diagonally dominant 301, default strength", clcg::test::random_dd_spd(301, 9, 5), strong, 20},
+      {"2D Poisson 50 x 43, one level", clcg::test::poisson(50, 43), 0.0, 1},
+      {"1 x 1", clcg::test::poisson(1, 1), 0.0, 20},
+      {"0 x 0", clcg::solver::HostMatrix(0, 0), 0.0, 20}};
   for (ElementType type : clcg::test::device_types())
-    for (const auto& [name, a] : cases) {
+    for (const auto& [name, a, strength, levels] : cases) {
       SCOPED_TRACE(name + traced(type));
+      clcg::solver::AmgOptions options;
+      options.coarse_rows = 40;  // several levels on small grids
+      options.strength = strength;
+      options.max_levels = levels;
       const std::size_t n = std::size_t(a.rows());
       const DeviceCsrMatrix before(test_env(), csr(a), type);
       const DeviceCsrMatrix after(test_env(), csr(clcg::test::scaled_symmetrically(a, 9)), type);
@@ -95,6 +104,9 @@ TEST(AmgNewValues, AnUpdatedHierarchyGivesAFreshSetUpsBits) {
       if (n > 1) {
         EXPECT_NE(z, z_before) << "the new values changed nothing";
       }
+      // A second update, back to the first values: the first set-up's bits.
+      ASSERT_TRUE(updated.update_values(before));
+      EXPECT_EQ(applied(updated, type, n), z_before) << "the update back differs from the first set-up";
     }
 }
 

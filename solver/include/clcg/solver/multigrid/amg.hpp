@@ -11,6 +11,7 @@
 // aggregates, P_tent and the patterns of P, R and A_c: only the numbers are computed again.
 #include <cstddef>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "clcg/cl/cached_kernel.hpp"
@@ -47,6 +48,14 @@ class AmgPreconditioner : public DevicePreconditioner {
   struct Level;
   struct Hierarchy;
   void build_levels(Hierarchy& hierarchy);
+  void update_levels(Hierarchy& hierarchy);  // new values: the levels kept, their numbers made again
+  // The coarsest operator's factor (for the exact coarse solve), or null where it is too large
+  // or not positive definite.
+  std::unique_ptr<DevicePreconditioner> factor_coarsest(Hierarchy& hierarchy);
+  // The smoother's [lower, upper] on level l (a Lanczos estimate where the set-up has none).
+  std::pair<double, double> smoother_interval(const Hierarchy& hierarchy, std::size_t l, Spmv& spmv,
+                                              const ::cl::Buffer& inv_diag);
+  void add_level_phases(double kernels_s, double smoother_s, double coarse_s);
   void cycle(std::size_t level, const ::cl::Buffer& b, ::cl::Buffer& x);
 
   cl::Env env_;

@@ -27,17 +27,21 @@ class ChebyshevSmoother {
   // x += p(D^-1 A) D^-1 (b - A x); with zero_guess, x = p(D^-1 A) D^-1 b (x is only written).
   // b and x are different buffers of rows() elements.
   void apply(const ::cl::Buffer& b, ::cl::Buffer& x, bool zero_guess);
+  // New values of the matrix on the same pattern (`spmv` updated, inv_diag refilled in place):
+  // the interval again, the work vectors and kernels kept.
+  void update_values(const Spmv& spmv, double lower, double upper);
   unsigned degree() const noexcept { return degree_; }
 
  private:
   void step(double c_d, double c_r, const ::cl::Buffer& b, const ::cl::Buffer& src, ::cl::Buffer& dst);
+  void set_interval(double lower, double upper);
 
   cl::Env env_;
   RowLayout layout_;
   VectorOps ops_;
   std::size_t n_;
   ::cl::Buffer inv_diag_, d_, scratch_;
-  double theta_, delta_;
+  double theta_ = 0, delta_ = 0;
   unsigned degree_;
   cl::CachedKernel step_, start_;
 };

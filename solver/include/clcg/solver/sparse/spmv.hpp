@@ -47,6 +47,10 @@ class Spmv {
   Spmv(const cl::Env& env, const DeviceCsrMatrix& a, SpmvKernel kernel = SpmvKernel::automatic,
        unsigned vector_size = 0);
 
+  // `a`: this matrix's pattern with new values, in the same or other buffers (an ELL copy is
+  // refilled in place; a RowLayout made from this Spmv must be made again where the buffers
+  // changed). std::invalid_argument where the shape, nonzeros or type differ.
+  void update_values(const DeviceCsrMatrix& a);
   void enqueue(const ::cl::Buffer& x, ::cl::Buffer& y);  // y = A x (x: cols, y: rows elements)
   // r = b - A x in double (needs fp64; throws std::logic_error without it).
   void residual_f64(const ::cl::Buffer& x, const ::cl::Buffer& b, ::cl::Buffer& r);
@@ -67,11 +71,13 @@ class Spmv {
   unsigned vector_size_ = 1;
   std::size_t wg_ = 1;
   void build_ell(const std::string& options);
+  void fill_ell();  // the ELL copy from a_
 
   ::cl::Buffer ell_col_, ell_val_;
   unsigned ell_width_ = 0;
   ::cl::Kernel spmv_;
   ::cl::Kernel residual_;
+  ::cl::Kernel convert_;  // csr_to_ell
 };
 
 }  // namespace clcg::solver
