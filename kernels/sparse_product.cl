@@ -631,13 +631,18 @@ void transpose_place(const uint rows, __global const int* m_row, __global const 
 
 // New values of M on the pattern T = M^T was built from: each entry (r, i) of T takes M's
 // entry (i, r), found by a walk along M's row i (short in a prolongator; no order needed). A
-// gather, a group a row of T with its entries shared out: no atomics and no sort.
-__kernel __attribute__((reqd_work_group_size(HASH_GROUP, 1, 1)))
+// gather, a team of HASH_GROUP work-items a row of T with its entries shared out: no atomics and
+// no sort. The walk waits on three dependent loads, so a group holds GATHER_TEAMS teams: more
+// warps in flight than a group a row (the device's groups per unit cap those).
+#define GATHER_TEAMS 8
+__kernel __attribute__((reqd_work_group_size(HASH_GROUP * GATHER_TEAMS, 1, 1)))
 void transpose_gather(const uint rows, __global const int* t_row, __global const int* t_col,
                       __global REAL* t_val, __global const int* m_row, __global const int* m_col,
                       __global const REAL* m_val) {
-  for (uint r = get_group_id(0); r < rows; r += get_num_groups(0)) {
-    for (int e = t_row[r] + (int)get_local_id(0); e < t_row[r + 1]; e += HASH_GROUP) {
+  const int lane = (int)(get_local_id(0) % HASH_GROUP);
+  const uint teams = get_num_groups(0) * GATHER_TEAMS;
+  for (uint r = get_group_id(0) * GATHER_TEAMS + get_local_id(0) / HASH_GROUP; r < rows; r += teams) {
+    for (int e = t_row[r] + lane; e < t_row[r + 1]; e += HASH_GROUP) {
       const int i = t_col[e], end = m_row[i + 1];
       int k = m_row[i];
       while (k < end && m_col[k] != (int)r) ++k;

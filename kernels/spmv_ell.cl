@@ -3,14 +3,16 @@
 // work-items of a warp read consecutive addresses. Padding points at the row's own x with a
 // zero value: no branch in the loop, and that x is in cache anyway.
 
-// Builds the ELL arrays from CSR on the device (one work-item per row).
+// Builds the ELL arrays from CSR on the device (one work-item per row); without the columns,
+// the values only (new values on the same pattern: half the bytes).
 __kernel void csr_to_ell(const uint rows, const uint width, __global const int* row_ptr, __global const int* col_idx,
-                         __global const REAL* values, __global int* ell_col, __global REAL* ell_val) {
+                         __global const REAL* values, const int with_columns, __global int* ell_col,
+                         __global REAL* ell_val) {
   CLCG_FOR_EACH(uint, row, rows) {
     const int begin = row_ptr[row], length = row_ptr[row + 1] - begin;
     for (uint k = 0; k < width; ++k) {
       const bool stored = (int)k < length;
-      ell_col[(size_t)k * rows + row] = stored ? col_idx[begin + k] : (int)row;
+      if (with_columns) ell_col[(size_t)k * rows + row] = stored ? col_idx[begin + k] : (int)row;
       ell_val[(size_t)k * rows + row] = stored ? values[begin + k] : (REAL)0;
     }
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <future>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -219,19 +220,9 @@ bool AmgPreconditioner::update_values(const DeviceCsrMatrix& a) {
 // build_levels makes them, so the bits are a fresh set-up's.
 void AmgPreconditioner::update_levels(Hierarchy& h) {
   PhaseClock phase(env_);
+  std::future<CoarseFactor> coarse = factor_coarsest(h);  // on the host beside the device's work below
   phase.start();
   const std::size_t last = levels_.size() - 1;
-  std::unique_ptr<DevicePreconditioner> coarse = factor_coarsest(h);
-  const double coarse_s = phase.seconds();
-  if (bool(coarse) != bool(coarse_solve_)) {  // the coarsest level changes hands (factor <-> Chebyshev): anew
-    levels_.clear();
-    coarse_solve_.reset();
-    report_ = PreconditionerReport{};
-    build_levels(h);
-    return;
-  }
-  coarse_solve_ = std::move(coarse);
-  phase.start();
   for (std::size_t l = 0; l <= last; ++l) {
     Level& level = *levels_[l];
     if (level.spmv) {
@@ -260,6 +251,17 @@ void AmgPreconditioner::update_levels(Hierarchy& h) {
     }
   }
   const double smoother_s = phase.seconds();
+  phase.start();
+  std::unique_ptr<DevicePreconditioner> solve = take_factor(coarse);
+  const double coarse_s = phase.seconds();
+  if (bool(solve) != bool(coarse_solve_)) {  // the coarsest level changes hands (factor <-> Chebyshev): anew
+    levels_.clear();
+    coarse_solve_.reset();
+    report_ = PreconditionerReport{};
+    build_levels(h);
+    return;
+  }
+  coarse_solve_ = std::move(solve);
   env_.queue().finish();
   spectrum_.release_vectors();
   report_.phases = h.phases;
@@ -275,24 +277,39 @@ std::pair<double, double> AmgPreconditioner::smoother_interval(const Hierarchy& 
   return {upper / (coarsest ? 1000.0 : options_.smoother_lower_ratio), upper};
 }
 
-std::unique_ptr<DevicePreconditioner> AmgPreconditioner::factor_coarsest(Hierarchy& h) {
+std::future<AmgPreconditioner::CoarseFactor> AmgPreconditioner::factor_coarsest(Hierarchy& h) {
   const DeviceCsrMatrix& a = h.operators.back();
-  if (a.rows() <= 0 || std::size_t(a.rows()) > coarse_factor_limit) return nullptr;
-  try {  // the exact coarse solve, factored on the host (A_c small: sparse LDL^T in a ms or less)
-    const HostCsr host = h.coarsest ? std::move(*h.coarsest) : download(env_, a);
-    h.coarsest.reset();
-    // New values keep A_c's pattern, so its ordering and symbolic analysis too.
-    if (!coarse_analysis_) coarse_analysis_ = std::make_shared<SparseCholesky>(host);
-    return std::make_unique<CholeskyPreconditioner>(env_, host, a.type(), coarse_analysis_);
-  } catch (const PreconditionerBreakdown&) {
-    return nullptr;  // not positive definite: a Chebyshev solve instead; CG reports A's breakdown itself
+  if (a.rows() <= 0 || std::size_t(a.rows()) > coarse_factor_limit) {
+    std::promise<CoarseFactor> none;
+    none.set_value({coarse_analysis_, nullptr});
+    return none.get_future();
   }
+  HostCsr host = h.coarsest ? std::move(*h.coarsest) : download(env_, a);
+  h.coarsest.reset();
+  // Host work only (no OpenCL call), so it runs on a thread of its own while this one keeps the
+  // device busy: 1.5 ms at 128^3, as long as the levels' smoother estimates.
+  return std::async(std::launch::async, [env = env_, host = std::move(host), type = a.type(),
+                                         analysis = coarse_analysis_]() mutable -> CoarseFactor {
+    // New values keep A_c's pattern, so its ordering and symbolic analysis too.
+    if (!analysis) analysis = std::make_shared<SparseCholesky>(host);
+    try {  // the exact coarse solve (A_c small: sparse LDL^T, or dense, in a ms or two)
+      return {analysis, std::make_unique<CholeskyPreconditioner>(env, host, type, analysis)};
+    } catch (const PreconditionerBreakdown&) {
+      return {analysis, nullptr};  // not positive definite: a Chebyshev solve; CG reports A's breakdown itself
+    }
+  });
+}
+
+std::unique_ptr<DevicePreconditioner> AmgPreconditioner::take_factor(std::future<CoarseFactor>& factor) {
+  CoarseFactor made = factor.get();
+  coarse_analysis_ = std::move(made.analysis);
+  return std::move(made.solve);
 }
 
 void AmgPreconditioner::add_level_phases(double kernels_s, double smoother_s, double coarse_s) {
   report_.phases.emplace_back("levels' SpMV layouts and kernels", kernels_s);
   report_.phases.emplace_back("smoother bounds (device Lanczos)", smoother_s);
-  report_.phases.emplace_back("coarse Cholesky factor (host)", coarse_s);
+  report_.phases.emplace_back("coarse Cholesky factor (host, waited for)", coarse_s);
 }
 
 AmgPreconditioner::AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& a, const HostCsr& host,
@@ -351,13 +368,14 @@ void AmgPreconditioner::build_levels(Hierarchy& h) {
   const ElementType type = h.operators.front().type();
   double kernels_s = 0, smoother_s = 0, coarse_s = 0;
   PhaseClock phase(env);
+  std::future<CoarseFactor> coarse = factor_coarsest(h);  // on the host beside the levels' device work
   for (std::size_t l = 0; l < h.operators.size(); ++l) {
     auto level = std::make_unique<Level>();
     level->n = std::size_t(h.operators[l].rows());
     const bool coarsest = l + 1 == h.operators.size();
     if (coarsest) {
       phase.start();
-      coarse_solve_ = factor_coarsest(h);
+      coarse_solve_ = take_factor(coarse);
       coarse_s = phase.seconds();
     }
     phase.start();

@@ -32,6 +32,7 @@ constexpr std::int32_t hash_cap = 384;
 constexpr std::uint64_t listed_share = 2;
 constexpr std::size_t hash_group = 32;
 constexpr std::size_t hash_groups_per_unit = 256;
+constexpr std::size_t gather_teams = 8;  // kernels/sparse_product.cl's GATHER_TEAMS: rows of a transpose a gather group
 constexpr std::int32_t sort_cap = 512;  // rows of a transpose up to this long are sorted by a group
 constexpr std::size_t tile_rows = 256;  // kernels/sparse_product.cl's TILE_ROWS: a transpose's rows a group
 
@@ -253,8 +254,9 @@ void SparseProducts::transpose_values(const DeviceCsrMatrix& m, DeviceCsrMatrix&
                                 " with " + std::to_string(t.nnz()) + " entries, not the transpose of M");
   const std::size_t rows = std::size_t(t.rows());
   if (rows == 0) return;
-  kernels_.run_groups(transpose_gather_, "transpose_gather", hashed_groups(rows), hash_group, rows, t.row_ptr(),
-                      t.col_idx(), t.values(), m.row_ptr(), m.col_idx(), m.values());
+  kernels_.run_groups(transpose_gather_, "transpose_gather", hashed_groups((rows + gather_teams - 1) / gather_teams),
+                      hash_group * gather_teams, rows, t.row_ptr(), t.col_idx(), t.values(), m.row_ptr(), m.col_idx(),
+                      m.values());
 }
 
 }  // namespace clcg::solver

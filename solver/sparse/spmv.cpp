@@ -83,18 +83,19 @@ void Spmv::build_ell(const std::string& options) {
   ell_col_ = make_index_buffer(env_, std::size_t(slots));
   ell_val_ = make_vector(env_, a_.type(), std::size_t(slots));
   convert_ = env_.kernel("spmv_ell.cl", "csr_to_ell", options);
-  fill_ell();
+  fill_ell(true);
 }
 
-void Spmv::fill_ell() {
+void Spmv::fill_ell(bool with_columns) {
   const std::size_t rows = std::size_t(a_.rows());
   convert_.setArg(0, as_count(rows));
   convert_.setArg(1, static_cast<cl_uint>(ell_width_));
   convert_.setArg(2, a_.row_ptr());
   convert_.setArg(3, a_.col_idx());
   convert_.setArg(4, a_.values());
-  convert_.setArg(5, ell_col_);
-  convert_.setArg(6, ell_val_);
+  convert_.setArg(5, cl_int(with_columns));
+  convert_.setArg(6, ell_col_);
+  convert_.setArg(7, ell_val_);
   enqueue_grid_stride(env_, convert_, "csr_to_ell", rows, std::min(spmv_group, kernel_max_group(env_, convert_)),
                       groups_per_unit * env_.info().compute_units);
 }
@@ -106,7 +107,7 @@ void Spmv::update_values(const DeviceCsrMatrix& a) {
                                 " nonzeros (or another type), the SpMV's " + std::to_string(a_.rows()) + " x " +
                                 std::to_string(a_.cols()) + " and " + std::to_string(a_.nnz()));
   a_ = a;
-  if (kernel_ == SpmvKernel::ell) fill_ell();
+  if (kernel_ == SpmvKernel::ell) fill_ell(false);
 }
 
 void Spmv::enqueue(const ::cl::Buffer& x, ::cl::Buffer& y) {

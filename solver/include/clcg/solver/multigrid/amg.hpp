@@ -10,6 +10,7 @@
 // New values of A on the same pattern (update_values) keep every level's strong connections,
 // aggregates, P_tent and the patterns of P, R and A_c: only the numbers are computed again.
 #include <cstddef>
+#include <future>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -49,9 +50,16 @@ class AmgPreconditioner : public DevicePreconditioner {
   struct Hierarchy;
   void build_levels(Hierarchy& hierarchy);
   void update_levels(Hierarchy& hierarchy);  // new values: the levels kept, their numbers made again
-  // The coarsest operator's factor (for the exact coarse solve), or null where it is too large
-  // or not positive definite.
-  std::unique_ptr<DevicePreconditioner> factor_coarsest(Hierarchy& hierarchy);
+  // The coarsest operator's factor for the exact coarse solve (solve null where it is too large
+  // or not positive definite) and its symbolic analysis, kept for new values.
+  struct CoarseFactor {
+    std::shared_ptr<SparseCholesky> analysis;
+    std::unique_ptr<DevicePreconditioner> solve;
+  };
+  // Made on a thread of its own from the coarsest operator (read back here); take_factor waits
+  // for it and keeps its analysis.
+  std::future<CoarseFactor> factor_coarsest(Hierarchy& hierarchy);
+  std::unique_ptr<DevicePreconditioner> take_factor(std::future<CoarseFactor>& factor);
   // The smoother's [lower, upper] on level l (a Lanczos estimate where the set-up has none).
   std::pair<double, double> smoother_interval(const Hierarchy& hierarchy, std::size_t l, Spmv& spmv,
                                               const ::cl::Buffer& inv_diag);

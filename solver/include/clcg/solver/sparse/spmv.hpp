@@ -71,7 +71,7 @@ class Spmv {
   unsigned vector_size_ = 1;
   std::size_t wg_ = 1;
   void build_ell(const std::string& options);
-  void fill_ell();  // the ELL copy from a_
+  void fill_ell(bool with_columns);  // the ELL copy from a_ (the values only: the same pattern)
 
   ::cl::Buffer ell_col_, ell_val_;
   unsigned ell_width_ = 0;
