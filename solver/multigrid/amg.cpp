@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <future>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -220,8 +219,8 @@ bool AmgPreconditioner::update_values(const DeviceCsrMatrix& a) {
 // build_levels makes them, so the bits are a fresh set-up's.
 void AmgPreconditioner::update_levels(Hierarchy& h) {
   PhaseClock phase(env_);
-  std::future<CoarseFactor> coarse = factor_coarsest(h);  // on the host beside the device's work below
   phase.start();
+  std::optional<HostCsr> coarse = coarsest_on_host(h);
   const std::size_t last = levels_.size() - 1;
   for (std::size_t l = 0; l <= last; ++l) {
     Level& level = *levels_[l];
@@ -243,73 +242,94 @@ void AmgPreconditioner::update_levels(Hierarchy& h) {
   }
   const double kernels_s = phase.seconds();
   phase.start();
-  for (std::size_t l = 0; l <= last; ++l) {
-    Level& level = *levels_[l];
-    if (level.smoother) {
-      const auto [lower, upper] = smoother_interval(h, l, *level.spmv, level.inv_diag);
-      level.smoother->update_values(*level.spmv, lower, upper);
-    }
-  }
-  const double smoother_s = phase.seconds();
-  phase.start();
-  std::unique_ptr<DevicePreconditioner> solve = take_factor(coarse);
-  const double coarse_s = phase.seconds();
-  if (bool(solve) != bool(coarse_solve_)) {  // the coarsest level changes hands (factor <-> Chebyshev): anew
+  double factor_s = 0;
+  if (!make_smoothers(h, std::move(coarse), true, factor_s)) {  // the coarsest level changed hands: anew
     levels_.clear();
-    coarse_solve_.reset();
     report_ = PreconditionerReport{};
     build_levels(h);
     return;
   }
-  coarse_solve_ = std::move(solve);
-  env_.queue().finish();
+  const double smoother_s = phase.seconds() - factor_s;
   spectrum_.release_vectors();
   report_.phases = h.phases;
-  add_level_phases(kernels_s, smoother_s, coarse_s);
+  add_level_phases(kernels_s, smoother_s, factor_s);
 }
 
-std::pair<double, double> AmgPreconditioner::smoother_interval(const Hierarchy& h, std::size_t l, Spmv& spmv,
-                                                               const ::cl::Buffer& inv_diag) {
-  const double known = l < h.radius.size() ? h.radius[l] : 0.0;
-  const double estimate = known > 0 ? known : spectrum_.lambda_max(spmv, inv_diag, lanczos_steps);
-  const double upper = 1.1 * (estimate > 0 ? estimate : 1.0);
-  const bool coarsest = l + 1 == h.operators.size();
-  return {upper / (coarsest ? 1000.0 : options_.smoother_lower_ratio), upper};
-}
-
-std::future<AmgPreconditioner::CoarseFactor> AmgPreconditioner::factor_coarsest(Hierarchy& h) {
-  const DeviceCsrMatrix& a = h.operators.back();
-  if (a.rows() <= 0 || std::size_t(a.rows()) > coarse_factor_limit) {
-    std::promise<CoarseFactor> none;
-    none.set_value({coarse_analysis_, nullptr});
-    return none.get_future();
+void AmgPreconditioner::make_device_operator(Hierarchy& h, std::size_t l) {
+  Level& level = *levels_[l];
+  level.a = h.operators[l];
+  if (l < h.spmv.size() && h.spmv[l]) {
+    level.spmv.emplace(std::move(*h.spmv[l]));
+    h.spmv[l].reset();
+  } else {
+    level.spmv.emplace(env_, level.a);
   }
-  HostCsr host = h.coarsest ? std::move(*h.coarsest) : download(env_, a);
+  level.layout.emplace(env_, *level.spmv);
+  level.inv_diag = make_vector(env_, level.a.type(), level.n);
+  jacobi_inverse_diagonal(env_, level.a, level.inv_diag);
+}
+
+bool AmgPreconditioner::make_smoothers(Hierarchy& h, std::optional<HostCsr> coarse, bool update, double& factor_s) {
+  const std::size_t last = levels_.size() - 1;
+  const auto known = [&](std::size_t l) { return l < h.radius.size() ? h.radius[l] : 0.0; };
+  const auto enqueue = [&](std::size_t l) {
+    Level& level = *levels_[l];
+    if (level.n > 0 && level.spmv && !(known(l) > 0)) spectrum_.enqueue(*level.spmv, level.inv_diag, lanczos_steps);
+  };
+  for (std::size_t l = 0; l <= last; ++l) enqueue(l);
+  const auto start = Clock::now();
+  std::unique_ptr<DevicePreconditioner> solve = factor_coarsest(std::move(coarse), h.operators.back().type());
+  factor_s = std::chrono::duration<double>(Clock::now() - start).count();
+  if (update && bool(solve) == bool(levels_[last]->spmv)) {  // factored <-> Chebyshev
+    spectrum_.estimates();
+    coarse_solve_.reset();
+    return false;
+  }
+  if (!update && !solve) {  // no factor: the coarsest operator on the device, with a Chebyshev solve
+    make_device_operator(h, last);
+    enqueue(last);
+  }
+  coarse_solve_ = std::move(solve);
+  const std::vector<double> estimates = spectrum_.estimates();
+  std::size_t next = 0;
+  for (std::size_t l = 0; l <= last; ++l) {
+    Level& level = *levels_[l];
+    if (level.n == 0 || !level.spmv) continue;
+    const double estimate = known(l) > 0 ? known(l) : estimates.at(next++);
+    const double upper = 1.1 * (estimate > 0 ? estimate : 1.0);
+    const double lower = upper / (l == last ? 1000.0 : options_.smoother_lower_ratio);
+    if (update)
+      level.smoother->update_values(*level.spmv, lower, upper);
+    else
+      level.smoother.emplace(env_, *level.spmv, level.inv_diag, lower, upper,
+                             l == last ? coarse_chebyshev_degree : options_.smoother_degree);
+  }
+  return true;
+}
+
+std::optional<HostCsr> AmgPreconditioner::coarsest_on_host(Hierarchy& h) {
+  const DeviceCsrMatrix& a = h.operators.back();
+  if (a.rows() <= 0 || std::size_t(a.rows()) > coarse_factor_limit) return std::nullopt;
+  std::optional<HostCsr> host = h.coarsest ? std::move(h.coarsest) : download(env_, a);
   h.coarsest.reset();
-  // Host work only (no OpenCL call), so it runs on a thread of its own while this one keeps the
-  // device busy: 1.5 ms at 128^3, as long as the levels' smoother estimates.
-  return std::async(std::launch::async, [env = env_, host = std::move(host), type = a.type(),
-                                         analysis = coarse_analysis_]() mutable -> CoarseFactor {
-    // New values keep A_c's pattern, so its ordering and symbolic analysis too.
-    if (!analysis) analysis = std::make_shared<SparseCholesky>(host);
-    try {  // the exact coarse solve (A_c small: sparse LDL^T, or dense, in a ms or two)
-      return {analysis, std::make_unique<CholeskyPreconditioner>(env, host, type, analysis)};
-    } catch (const PreconditionerBreakdown&) {
-      return {analysis, nullptr};  // not positive definite: a Chebyshev solve; CG reports A's breakdown itself
-    }
-  });
+  return host;
 }
 
-std::unique_ptr<DevicePreconditioner> AmgPreconditioner::take_factor(std::future<CoarseFactor>& factor) {
-  CoarseFactor made = factor.get();
-  coarse_analysis_ = std::move(made.analysis);
-  return std::move(made.solve);
+std::unique_ptr<DevicePreconditioner> AmgPreconditioner::factor_coarsest(std::optional<HostCsr> host, ElementType type) {
+  if (!host) return nullptr;
+  // New values keep A_c's pattern, so its ordering and symbolic analysis too.
+  if (!coarse_analysis_) coarse_analysis_ = std::make_shared<SparseCholesky>(*host);
+  try {  // the exact coarse solve (A_c small: sparse LDL^T, or dense, in a ms or two)
+    return std::make_unique<CholeskyPreconditioner>(env_, *host, type, coarse_analysis_);
+  } catch (const PreconditionerBreakdown&) {
+    return nullptr;  // not positive definite: a Chebyshev solve; CG reports A's breakdown itself
+  }
 }
 
-void AmgPreconditioner::add_level_phases(double kernels_s, double smoother_s, double coarse_s) {
+void AmgPreconditioner::add_level_phases(double kernels_s, double smoother_s, double factor_s) {
   report_.phases.emplace_back("levels' SpMV layouts and kernels", kernels_s);
   report_.phases.emplace_back("smoother bounds (device Lanczos)", smoother_s);
-  report_.phases.emplace_back("coarse Cholesky factor (host, waited for)", coarse_s);
+  report_.phases.emplace_back("coarse Cholesky factor (host, beside the smoother bounds)", factor_s);
 }
 
 AmgPreconditioner::AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& a, const HostCsr& host,
@@ -366,58 +386,37 @@ void AmgPreconditioner::build_levels(Hierarchy& h) {
   const cl::Env& env = env_;
   const AmgOptions& options = options_;
   const ElementType type = h.operators.front().type();
-  double kernels_s = 0, smoother_s = 0, coarse_s = 0;
   PhaseClock phase(env);
-  std::future<CoarseFactor> coarse = factor_coarsest(h);  // on the host beside the levels' device work
-  for (std::size_t l = 0; l < h.operators.size(); ++l) {
-    auto level = std::make_unique<Level>();
-    level->n = std::size_t(h.operators[l].rows());
-    const bool coarsest = l + 1 == h.operators.size();
-    if (coarsest) {
-      phase.start();
-      coarse_solve_ = take_factor(coarse);
-      coarse_s = phase.seconds();
+  phase.start();
+  std::optional<HostCsr> coarse = coarsest_on_host(h);  // read back before the estimates are enqueued
+  const std::size_t coarsest = h.operators.size() - 1;
+  for (std::size_t l = 0; l <= coarsest; ++l) {
+    levels_.push_back(std::make_unique<Level>());
+    Level& level = *levels_.back();
+    level.n = std::size_t(h.operators[l].rows());
+    if (l > 0) level.x = make_vector(env, type, level.n), level.b = make_vector(env, type, level.n);
+    if (l < coarsest) {  // the coarsest level's operator goes on the device only where it is not factored
+      make_device_operator(h, l);
+      level.residual = make_vector(env, type, level.n);
+      level.residual_kernel = cl::CachedKernel(
+          env.kernel("multigrid.cl", level.layout->kernel_name("residual").c_str(), level.layout->build_options()));
+      level.p = h.prolongators[l];
+      level.r = h.restrictions[l];
+      level.spmv_p.emplace(env, level.p);
+      level.spmv_r.emplace(env, level.r);
+      level.layout_p.emplace(env, *level.spmv_p);
+      level.prolong_kernel = cl::CachedKernel(env.kernel(
+          "multigrid.cl", level.layout_p->kernel_name("prolong_add").c_str(), level.layout_p->build_options()));
     }
-    phase.start();
-    if (l > 0) level->x = make_vector(env, type, level->n), level->b = make_vector(env, type, level->n);
-    if (!coarsest || !coarse_solve_) {  // the operator on the device: smoothing and residuals
-      level->a = h.operators[l];
-      if (l < h.spmv.size() && h.spmv[l]) {
-        level->spmv.emplace(std::move(*h.spmv[l]));
-        h.spmv[l].reset();
-      } else {
-        level->spmv.emplace(env, level->a);
-      }
-      level->layout.emplace(env, *level->spmv);
-      level->inv_diag = make_vector(env, type, level->n);
-      jacobi_inverse_diagonal(env, level->a, level->inv_diag);
-    }
-    if (!coarsest) {
-      level->residual = make_vector(env, type, level->n);
-      level->residual_kernel = cl::CachedKernel(
-          env.kernel("multigrid.cl", level->layout->kernel_name("residual").c_str(), level->layout->build_options()));
-      level->p = h.prolongators[l];
-      level->r = h.restrictions[l];
-      level->spmv_p.emplace(env, level->p);
-      level->spmv_r.emplace(env, level->r);
-      level->layout_p.emplace(env, *level->spmv_p);
-      level->prolong_kernel = cl::CachedKernel(env.kernel(
-          "multigrid.cl", level->layout_p->kernel_name("prolong_add").c_str(), level->layout_p->build_options()));
-    }
-    kernels_s += phase.seconds();
-    phase.start();
-    if (level->n > 0 && (!coarsest || !coarse_solve_)) {
-      const auto [lower, upper] = smoother_interval(h, l, *level->spmv, level->inv_diag);
-      level->smoother.emplace(env, *level->spmv, level->inv_diag, lower, upper,
-                              coarsest ? coarse_chebyshev_degree : options.smoother_degree);
-    }
-    smoother_s += phase.seconds();
-    report_.level_rows.push_back(level->n);
+    report_.level_rows.push_back(level.n);
     report_.level_nnz.push_back(std::size_t(h.operators[l].nnz()));
-    levels_.push_back(std::move(level));
   }
+  const double kernels_s = phase.seconds();
+  phase.start();
+  double factor_s = 0;
+  make_smoothers(h, std::move(coarse), false, factor_s);
+  const double smoother_s = phase.seconds() - factor_s;
   const Level& last = *levels_.back();
-  env.queue().finish();
   spectrum_.release_vectors();  // not kept through the solve
   report_.name = "amg";
   double nnz_total = 0;
@@ -441,7 +440,7 @@ void AmgPreconditioner::build_levels(Hierarchy& h) {
                      {"coarse_rows", double(last.n)},
                      {"hierarchy_bytes_over_a", a_bytes > 0 ? hierarchy_bytes / a_bytes : 0.0}};
   report_.phases = h.phases;
-  add_level_phases(kernels_s, smoother_s, coarse_s);
+  add_level_phases(kernels_s, smoother_s, factor_s);
 }
 
 void AmgPreconditioner::cycle(std::size_t l, const ::cl::Buffer& b, ::cl::Buffer& x) {

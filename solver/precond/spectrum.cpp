@@ -50,20 +50,28 @@ SpectrumEstimator::SpectrumEstimator(const cl::Env& env, ElementType type) : env
 // D^-1 z. The coefficients stay on the device: the steps run without a wait (a read-back a step
 // cost ~30 us of idle device each, 70 steps in a 256^3 AMG set-up), and are read once at the end.
 double SpectrumEstimator::lambda_max(Spmv& spmv, const ::cl::Buffer& inv_diag, unsigned steps) {
+  if (!pending_.empty()) throw std::logic_error("SpectrumEstimator::lambda_max: estimates are pending");
+  enqueue(spmv, inv_diag, steps);
+  return estimates().front();
+}
+
+void SpectrumEstimator::enqueue(Spmv& spmv, const ::cl::Buffer& inv_diag, unsigned steps) {
   const DeviceCsrMatrix& a = spmv.matrix();
   const std::size_t n = std::size_t(a.rows());
-  if (n == 0) return 0;
+  steps = std::max(1u, steps);
+  if (n == 0) {
+    pending_.push_back({::cl::Buffer(), steps});  // estimate 0
+    return;
+  }
   if (a.type() != type_) throw std::invalid_argument("SpectrumEstimator: the matrix is not of the estimator's type");
   if (n > capacity_) {
     for (::cl::Buffer* v : {&u_, &previous_, &w_, &z_}) *v = make_vector(env_, type_, n);
     capacity_ = n;
   }
-  steps = std::max(1u, steps);
-  const std::size_t coefficients = coefficients_head + 2 * std::size_t(steps);
-  if (coefficients > coefficient_capacity_) {
-    coefficients_ = make_vector(env_, ElementType::f64, coefficients);
-    coefficient_capacity_ = coefficients;
-  }
+  // The work vectors serve one estimate after another (the queue is in order); each keeps its
+  // own coefficients until estimates() reads them.
+  ::cl::Buffer coefficients = make_vector(env_, ElementType::f64, coefficients_head + 2 * std::size_t(steps));
+  pending_.push_back({coefficients, steps});
   const RowLayout layout(env_, spmv);
   if (options_.empty()) {
     options_ = layout.build_options();
@@ -84,7 +92,7 @@ double SpectrumEstimator::lambda_max(Spmv& spmv, const ::cl::Buffer& inv_diag, u
   start_.set(arg++, inv_diag);
   start_.set(arg++, u);
   start_.set(arg++, previous_);
-  start_.set(arg++, coefficients_);
+  start_.set(arg++, coefficients);
   layout.launch(start_, "lanczos_start", row_groups);
   for (unsigned j = 0; j < steps; ++j) {
     arg = 0;
@@ -99,13 +107,13 @@ double SpectrumEstimator::lambda_max(Spmv& spmv, const ::cl::Buffer& inv_diag, u
     finish_.set(arg++, cl_uint(j));
     finish_.set(arg++, cl_uint(steps));
     finish_.set(arg++, partials_);
-    finish_.set(arg++, coefficients_);
+    finish_.set(arg++, coefficients);
     layout.launch(finish_, "lanczos_coefficients", 1);
     if (j + 1 == steps) break;
     // w = (M v_j - alpha_j v_j - beta_j v_j-1) scaled back, and v_j (the next step's v_j-1) into previous
     arg = 0;
     next_.set(arg++, cl_uint(n));
-    next_.set(arg++, coefficients_);
+    next_.set(arg++, coefficients);
     next_.set(arg++, inv_diag);
     next_.set(arg++, z_);
     next_.set(arg++, u);
@@ -114,18 +122,31 @@ double SpectrumEstimator::lambda_max(Spmv& spmv, const ::cl::Buffer& inv_diag, u
     layout.launch(next_, "lanczos_next", row_groups);
     std::swap(u, w);
   }
-  return ritz_value(steps);
 }
 
-double SpectrumEstimator::ritz_value(unsigned steps) {
-  std::vector<double> c(coefficients_head + 2 * std::size_t(steps));
-  cl::checked("reading the Lanczos coefficients", [&] {
-    env_.queue().enqueueReadBuffer(coefficients_, CL_TRUE, 0, c.size() * sizeof(double), c.data());
-  });
-  if (c[1] == 2) return 0;  // a start of norm 0 (D^-1 is 0)
-  const auto kept = static_cast<std::ptrdiff_t>(c[0]);
-  const auto alpha = c.begin() + coefficients_head, beta = alpha + steps;
-  return largest_tridiagonal_eigenvalue({alpha, alpha + kept}, {beta, beta + std::max<std::ptrdiff_t>(0, kept - 1)});
+std::vector<double> SpectrumEstimator::estimates() {
+  std::vector<Pending> pending;
+  pending.swap(pending_);
+  std::vector<double> values;
+  for (const Pending& p : pending) {
+    if (!p.coefficients()) {
+      values.push_back(0);
+      continue;
+    }
+    std::vector<double> c(coefficients_head + 2 * std::size_t(p.steps));
+    cl::checked("reading the Lanczos coefficients", [&] {
+      env_.queue().enqueueReadBuffer(p.coefficients, CL_TRUE, 0, c.size() * sizeof(double), c.data());
+    });
+    if (c[1] == 2) {  // a start of norm 0 (D^-1 is 0)
+      values.push_back(0);
+      continue;
+    }
+    const auto kept = static_cast<std::ptrdiff_t>(c[0]);
+    const auto alpha = c.begin() + coefficients_head, beta = alpha + p.steps;
+    values.push_back(
+        largest_tridiagonal_eigenvalue({alpha, alpha + kept}, {beta, beta + std::max<std::ptrdiff_t>(0, kept - 1)}));
+  }
+  return values;
 }
 
 const ::cl::Buffer& SpectrumEstimator::partials_for(std::size_t groups) {

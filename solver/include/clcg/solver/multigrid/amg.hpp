@@ -10,8 +10,8 @@
 // New values of A on the same pattern (update_values) keep every level's strong connections,
 // aggregates, P_tent and the patterns of P, R and A_c: only the numbers are computed again.
 #include <cstddef>
-#include <future>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -50,20 +50,19 @@ class AmgPreconditioner : public DevicePreconditioner {
   struct Hierarchy;
   void build_levels(Hierarchy& hierarchy);
   void update_levels(Hierarchy& hierarchy);  // new values: the levels kept, their numbers made again
-  // The coarsest operator's factor for the exact coarse solve (solve null where it is too large
-  // or not positive definite) and its symbolic analysis, kept for new values.
-  struct CoarseFactor {
-    std::shared_ptr<SparseCholesky> analysis;
-    std::unique_ptr<DevicePreconditioner> solve;
-  };
-  // Made on a thread of its own from the coarsest operator (read back here); take_factor waits
-  // for it and keeps its analysis.
-  std::future<CoarseFactor> factor_coarsest(Hierarchy& hierarchy);
-  std::unique_ptr<DevicePreconditioner> take_factor(std::future<CoarseFactor>& factor);
-  // The smoother's [lower, upper] on level l (a Lanczos estimate where the set-up has none).
-  std::pair<double, double> smoother_interval(const Hierarchy& hierarchy, std::size_t l, Spmv& spmv,
-                                              const ::cl::Buffer& inv_diag);
-  void add_level_phases(double kernels_s, double smoother_s, double coarse_s);
+  // Level l's operator on the device: its SpMV (the set-up's, where it made one), layout, 1/diag.
+  void make_device_operator(Hierarchy& hierarchy, std::size_t l);
+  // Every level's smoother (made, or with `update` given its new interval): the Lanczos
+  // estimates the set-up has no radius for are enqueued, then the coarsest operator (`coarse`,
+  // where it is small enough) is factored on the host while the device runs them. false when
+  // an update finds the coarsest level changing hands (factor <-> Chebyshev): set up anew.
+  bool make_smoothers(Hierarchy& hierarchy, std::optional<HostCsr> coarse, bool update, double& factor_s);
+  // The coarsest operator on the host where it is small enough to factor (read back).
+  std::optional<HostCsr> coarsest_on_host(Hierarchy& hierarchy);
+  // Its factor for the exact coarse solve, or null where there is none or it is not positive
+  // definite; the symbolic analysis is kept for new values.
+  std::unique_ptr<DevicePreconditioner> factor_coarsest(std::optional<HostCsr> host, ElementType type);
+  void add_level_phases(double kernels_s, double smoother_s, double factor_s);
   void cycle(std::size_t level, const ::cl::Buffer& b, ::cl::Buffer& x);
 
   cl::Env env_;

@@ -24,8 +24,14 @@ namespace clcg::solver {
 class SpectrumEstimator {
  public:
   SpectrumEstimator(const cl::Env& env, ElementType type);
-  // `spmv`'s matrix of the estimator's type; inv_diag = D^-1.
+  // `spmv`'s matrix of the estimator's type; inv_diag = D^-1. Waits for the estimate (none may
+  // be pending: std::logic_error).
   double lambda_max(Spmv& spmv, const ::cl::Buffer& inv_diag, unsigned steps);
+  // The same estimate, enqueued without waiting (the host may work meanwhile: AMG factors its
+  // coarsest level); estimates() waits for every one enqueued since the last call and gives
+  // their values in order. spmv and inv_diag must stay as they are until then.
+  void enqueue(Spmv& spmv, const ::cl::Buffer& inv_diag, unsigned steps);
+  std::vector<double> estimates();
   // Gives the work vectors back (the next estimate makes them again).
   void release_vectors();
 
@@ -35,17 +41,19 @@ class SpectrumEstimator {
   // kernels/lanczos.cl's coefficients ahead of alpha and beta: steps kept, stopped, 4 weights.
   static constexpr std::size_t coefficients_head = 6;
   const ::cl::Buffer& partials_for(std::size_t groups);  // room for two dots of `groups` partials
-  // The estimate from the coefficients of a run of `steps` steps (one read-back).
-  double ritz_value(unsigned steps);
+  struct Pending {
+    ::cl::Buffer coefficients;  // none: a matrix of 0 rows (estimate 0)
+    unsigned steps;
+  };
 
   cl::Env env_;
   ElementType type_;
   std::string options_;
   cl::CachedKernel start_, finish_, next_;
   std::map<std::string, cl::CachedKernel> products_;  // by row layout (lanczos_product_<layout>)
-  ::cl::Buffer partials_, coefficients_;
-  std::size_t partial_groups_ = 0;        // what partials_ holds per dot
-  std::size_t coefficient_capacity_ = 0;  // doubles in coefficients_
+  ::cl::Buffer partials_;
+  std::size_t partial_groups_ = 0;  // what partials_ holds per dot
+  std::vector<Pending> pending_;
   ::cl::Buffer u_, previous_, w_, z_;
   std::size_t capacity_ = 0;
 };
