@@ -5,7 +5,9 @@
 
 #include <Eigen/SparseCore>
 
+#include <cmath>
 #include <cstdlib>
+#include <stdexcept>
 #include <random>
 #include <string>
 #include <vector>
@@ -194,6 +196,37 @@ TEST(Spmv, ScalarAndVectorMatchEigenOnEmptySingleAndLongRows) {
   }
 }
 
+
+// New values on the same pattern, in other buffers: every layout gives the bits of an SpMV made
+// on them (the ELL copy refilled in place, its columns kept); another shape is refused.
+TEST(Spmv, NewValuesOnTheSamePatternGiveAFreshSpmvsBits) {
+  const auto& env = test_env();
+  const auto a = clcg::test::ragged_matrix(301, 257, 40, 6);
+  clcg::solver::HostMatrix b = a;
+  for (int k = 0; k < b.nonZeros(); ++k) b.valuePtr()[k] = std::cos(3.0 * k);
+  const VectorXd x = random_vector(257, 7);
+  for (ElementType type : types) {
+    SCOPED_TRACE(std::string(clcg::reduction::type_name(type)));
+    const DeviceCsrMatrix device_a = DeviceCsrMatrix::upload(env, a, type), device_b = DeviceCsrMatrix::upload(env, b, type);
+    ::cl::Buffer xb = upload(x, type), yb = clcg::solver::make_vector(env, type, 301);
+    for (SpmvKernel kernel : {SpmvKernel::scalar, SpmvKernel::vector, SpmvKernel::ell}) {
+      SCOPED_TRACE(std::string(clcg::solver::spmv_kernel_name(kernel)));
+      clcg::solver::Spmv updated(env, device_a, kernel), fresh(env, device_b, kernel);
+      updated.update_values(device_b);
+      updated.enqueue(xb, yb);
+      const VectorXd y = download(yb, 301, type);
+      fresh.enqueue(xb, yb);
+      EXPECT_EQ(y, download(yb, 301, type));
+      EXPECT_GT((y - a * x).norm(), 1e-3 * y.norm()) << "the old values are still used";
+      const DeviceCsrMatrix other = DeviceCsrMatrix::upload(env, clcg::test::ragged_matrix(301, 257, 40, 8), type);
+      if (other.nnz() != device_a.nnz()) {
+        EXPECT_THROW(updated.update_values(other), std::invalid_argument);
+      }
+      EXPECT_THROW(updated.update_values(DeviceCsrMatrix::upload(env, clcg::test::ragged_matrix(300, 257, 40, 6), type)),
+                   std::invalid_argument);
+    }
+  }
+}
 TEST(Spmv, AutomaticChoiceFollowsTheRowLengthsOnAGpuAndIsScalarOnACpu) {
   const auto& env = test_env();
   clcg::cl::DeviceInfo gpu, cpu;
