@@ -44,7 +44,8 @@ clcg::apps::CommandLine command_line() {
       ("amg-smoother-degree", po::value<Count>()->default_value(Count{2}, "2"),
        "AMG: Chebyshev smoother degree before and after each coarse correction (1 .. 16)")
       ("amg-coarse-rows", po::value<Count>()->default_value(Count{600}, "600"),
-       "AMG: coarsen until at most this many rows, then an exact Cholesky solve on the host (1 .. 2000)")
+       "AMG: coarsen until at most this many rows (half as many from 1M rows of A), then an exact "
+       "Cholesky solve on the host (1 .. 2000)")
       ("amg-strength", po::value<Real>()->default_value(Real{0.08}, "0.08"),
        "AMG: strong connection when |a_ij| >= this x sqrt(a_ii a_jj) (0 .. 1)")
       ("precond-precision", po::value<std::string>()->default_value("auto"),

@@ -61,7 +61,23 @@ double known_radius(std::int32_t a_nnz, std::int32_t filtered_nnz, double radius
   return filtered_nnz == a_nnz ? radius : 0.0;
 }
 
+// Whether the last of `operators` (the first is A, of a_rows rows) is coarsened again.
+bool coarsens(std::int32_t rows, std::size_t operators, std::int32_t a_rows, const AmgOptions& options) {
+  const std::size_t largest = amg_largest_coarsest(std::size_t(std::max(a_rows, 0)), operators > 1, options);
+  return std::size_t(std::max(rows, 0)) > largest && operators < options.max_levels;
+}
+
 }  // namespace
+
+// A coarse operator is a quarter full at a few hundred rows, so the host's dense factor costs
+// n^3/3: 438 rows took 4 ms at 144^3 and 575 rows 7 ms at 160^3, against 20-30 ms of device
+// set-up, where one more level of ~20 rows costs about 1 ms (H100, docs/PERFORMANCE.md). Below
+// 1M rows the larger exact coarse solve stays: the set-up is short anyway, and 1138_bus in float
+// converges only with it.
+std::size_t amg_largest_coarsest(std::size_t a_rows, bool coarse_level, const AmgOptions& options) {
+  constexpr std::size_t halved_from = 1'000'000;
+  return coarse_level && a_rows >= halved_from ? options.coarse_rows / 2 : options.coarse_rows;
+}
 
 struct AmgPreconditioner::Level {
   DeviceCsrMatrix a;                // this level's operator
@@ -119,7 +135,7 @@ AmgPreconditioner::AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& 
   double theta = options.strength;
   ::cl::Buffer candidate = make_vector(env, a.type(), std::size_t(a.rows()));  // the constant: A's near null space
   VectorOps(env, a.type()).fill(std::size_t(a.rows()), 1.0, candidate);
-  while (h.operators.back().rows() > std::int32_t(options.coarse_rows) && h.operators.size() < options.max_levels) {
+  while (coarsens(h.operators.back().rows(), h.operators.size(), a.rows(), options)) {
     const DeviceCsrMatrix fine = h.operators.back();
     phase.start();
     const DeviceStrength strength = coarsening_->filter(fine, theta);
@@ -343,7 +359,7 @@ AmgPreconditioner::AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& 
   h.operators.push_back(a);
   double theta = options.strength;
   std::vector<double> candidate(std::size_t(host.rows), 1.0);
-  while (operators.back().rows > std::int32_t(options.coarse_rows) && operators.size() < options.max_levels) {
+  while (coarsens(operators.back().rows, operators.size(), host.rows, options)) {
     const HostCsr& fine = operators.back();
     phase.start();
     const std::vector<char> strong = strong_connections(fine, theta);

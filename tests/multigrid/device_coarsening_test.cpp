@@ -285,4 +285,17 @@ TEST(DeviceCoarsening, TheHierarchyEqualsTheHostReferenceAndRepeatsBitForBit) {
     }
 }
 
+// Where coarsening stops: coarse_rows for A itself and for the coarse levels of a matrix under
+// 1M rows, half of it for the coarse levels from 1M rows (their dense factor costs n^3/3).
+TEST(AmgCoarsening, CoarseLevelsOfLargeMatricesStopAtHalfTheCoarseRows) {
+  clcg::solver::AmgOptions options;
+  options.coarse_rows = 600;
+  EXPECT_EQ(clcg::solver::amg_largest_coarsest(5'000'000, false, options), 600u);
+  EXPECT_EQ(clcg::solver::amg_largest_coarsest(999'999, true, options), 600u);
+  EXPECT_EQ(clcg::solver::amg_largest_coarsest(1'000'000, true, options), 300u);
+  options.coarse_rows = 1;
+  EXPECT_EQ(clcg::solver::amg_largest_coarsest(2'000'000, true, options), 0u);
+  EXPECT_EQ(clcg::solver::amg_largest_coarsest(1138, true, options), 1u);
+}
+
 }  // namespace

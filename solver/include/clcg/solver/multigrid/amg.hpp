@@ -31,6 +31,10 @@ namespace clcg::solver {
 class DeviceCoarsening;
 class SparseCholesky;
 
+// The most rows a level may have and not be coarsened again (the coarsest is factored on the
+// host): coarse_rows, and for a coarse level of an A of 1M rows or more half as many.
+std::size_t amg_largest_coarsest(std::size_t a_rows, bool coarse_level, const AmgOptions& options);
+
 class AmgPreconditioner : public DevicePreconditioner {
  public:
   // The hierarchy built on the device from `a` (level 0).

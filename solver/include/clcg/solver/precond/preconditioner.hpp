@@ -36,7 +36,9 @@ struct Ic0Options {
 
 struct AmgOptions {
   double strength = 0.08;        // |a_ij| >= strength sqrt(a_ii a_jj): a strong connection
-  std::size_t coarse_rows = 600; // coarsen until at most this many rows (then a sparse Cholesky solve)
+  // Coarsen until at most this many rows (then a Cholesky solve on the host); from 1M rows of A,
+  // a coarse level until at most half as many (amg.cpp: its dense factor costs n^3/3).
+  std::size_t coarse_rows = 600;
   std::size_t max_levels = 25;
   unsigned smoother_degree = 2;  // Chebyshev smoother, the same before and after (M stays SPD)
   double smoother_lower_ratio = 30;
