@@ -195,12 +195,11 @@ bool AmgPreconditioner::update_values(const DeviceCsrMatrix& a) {
     const DeviceStrength strength = coarsening_->refilter(h.operators[l], h.strong[l]);
     filter_s += phase.seconds();
     phase.start();
-    // Where A_f is A, the level's own SpMV takes the new values (its ELL copy refilled in place).
+    // The level's own SpMV takes the new values (its ELL copy refilled in place); where A_f is A,
+    // the Lanczos runs on it.
+    levels_[l]->spmv->update_values(h.operators[l]);
     std::optional<Spmv> filtered;
-    if (strength.strong())
-      filtered.emplace(env_, strength.filtered);
-    else
-      levels_[l]->spmv->update_values(h.operators[l]);
+    if (strength.strong()) filtered.emplace(env_, strength.filtered);
     Spmv& lanczos = filtered ? *filtered : *levels_[l]->spmv;
     const double radius = filtered_radius(spectrum_, lanczos, strength.inv_diag);
     coarsening_->smoothed_prolongator_values(strength, h.tentative[l], prolongator_weight(radius), h.prolongators[l]);
@@ -242,9 +241,7 @@ void AmgPreconditioner::update_levels(Hierarchy& h) {
     Level& level = *levels_[l];
     if (level.spmv) {
       level.a = h.operators[l];
-      // Updated already where the update's Lanczos ran on it (A_f is A).
-      const bool updated = l < h.strong.size() && !h.strong[l]();
-      if (!updated) level.spmv->update_values(level.a);
+      if (l >= h.strong.size()) level.spmv->update_values(level.a);  // (the update's loop did the others)
       level.layout.emplace(env_, *level.spmv);
       jacobi_inverse_diagonal(env_, level.a, level.inv_diag);
     }

@@ -7,7 +7,6 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "clcg/cl/error.hpp"
 #include "clcg/solver/sparse/row_layout.hpp"
 #include "clcg/solver/sparse/vector_ops.hpp"
 
@@ -133,10 +132,8 @@ std::vector<double> SpectrumEstimator::estimates() {
       values.push_back(0);
       continue;
     }
-    std::vector<double> c(coefficients_head + 2 * std::size_t(p.steps));
-    cl::checked("reading the Lanczos coefficients", [&] {
-      env_.queue().enqueueReadBuffer(p.coefficients, CL_TRUE, 0, c.size() * sizeof(double), c.data());
-    });
+    const std::vector<double> c =
+        download_vector(env_, p.coefficients, ElementType::f64, coefficients_head + 2 * std::size_t(p.steps));
     if (c[1] == 2) {  // a start of norm 0 (D^-1 is 0)
       values.push_back(0);
       continue;
