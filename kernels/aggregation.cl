@@ -213,50 +213,133 @@ __kernel void join_neighbours(const uint rows, __global const int* f_row, __glob
   }
 }
 
-// ---- P_tent(i, agg(i)) = b_i / |b restricted to agg(i)|, for the level's near-null-space
-// candidate b (ones on the finest level; each coarser level's is the norms of the finer
-// aggregates, so P_tent b_c = b). P_tent is first filled with b, the norms are taken over the
-// sorted rows of its transpose (a fixed order), then it is scaled. Then P = P_tent -
+// ---- The tentative prolongator of the level's near-null space B (rows x k, row-major: the
+// constant on the finest level of a scalar problem, one constant a component, rigid body
+// modes, ...), over aggregates of nodes (`block` consecutive rows each: a node's components
+// share its aggregate). Aggregate g's block of B (its rows, in order) is orthonormalised,
+// B_g = Q_g R_g; P_tent's rows of the aggregate hold Q_g in columns g k .. g k + k - 1 and the
+// next level's candidates are the R_g (count k rows, k columns), so that P_tent B_c = B.
+// P_tent is filled with B, transposed (T: aggregate g's column j is T's row g k + j, every one
+// of them over the aggregate's rows in the same order: the block is column-major in T's values),
+// orthonormalised there in a fixed order and scattered back. Then P = P_tent -
 // omega D_f^-1 A_f P_tent in place on A_f P_tent (whose pattern holds every entry of P_tent);
 // P_tent is kept, so new values of A give a new P without aggregating again.
-__kernel void tentative_count(const uint rows, __global const int* aggregate, __global int* count) {
-  CLCG_FOR_EACH(uint, i, rows) count[i] = aggregate[i] >= 0;
-}
+#ifndef MAX_CANDIDATES
+#define MAX_CANDIDATES 16
+#endif
 
-__kernel void tentative_fill(const uint rows, __global const int* aggregate, __global const REAL* candidate,
-                             __global const int* t_row, __global int* t_col, __global REAL* t_val) {
-  CLCG_FOR_EACH(uint, i, rows) {
-    const int g = aggregate[i];
-    if (g < 0) continue;
-    t_col[t_row[i]] = g;
-    t_val[t_row[i]] = candidate[i];
-  }
-}
-
-// norm[g] = the 2-norm of row g (of the transposed P_tent: aggregate g's candidate values, by row).
-__kernel void row_norms(const uint rows, __global const int* row, __global const REAL* val, __global REAL* norm) {
-  CLCG_FOR_EACH(uint, g, rows) {
-    REAL sum = 0;
-    for (int k = row[g]; k < row[g + 1]; ++k) sum += val[k] * val[k];
-    norm[g] = sqrt(sum);
-  }
-}
-
-__kernel void tentative_scale(const uint rows, __global const int* aggregate, __global const REAL* candidate,
-                              __global const REAL* norm, __global const int* t_row, __global REAL* t_val) {
+// out[i k + j] = 1 where row i is component j of its node (i % k == j), else 0: one constant
+// vector a component, the near-null space of a block system with no vectors given.
+__kernel void component_constants(const uint rows, const uint k, __global REAL* out) {
   CLCG_FOR_EACH(uint, i, rows)
-  if (aggregate[i] >= 0) t_val[t_row[i]] = norm[aggregate[i]] != (REAL)0 ? candidate[i] / norm[aggregate[i]] : (REAL)0;
+  for (uint j = 0; j < k; ++j) out[(size_t)i * k + j] = i % k == j ? (REAL)1 : (REAL)0;
 }
 
+// The node matrix of A whose nodes are `block` consecutive rows: entry (u, v) is the Frobenius
+// norm of A's block (u, v), for the strength of connection between nodes. A node's columns are
+// its rows' columns / block, merged in order (A's rows sorted); `fill` 0 counts them into
+// n_count, 1 writes them and the norms (each summed row by row, in column order).
+__kernel void block_norms(const uint nodes, const uint block, const int fill, __global const int* row,
+                          __global const int* col, __global const REAL* val, __global int* n_count,
+                          __global const int* n_row, __global int* n_col, __global REAL* n_val) {
+  CLCG_FOR_EACH(uint, u, nodes) {
+    int at[MAX_CANDIDATES], end[MAX_CANDIDATES];
+    for (uint c = 0; c < block; ++c) at[c] = row[u * block + c], end[c] = row[u * block + c + 1];
+    int emitted = 0;
+    for (;;) {
+      int next = INT_MAX;
+      for (uint c = 0; c < block; ++c)
+        if (at[c] < end[c]) next = min(next, col[at[c]] / (int)block);
+      if (next == INT_MAX) break;
+      REAL sum = 0;
+      for (uint c = 0; c < block; ++c)
+        for (; at[c] < end[c] && col[at[c]] / (int)block == next; ++at[c]) sum += val[at[c]] * val[at[c]];
+      if (fill) {
+        n_col[n_row[u] + emitted] = next;
+        n_val[n_row[u] + emitted] = sqrt(sum);
+      }
+      ++emitted;
+    }
+    if (!fill) n_count[u] = emitted;
+  }
+}
+
+// count[i] = k where row i's node (i / block) is aggregated, else 0: P_tent's row lengths.
+__kernel void tentative_count(const uint rows, const uint block, const uint k, __global const int* aggregate,
+                              __global int* count) {
+  CLCG_FOR_EACH(uint, i, rows) count[i] = aggregate[i / block] >= 0 ? (int)k : 0;
+}
+
+__kernel void tentative_fill(const uint rows, const uint block, const uint k, __global const int* aggregate,
+                             __global const REAL* candidates, __global const int* t_row, __global int* t_col,
+                             __global REAL* t_val) {
+  CLCG_FOR_EACH(uint, i, rows) {
+    const int g = aggregate[i / block];
+    if (g < 0) continue;
+    for (uint j = 0; j < k; ++j) {
+      t_col[t_row[i] + j] = g * (int)k + (int)j;
+      t_val[t_row[i] + j] = candidates[(size_t)i * k + j];
+    }
+  }
+}
+
+// Modified Gram-Schmidt on aggregate g's block (m rows, column j at q + j m), each column's
+// projections taken twice (the second removes what the first's rounding left). A column whose
+// norm falls to `dependent` times its norm before is a combination of the ones before it on
+// this aggregate: it becomes 0, and so does R's diagonal entry (its projections stay in R, so
+// Q R is still the block). coarse[(g k + l) k + j] = R_lj.
+__kernel void tentative_qr(const uint aggregates, const uint k, const REAL dependent, __global const int* t_row,
+                           __global REAL* t_val, __global REAL* coarse) {
+  CLCG_FOR_EACH(uint, g, aggregates) {
+    const int m = t_row[g * k + 1] - t_row[g * k];
+    __global REAL* q = t_val + t_row[g * k];
+    for (uint j = 0; j < k; ++j) {
+      __global REAL* v = q + j * m;
+      REAL r[MAX_CANDIDATES];
+      REAL before = 0;
+      if (j > 0)
+        for (int e = 0; e < m; ++e) before += v[e] * v[e];
+      for (uint l = 0; l < j; ++l) r[l] = 0;
+      for (int pass = 0; pass < (j > 0 ? 2 : 0); ++pass)
+        for (uint l = 0; l < j; ++l) {
+          __global const REAL* ql = q + l * m;
+          REAL dot = 0;
+          for (int e = 0; e < m; ++e) dot += ql[e] * v[e];
+          for (int e = 0; e < m; ++e) v[e] -= dot * ql[e];
+          r[l] += dot;
+        }
+      REAL sum = 0;
+      for (int e = 0; e < m; ++e) sum += v[e] * v[e];
+      const REAL norm = sqrt(sum);
+      const bool kept = norm != (REAL)0 && (j == 0 || norm > dependent * sqrt(before));
+      for (int e = 0; e < m; ++e) v[e] = kept ? v[e] / norm : (REAL)0;
+      for (uint l = 0; l < k; ++l)
+        coarse[((size_t)g * k + l) * k + j] = l < j ? r[l] : l == j && kept ? norm : (REAL)0;
+    }
+  }
+}
+
+// P_tent's values from T's: T's entry (g k + j, i) is the j-th of P_tent's row i.
+__kernel void tentative_scatter(const uint t_rows, const uint k, __global const int* t_row, __global const int* t_col,
+                                __global const REAL* t_val, __global const int* p_row, __global REAL* p_val) {
+  CLCG_FOR_EACH(uint, c, t_rows) {
+    const uint j = c % k;
+    for (int e = t_row[c]; e < t_row[c + 1]; ++e) p_val[p_row[t_col[e]] + j] = t_val[e];
+  }
+}
+
+// P_tent's entries of row i are consecutive columns (its aggregate's k), so P's entry in
+// column c adds P_tent's (i, c) where c is among them.
 __kernel void smooth_prolongator(const uint rows, __global const int* t_row, __global const int* t_col,
                                  __global const REAL* t_val, __global const REAL* inv_diag, const REAL omega,
                                  __global const int* p_row, __global const int* p_col, __global REAL* p_val) {
   CLCG_FOR_EACH(uint, i, rows) {
-    const bool aggregated = t_row[i + 1] > t_row[i];
-    const int g = aggregated ? t_col[t_row[i]] : -1;
+    const int t = t_row[i], in_row = t_row[i + 1] - t;
+    const int first = in_row > 0 ? t_col[t] : 0;
     for (int k = p_row[i]; k < p_row[i + 1]; ++k) {
       REAL v = -omega * inv_diag[i] * p_val[k];
-      if (p_col[k] == g) v += t_val[t_row[i]];
+      const int c = p_col[k] - first;
+      if (c >= 0 && c < in_row) v += t_val[t + c];
       p_val[k] = v;
     }
   }

@@ -8,6 +8,7 @@
 
 #include "clcg/solver/multigrid/coarsening.hpp"
 #include "clcg/solver/multigrid/device_coarsening.hpp"
+#include "clcg/solver/multigrid/near_nullspace.hpp"
 #include "clcg/solver/precond/cholesky.hpp"
 #include "clcg/solver/precond/jacobi.hpp"
 #include "clcg/solver/precond/spectrum.hpp"
@@ -65,6 +66,47 @@ double known_radius(std::int32_t a_nnz, std::int32_t filtered_nnz, double radius
 bool coarsens(std::int32_t rows, std::size_t operators, std::int32_t a_rows, const AmgOptions& options) {
   const std::size_t largest = amg_largest_coarsest(std::size_t(std::max(a_rows, 0)), operators > 1, options);
   return std::size_t(std::max(rows, 0)) > largest && operators < options.max_levels;
+}
+
+// The finest level's near-null space on the device (rows x k, row-major): the options' vectors,
+// or one constant a component. std::invalid_argument where the options do not fit A.
+::cl::Buffer finest_candidates(const cl::Env& env, DeviceCoarsening& coarsening, const DeviceCsrMatrix& a,
+                               const AmgOptions& options, unsigned& k) {
+  check_block_options(options, std::size_t(a.rows()));
+  if (!options.near_nullspace) {
+    k = options.block_size;
+    return coarsening.component_constants(std::size_t(a.rows()), k);
+  }
+  k = unsigned(options.near_nullspace->columns);
+  ::cl::Buffer b = make_vector(env, a.type(), options.near_nullspace->values.size());
+  upload_vector(env, options.near_nullspace->values, a.type(), b);
+  return b;
+}
+
+// The same on the host, for the host reference.
+std::vector<double> finest_candidates(const HostCsr& a, const AmgOptions& options, unsigned& k) {
+  check_block_options(options, std::size_t(a.rows));
+  if (options.near_nullspace) {
+    k = unsigned(options.near_nullspace->columns);
+    return options.near_nullspace->values;
+  }
+  k = options.block_size;
+  std::vector<double> b(std::size_t(a.rows) * k, 0.0);
+  for (std::size_t i = 0; i < std::size_t(a.rows); ++i) b[i * k + i % k] = 1;
+  return b;
+}
+
+// A near-null-space vector that is a combination of the others on some aggregate leaves a zero
+// column of P there, so a zero row and column of A_c: 1 on its diagonal keeps the factor positive
+// definite and solves that unknown to 0 (b_c is 0 there too), as a pseudo-inverse would.
+void unit_diagonal_on_empty_rows(HostCsr& a) {
+  for (std::int32_t i = 0; i < a.rows; ++i) {
+    bool empty = true;
+    for (std::int32_t k = a.row_ptr[i]; k < a.row_ptr[i + 1] && empty; ++k) empty = a.values[std::size_t(k)] == 0;
+    if (!empty) continue;
+    for (std::int32_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
+      if (a.col_idx[std::size_t(k)] == i) a.values[std::size_t(k)] = 1;
+  }
 }
 
 }  // namespace
@@ -133,20 +175,32 @@ AmgPreconditioner::AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& 
   h.operators.push_back(a);
   double strength_s = 0, prolongator_s = 0, galerkin_s = 0;
   double theta = options.strength;
-  ::cl::Buffer candidate = make_vector(env, a.type(), std::size_t(a.rows()));  // the constant: A's near null space
-  VectorOps(env, a.type()).fill(std::size_t(a.rows()), 1.0, candidate);
+  unsigned block = options.block_size, k = 0;
+  ::cl::Buffer candidates = finest_candidates(env, *coarsening_, a, options, k);
   while (coarsens(h.operators.back().rows(), h.operators.size(), a.rows(), options)) {
     const DeviceCsrMatrix fine = h.operators.back();
     phase.start();
-    const DeviceStrength strength = coarsening_->filter(fine, theta);
-    const DeviceAggregates aggregates = coarsening_->aggregate(strength.filtered);
+    // Aggregates of the strength graph, of rows or of nodes; A_f smooths the prolongator: the
+    // filtered matrix for one candidate (its lumping keeps A's row sums, so the constant), A
+    // itself for several (lumping would break the others).
+    DeviceStrength strength;
+    DeviceAggregates aggregates;
+    if (block == 1) {
+      strength = coarsening_->filter(fine, theta);
+      aggregates = coarsening_->aggregate(strength.filtered);
+    } else {
+      aggregates = coarsening_->aggregate(coarsening_->filter(coarsening_->node_matrix(fine, block), theta).filtered);
+    }
+    if (block > 1 || k > 1) strength = coarsening_->refilter(fine, ::cl::Buffer());
     strength_s += phase.seconds();
     // Stop where aggregation no longer coarsens (fewer than 20% fewer rows).
-    if (aggregates.count == 0 || double(aggregates.count) > 0.8 * double(fine.rows())) break;
+    if (aggregates.count == 0 || double(aggregates.count) * k > 0.8 * double(fine.rows())) break;
     phase.start();
-    ::cl::Buffer coarse_candidate;
-    DeviceCsrMatrix tentative = coarsening_->tentative_prolongator(aggregates, candidate, coarse_candidate);
-    candidate = coarse_candidate;
+    ::cl::Buffer coarse_candidates;
+    DeviceCsrMatrix tentative =
+        coarsening_->tentative_prolongator(aggregates, block, candidates, k, coarse_candidates);
+    candidates = coarse_candidates;
+    block = k;
     Spmv filtered(env, strength.filtered);
     const double radius = filtered_radius(spectrum_, filtered, strength.inv_diag);
     DeviceCsrMatrix p = coarsening_->smoothed_prolongator(strength, tentative, prolongator_weight(radius));
@@ -325,6 +379,7 @@ std::optional<HostCsr> AmgPreconditioner::coarsest_on_host(Hierarchy& h) {
   if (a.rows() <= 0 || std::size_t(a.rows()) > coarse_factor_limit) return std::nullopt;
   std::optional<HostCsr> host = h.coarsest ? std::move(h.coarsest) : download(env_, a);
   h.coarsest.reset();
+  unit_diagonal_on_empty_rows(*host);
   return host;
 }
 
@@ -355,25 +410,31 @@ AmgPreconditioner::AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& 
   Hierarchy h;
   h.operators.push_back(a);
   double theta = options.strength;
-  std::vector<double> candidate(std::size_t(host.rows), 1.0);
+  unsigned block = options.block_size, k = 0;
+  std::vector<double> candidates = finest_candidates(host, options, k);
   while (coarsens(operators.back().rows, operators.size(), host.rows, options)) {
     const HostCsr& fine = operators.back();
     phase.start();
-    const std::vector<char> strong = strong_connections(fine, theta);
-    const Aggregates aggregates = aggregate(fine, strong);
+    const HostCsr nodes = block == 1 ? HostCsr() : node_matrix(fine, int(block));
+    const HostCsr& graph = block == 1 ? fine : nodes;
+    const std::vector<char> strong = strong_connections(graph, theta);
+    const Aggregates aggregates = aggregate(graph, strong);
     strength_s += phase.seconds();
-    if (aggregates.count == 0 || double(aggregates.count) > 0.8 * double(fine.rows)) break;
+    if (aggregates.count == 0 || double(aggregates.count) * k > 0.8 * double(fine.rows)) break;
     phase.start();
-    std::vector<double> coarse_candidate;
-    const HostCsr filtered = filtered_matrix(fine, strong);
+    std::vector<double> coarse_candidates;
+    // A_f as the device set-up takes it: filtered for one candidate on rows, else A.
+    const HostCsr filtered = block == 1 && k == 1 ? filtered_matrix(fine, strong) : fine;
     const DeviceCsrMatrix device_filtered(env, filtered, type);
     ::cl::Buffer inv_diag = make_vector(env, type, std::size_t(filtered.rows));  // as the device filter's
     upload_vector(env, filtered_inverse_diagonal(filtered), type, inv_diag);
     Spmv filtered_spmv(env, device_filtered);
     const double radius = filtered_radius(spectrum_, filtered_spmv, inv_diag);
-    HostCsr p = smoothed_prolongator(filtered, aggregates, candidate, coarse_candidate, prolongator_weight(radius));
+    const HostCsr tentative = tentative_prolongator(aggregates, int(block), candidates, int(k), coarse_candidates);
+    HostCsr p = smoothed_prolongator(filtered, tentative, prolongator_weight(radius));
     h.radius.push_back(known_radius(fine.nnz(), filtered.nnz(), radius));
-    candidate = std::move(coarse_candidate);
+    candidates = std::move(coarse_candidates);
+    block = k;
     prolongator_s += phase.seconds();
     phase.start();
     HostCsr r = transpose(p);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <stdexcept>
 
 namespace clcg::solver {
@@ -238,42 +239,100 @@ std::vector<double> filtered_inverse_diagonal(const HostCsr& filtered) {
   return inv_diag;
 }
 
-HostCsr smoothed_prolongator(const HostCsr& filtered, const Aggregates& aggregates, const std::vector<double>& candidate,
-                             std::vector<double>& coarse_candidate, double omega) {
-  const std::size_t n = std::size_t(filtered.rows);
-  // The aggregates' candidate norms, each summed in row order.
-  coarse_candidate.assign(std::size_t(aggregates.count), 0.0);
-  for (std::size_t i = 0; i < n; ++i)
-    if (aggregates.of_row[i] >= 0) coarse_candidate[std::size_t(aggregates.of_row[i])] += candidate[i] * candidate[i];
-  for (double& norm : coarse_candidate) norm = std::sqrt(norm);
-  const auto tentative_value = [&](std::size_t i, std::int32_t g) {
-    const double norm = coarse_candidate[std::size_t(g)];
-    return norm != 0 ? candidate[i] / norm : 0.0;
-  };
-  const std::vector<double> inv_diag = filtered_inverse_diagonal(filtered);
-  // P_tent, then P = P_tent - omega D_f^-1 A_f P_tent, row by row: row i of A_f P_tent has an
-  // entry in the aggregate of each (filtered) neighbour.
-  HostCsr tentative;
-  tentative.rows = filtered.rows;
-  tentative.cols = aggregates.count;
-  tentative.row_ptr.assign(n + 1, 0);
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::int32_t g = aggregates.of_row[i];
-    tentative.row_ptr[i + 1] = tentative.row_ptr[i] + (g >= 0 ? 1 : 0);
-    if (g >= 0) tentative.col_idx.push_back(g), tentative.values.push_back(tentative_value(i, g));
+HostCsr node_matrix(const HostCsr& a, int block) {
+  const std::size_t nodes = std::size_t(a.rows) / std::size_t(block);
+  HostCsr n;
+  n.rows = n.cols = std::int32_t(nodes);
+  n.row_ptr.assign(nodes + 1, 0);
+  std::map<std::int32_t, double> row;  // node column -> sum of squares, in column order
+  for (std::size_t u = 0; u < nodes; ++u) {
+    row.clear();
+    for (std::size_t c = 0; c < std::size_t(block); ++c) {
+      const std::size_t i = u * std::size_t(block) + c;
+      for (std::int32_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
+        row[a.col_idx[std::size_t(k)] / block] += a.values[std::size_t(k)] * a.values[std::size_t(k)];
+    }
+    for (const auto& [v, sum] : row) n.col_idx.push_back(v), n.values.push_back(std::sqrt(sum));
+    n.row_ptr[u + 1] = n.nnz();
   }
+  return n;
+}
+
+double dependent_candidate(ElementType type) { return type == ElementType::f64 ? 1e-10 : 1e-5; }
+
+HostCsr tentative_prolongator(const Aggregates& aggregates, int block, const std::vector<double>& candidates, int k,
+                              std::vector<double>& coarse_candidates) {
+  const std::size_t n = aggregates.of_row.size() * std::size_t(block), kk = std::size_t(k);
+  // Each aggregate's rows in order, and its block of B column by column.
+  std::vector<std::vector<std::size_t>> members(std::size_t(aggregates.count));
+  for (std::size_t i = 0; i < n; ++i)
+    if (const std::int32_t g = aggregates.of_row[i / std::size_t(block)]; g >= 0) members[std::size_t(g)].push_back(i);
+  HostCsr tentative;
+  tentative.rows = std::int32_t(n);
+  tentative.cols = aggregates.count * k;
+  tentative.row_ptr.assign(n + 1, 0);
+  for (std::size_t i = 0; i < n; ++i)
+    tentative.row_ptr[i + 1] = tentative.row_ptr[i] + (aggregates.of_row[i / std::size_t(block)] >= 0 ? k : 0);
+  tentative.col_idx.resize(std::size_t(tentative.row_ptr[n]));
+  tentative.values.resize(tentative.col_idx.size());
+  coarse_candidates.assign(std::size_t(aggregates.count) * kk * kk, 0.0);
+  const double dependent = dependent_candidate(ElementType::f64);
+  for (std::size_t g = 0; g < members.size(); ++g) {
+    const std::vector<std::size_t>& rows = members[g];
+    const std::size_t m = rows.size();
+    std::vector<double> q(m * kk);  // column-major, as the device's transposed block
+    for (std::size_t e = 0; e < m; ++e)
+      for (std::size_t j = 0; j < kk; ++j) q[j * m + e] = candidates[rows[e] * kk + j];
+    const auto r_at = [&](std::size_t l, std::size_t j) -> double& { return coarse_candidates[(g * kk + l) * kk + j]; };
+    for (std::size_t j = 0; j < kk; ++j) {
+      double* v = &q[j * m];
+      double before = 0;
+      if (j > 0)
+        for (std::size_t e = 0; e < m; ++e) before += v[e] * v[e];
+      for (int pass = 0; pass < (j > 0 ? 2 : 0); ++pass)
+        for (std::size_t l = 0; l < j; ++l) {
+          const double* ql = &q[l * m];
+          double dot = 0;
+          for (std::size_t e = 0; e < m; ++e) dot += ql[e] * v[e];
+          for (std::size_t e = 0; e < m; ++e) v[e] -= dot * ql[e];
+          r_at(l, j) += dot;
+        }
+      double sum = 0;
+      for (std::size_t e = 0; e < m; ++e) sum += v[e] * v[e];
+      const double norm = std::sqrt(sum);
+      const bool kept = norm != 0 && (j == 0 || norm > dependent * std::sqrt(before));
+      for (std::size_t e = 0; e < m; ++e) v[e] = kept ? v[e] / norm : 0.0;
+      r_at(j, j) = kept ? norm : 0.0;
+    }
+    for (std::size_t e = 0; e < m; ++e)
+      for (std::size_t j = 0; j < kk; ++j) {
+        const std::size_t at = std::size_t(tentative.row_ptr[rows[e]]) + j;
+        tentative.col_idx[at] = std::int32_t(g * kk + j);
+        tentative.values[at] = q[j * m + e];
+      }
+  }
+  return tentative;
+}
+
+HostCsr smoothed_prolongator(const HostCsr& filtered, const HostCsr& tentative, double omega) {
+  const std::size_t n = std::size_t(filtered.rows);
+  const std::vector<double> inv_diag = filtered_inverse_diagonal(filtered);
+  // P = P_tent - omega D_f^-1 A_f P_tent, row by row: row i of A_f P_tent holds P_tent's row i
+  // (the diagonal is stored), whose columns are consecutive.
   HostCsr ap = multiply(filtered, tentative);
   parallel_rows(n, [&](std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) {
-      const std::int32_t g = aggregates.of_row[i];
+      const std::int32_t t = tentative.row_ptr[i], in_row = tentative.row_ptr[i + 1] - t;
+      const std::int32_t first = in_row > 0 ? tentative.col_idx[std::size_t(t)] : 0;
       for (std::int32_t k = ap.row_ptr[i]; k < ap.row_ptr[i + 1]; ++k) {
         double v = -omega * inv_diag[i] * ap.values[std::size_t(k)];
-        if (ap.col_idx[std::size_t(k)] == g) v += tentative_value(i, g);
+        const std::int32_t c = ap.col_idx[std::size_t(k)] - first;
+        if (c >= 0 && c < in_row) v += tentative.values[std::size_t(t + c)];
         ap.values[std::size_t(k)] = v;
       }
     }
   });
-  return ap;  // every tentative entry lies in A_f P_tent's pattern (the diagonal is stored)
+  return ap;
 }
 
 }  // namespace clcg::solver

@@ -64,10 +64,12 @@ DeviceCoarsening::DeviceCoarsening(const cl::Env& env, ElementType type)
   mis_members_ = kernel("mis_members");
   join_seeds_ = kernel("join_seeds");
   join_neighbours_ = kernel("join_neighbours");
+  component_constants_ = kernel("component_constants");
+  block_norms_ = kernel("block_norms");
   tentative_count_ = kernel("tentative_count");
   tentative_fill_ = kernel("tentative_fill");
-  row_norms_ = kernel("row_norms");
-  tentative_scale_ = kernel("tentative_scale");
+  tentative_qr_ = kernel("tentative_qr");
+  tentative_scatter_ = kernel("tentative_scatter");
   smooth_prolongator_ = kernel("smooth_prolongator");
 }
 
@@ -149,19 +151,38 @@ DeviceAggregates DeviceCoarsening::aggregate(const DeviceCsrMatrix& f) {
   return result;
 }
 
-DeviceCsrMatrix DeviceCoarsening::tentative_prolongator(const DeviceAggregates& g, const ::cl::Buffer& candidate,
-                                                        ::cl::Buffer& coarse_candidate) {
-  const std::size_t n = std::size_t(g.rows);
+DeviceCsrMatrix DeviceCoarsening::node_matrix(const DeviceCsrMatrix& a, unsigned block) {
+  const std::size_t nodes = std::size_t(a.rows()) / block;
+  ::cl::Buffer counts = make_index_buffer(env_, nodes + 1);
+  kernels_.run(block_norms_, "block_norms", nodes, cl_uint(block), cl_int(0), a.row_ptr(), a.col_idx(), a.values(),
+               counts, counts, counts, a.values());
+  DeviceCsrMatrix n = products_.allocate(counts, std::int32_t(nodes), std::int32_t(nodes));
+  kernels_.run(block_norms_, "block_norms", nodes, cl_uint(block), cl_int(1), a.row_ptr(), a.col_idx(), a.values(),
+               n.row_ptr(), n.row_ptr(), n.col_idx(), n.values());
+  return n;
+}
+
+::cl::Buffer DeviceCoarsening::component_constants(std::size_t rows, unsigned k) {
+  ::cl::Buffer out = make_vector(env_, type_, rows * k);
+  kernels_.run(component_constants_, "component_constants", rows, cl_uint(k), out);
+  return out;
+}
+
+DeviceCsrMatrix DeviceCoarsening::tentative_prolongator(const DeviceAggregates& g, unsigned block,
+                                                        const ::cl::Buffer& candidates, unsigned k,
+                                                        ::cl::Buffer& coarse_candidates) {
+  const std::size_t n = std::size_t(g.rows) * block;
   ::cl::Buffer counts = make_index_buffer(env_, n + 1);
-  kernels_.run(tentative_count_, "tentative_count", n, g.of_row, counts);
-  DeviceCsrMatrix tentative = products_.allocate(counts, g.rows, g.count);
-  kernels_.run(tentative_fill_, "tentative_fill", n, g.of_row, candidate, tentative.row_ptr(), tentative.col_idx(),
-               tentative.values());
+  kernels_.run(tentative_count_, "tentative_count", n, cl_uint(block), cl_uint(k), g.of_row, counts);
+  DeviceCsrMatrix tentative = products_.allocate(counts, std::int32_t(n), std::int32_t(std::size_t(g.count) * k));
+  kernels_.run(tentative_fill_, "tentative_fill", n, cl_uint(block), cl_uint(k), g.of_row, candidates,
+               tentative.row_ptr(), tentative.col_idx(), tentative.values());
   const DeviceCsrMatrix by_aggregate = products_.transpose(tentative);
-  coarse_candidate = make_vector(env_, type_, std::size_t(g.count));
-  kernels_.run(row_norms_, "row_norms", std::size_t(g.count), by_aggregate.row_ptr(), by_aggregate.values(),
-               coarse_candidate);
-  kernels_.run(tentative_scale_, "tentative_scale", n, g.of_row, candidate, coarse_candidate, tentative.row_ptr(),
+  coarse_candidates = make_vector(env_, type_, std::size_t(g.count) * k * k);
+  kernels_.run(tentative_qr_, "tentative_qr", std::size_t(g.count), cl_uint(k), Real{dependent_candidate(type_)},
+               by_aggregate.row_ptr(), by_aggregate.values(), coarse_candidates);
+  kernels_.run(tentative_scatter_, "tentative_scatter", std::size_t(by_aggregate.rows()), cl_uint(k),
+               by_aggregate.row_ptr(), by_aggregate.col_idx(), by_aggregate.values(), tentative.row_ptr(),
                tentative.values());
   return tentative;
 }

@@ -195,11 +195,12 @@ TEST(DeviceCoarsening, FilterAggregatesAndProlongatorEqualTheHostReference) {
         ::cl::Buffer candidate = clcg::solver::make_vector(test_env(), type, ones.size()), coarse;
         clcg::solver::upload_vector(test_env(), ones, type, candidate);
         const double omega = 0.61;
-        const DeviceCsrMatrix tentative = coarsening.tentative_prolongator(aggregates, candidate, coarse);
+        const DeviceCsrMatrix tentative = coarsening.tentative_prolongator(aggregates, 1, candidate, 1, coarse);
         const HostCsr p = download(test_env(), coarsening.smoothed_prolongator(strength, tentative, omega));
         std::vector<double> expected_coarse;
-        expect_same(p, clcg::solver::smoothed_prolongator(filtered, expected, ones, expected_coarse, omega), type,
-                    "prolongator");
+        const HostCsr expected_tentative = clcg::solver::tentative_prolongator(expected, 1, ones, 1, expected_coarse);
+        expect_same(download(test_env(), tentative), expected_tentative, type, "tentative prolongator");
+        expect_same(p, clcg::solver::smoothed_prolongator(filtered, expected_tentative, omega), type, "prolongator");
         const std::vector<double> norms =
             clcg::solver::download_vector(test_env(), coarse, type, std::size_t(aggregates.count));
         for (std::size_t g = 0; g < norms.size(); ++g)

@@ -41,13 +41,34 @@ HostCsr filtered_matrix(const HostCsr& a, const std::vector<char>& strong);
 // 0: nothing of it is smoothed or estimated).
 std::vector<double> filtered_inverse_diagonal(const HostCsr& filtered);
 
-// P = (I - omega D_f^-1 A_f) P_tent, where P_tent(i, agg(i)) = b_i / |b on agg(i)| for the
-// near-null-space candidate b (ones on the finest level). Columns sorted. `coarse_candidate`
-// gets the next level's b: the aggregates' norms (summed in row order), so that
-// P_tent b_c = b. Without carrying b, aggregates of unequal sizes lose the constant on coarser
-// levels and the steps grow with the grid. omega: prolongator_weight() (amg.cpp).
-HostCsr smoothed_prolongator(const HostCsr& filtered, const Aggregates& aggregates, const std::vector<double>& candidate,
-                             std::vector<double>& coarse_candidate, double omega);
+// The most rows a node may have, and the most near-null-space vectors (a coarse level's nodes
+// have one row a vector): kernels/aggregation.cl's MAX_CANDIDATES.
+inline constexpr unsigned max_block_size = 16;
+
+// The node matrix of A whose nodes are `block` consecutive rows (a node's components; rows a
+// multiple of block): entry (u, v) is the Frobenius norm of A's block (u, v), summed row by row
+// in column order. Its strength of connection aggregates nodes, so a node's components share
+// an aggregate (as pyamg does for block matrices).
+HostCsr node_matrix(const HostCsr& a, int block);
+
+// Where the tentative prolongator's Gram-Schmidt takes a candidate for a combination of those
+// before it on an aggregate: its norm after the projections at most this times its norm before.
+double dependent_candidate(ElementType type);
+
+// P_tent for the near-null space B (`candidates`, rows x k row-major: the constant on a scalar
+// problem's finest level, a constant a component, rigid body modes) over the aggregates of the
+// nodes (`block` rows each). Each aggregate's block of B (its rows in order) is factored
+// B_g = Q_g R_g by modified Gram-Schmidt, each projection taken twice; a dependent column (see
+// dependent_candidate) becomes 0 with its diagonal of R. Row i of P_tent holds its row of Q_g in
+// columns g k .. g k + k - 1; `coarse_candidates` gets the R_g (count k rows of k, upper
+// triangular), the next level's B, so that P_tent B_c = B (Vanek, Mandel, Brezina 1996; pyamg's
+// fit_candidates). Without carrying B, aggregates of unequal sizes lose the constant on coarser
+// levels and the steps grow with the grid.
+HostCsr tentative_prolongator(const Aggregates& aggregates, int block, const std::vector<double>& candidates, int k,
+                              std::vector<double>& coarse_candidates);
+
+// P = (I - omega D_f^-1 A_f) P_tent (columns sorted); omega: prolongator_weight() (amg.cpp).
+HostCsr smoothed_prolongator(const HostCsr& filtered, const HostCsr& tentative, double omega);
 
 HostCsr transpose(const HostCsr& m);
 // C = A B (columns sorted within rows; each row summed in the order of A's row: deterministic).

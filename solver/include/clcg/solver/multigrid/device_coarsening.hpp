@@ -7,8 +7,11 @@
 //   DeviceCoarsening coarsening(env, ElementType::f64);
 //   DeviceStrength s = coarsening.filter(a, 0.08);
 //   DeviceAggregates g = coarsening.aggregate(s.filtered);
-//   DeviceCsrMatrix t = coarsening.tentative_prolongator(g, ones, coarse_candidate);
+//   DeviceCsrMatrix t = coarsening.tentative_prolongator(g, 1, ones, 1, coarse_candidate);
 //   DeviceCsrMatrix p = coarsening.smoothed_prolongator(s, t, omega);
+// A block system (nodes of `block` rows, k near-null-space vectors) aggregates its nodes:
+//   DeviceAggregates g = coarsening.aggregate(coarsening.filter(coarsening.node_matrix(a, 3), 0.08).filtered);
+//   DeviceCsrMatrix t = coarsening.tentative_prolongator(g, 3, modes, 6, coarse_modes);
 // New values of A on the same pattern keep s.strong and t:
 //   s = coarsening.refilter(a, s.strong);
 //   coarsening.smoothed_prolongator_values(s, t, omega, p);
@@ -17,6 +20,7 @@
 
 #include "clcg/cl/env.hpp"
 #include "clcg/cl/pinned_buffer.hpp"
+#include "clcg/solver/multigrid/coarsening.hpp"
 #include "clcg/solver/multigrid/sparse_product.hpp"
 #include "clcg/solver/sparse/csr_matrix.hpp"
 
@@ -34,8 +38,8 @@ struct DeviceStrength {
 };
 
 struct DeviceAggregates {
-  ::cl::Buffer of_row;      // the aggregate of each row, -1 for a row with no strong connection
-  std::int32_t rows = 0;    // the level's rows
+  ::cl::Buffer of_row;      // the aggregate of each row (node), -1 for one with no strong connection
+  std::int32_t rows = 0;    // the rows (nodes) aggregated
   std::int32_t count = 0;   // aggregates
 };
 
@@ -49,11 +53,18 @@ class DeviceCoarsening {
   DeviceStrength refilter(const DeviceCsrMatrix& a, const ::cl::Buffer& strong);
   // Aggregates of A_f's graph, as aggregate() on the host.
   DeviceAggregates aggregate(const DeviceCsrMatrix& filtered);
-  // P_tent for the level's near-null-space `candidate` (rows values): a row's one entry, in its
-  // aggregate's column, is its candidate value over the aggregate's norm; `coarse_candidate`
-  // gets the norms, the next level's candidate.
-  DeviceCsrMatrix tentative_prolongator(const DeviceAggregates& aggregates, const ::cl::Buffer& candidate,
-                                        ::cl::Buffer& coarse_candidate);
+  // The node matrix of A (rows a multiple of `block`, at most max_block_size), as node_matrix()
+  // on the host: entry (u, v) the Frobenius norm of A's block (u, v).
+  DeviceCsrMatrix node_matrix(const DeviceCsrMatrix& a, unsigned block);
+  // P_tent for the level's near-null space `candidates` (rows x k, row-major; k at most
+  // max_block_size) over the aggregates of its nodes (`block` rows each), as
+  // tentative_prolongator() on the host: row i's k entries, in columns g k .. g k + k - 1 of
+  // its node's aggregate g, are Q_g's row of the aggregate's B_g = Q_g R_g; `coarse_candidates`
+  // gets the R_g (count k x k, row-major), the next level's candidates.
+  DeviceCsrMatrix tentative_prolongator(const DeviceAggregates& aggregates, unsigned block, const ::cl::Buffer& candidates,
+                                        unsigned k, ::cl::Buffer& coarse_candidates);
+  // The constant vector of each of k components (out[i k + j] = 1 where i % k == j), rows x k.
+  ::cl::Buffer component_constants(std::size_t rows, unsigned k);
   // P = (I - omega D_f^-1 A_f) P_tent, as smoothed_prolongator() on the host.
   DeviceCsrMatrix smoothed_prolongator(const DeviceStrength& strength, const DeviceCsrMatrix& tentative, double omega);
   // The same into p (from smoothed_prolongator with A_f's pattern unchanged): values only.
@@ -78,8 +89,8 @@ class DeviceCoarsening {
   ::cl::Buffer undecided_;  // the independent set's undecided rows after each round
   cl::PinnedBuffer progress_;  // undecided_ as read back (kept: the reads do not block)
   ::cl::Kernel row_diagonal_, strength_mask_, filter_count_, filter_fill_, mis_start_, mis_neighbour_max_, mis_decide_,
-      mis_members_, join_seeds_, join_neighbours_, tentative_count_, tentative_fill_, row_norms_,
-      tentative_scale_, smooth_prolongator_;
+      mis_members_, join_seeds_, join_neighbours_, component_constants_, block_norms_, tentative_count_,
+      tentative_fill_, tentative_qr_, tentative_scatter_, smooth_prolongator_;
 };
 
 }  // namespace clcg::solver

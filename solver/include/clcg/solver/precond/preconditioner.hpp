@@ -3,8 +3,10 @@
 // symmetric positive definite by construction, so CG's theory holds; each is set up once per
 // matrix and applied on the device. docs/USAGE.md says which variant takes which.
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "clcg/reduction/op.hpp"
 
@@ -34,6 +36,15 @@ struct Ic0Options {
   unsigned sweeps = 3;           // Jacobi sweeps for each triangular factor in an apply
 };
 
+// Vectors that A nearly annihilates (the rigid body modes of an elastic body, a constant a
+// component, ...), row-major: values[i * columns + j] is vector j's value at row i.
+// multigrid/near_nullspace.hpp builds and checks them.
+struct NearNullspace {
+  std::size_t rows = 0;
+  std::size_t columns = 0;
+  std::vector<double> values;
+};
+
 struct AmgOptions {
   double strength = 0.08;        // |a_ij| >= strength sqrt(a_ii a_jj): a strong connection
   // Coarsen until at most this many rows (then a Cholesky solve on the host); from 1M rows of A,
@@ -42,6 +53,15 @@ struct AmgOptions {
   std::size_t max_levels = 25;
   unsigned smoother_degree = 2;  // Chebyshev smoother, the same before and after (M stays SPD)
   double smoother_lower_ratio = 30;
+  // Rows a node (1 to 16): rows block_size i .. block_size i + block_size - 1 are node i's
+  // components (unknowns interleaved by node, as finite-element codes number them). Strength
+  // and aggregation work on nodes, so a node's components share an aggregate; rows must be a
+  // multiple of it.
+  unsigned block_size = 1;
+  // What the coarse levels must represent exactly (1 to 16 vectors of A's rows); null: one
+  // constant vector a component (block_size of them). Elasticity needs its rigid body modes
+  // (near_nullspace.hpp: rigid_body_modes).
+  std::shared_ptr<const NearNullspace> near_nullspace;
 };
 
 struct PreconditionerOptions {
