@@ -1,6 +1,7 @@
 """Fixtures for the clcg Python tests (pytest, on whatever device CLCG_DEVICE selects; PoCL in CI)."""
 import os
 import pathlib
+import sys
 
 import numpy as np
 import pytest
@@ -29,3 +30,13 @@ def shared_matrices():
     if not SHARED.is_dir():
         pytest.skip(f"the shared SuiteSparse matrices are not at {SHARED} (set CLCG_SHARED_MATRICES)")
     return sorted(SHARED.glob("*.mtx"))
+
+
+@pytest.fixture(scope="session")
+def fem_problems():
+    """scripts/fem_problems.py (issue 35's finite-element problems, scikit-fem from PyPI)."""
+    pytest.importorskip("skfem", reason="scikit-fem (PyPI) assembles the FEM problems; scripts/test installs it")
+    if str(ROOT / "scripts") not in sys.path:
+        sys.path.insert(0, str(ROOT / "scripts"))
+    import fem_problems
+    return fem_problems
