@@ -60,8 +60,12 @@ std::optional<std::vector<GzipMember>> bgzf_members(std::string_view compressed)
         const std::size_t size = bgzf_member_size(compressed, at);
         constexpr std::size_t trailer = 8;  // CRC32, ISIZE
         if (size < 12 + trailer || size > compressed.size() - at) return std::nullopt;
+        const std::size_t header = 12 + le16(compressed, at + 10);  // the fixed part and the extra field
+        if (header + trailer > size) return std::nullopt;
+        // A trailer claiming more text than the member's data can hold is corrupt: not inflated in
+        // place, so the reader for any gzip file names it.
         const std::size_t text_size = le32(compressed, at + size - 4);
-        if (text_size > max_member_text) return std::nullopt;
+        if (text_size > max_member_text || text_size > max_gzip_text(size - header - trailer)) return std::nullopt;
         members.push_back({at, size, text, text_size});
         text += text_size;
         at += size;
@@ -133,7 +137,9 @@ std::optional<FileData> inflate_bgzf(std::string_view compressed, std::size_t ma
     if (!members) return std::nullopt;
     FileData text;
     text.size = members->back().text_offset + members->back().text_size;
-    if (text.size > max_text) return std::nullopt;
+    // Sized up front from the trailers, so only as far as they are trusted; beyond, the reader
+    // for any gzip file grows its buffer as the text comes.
+    if (text.size > max_text || text.size / trusted_deflate_ratio > compressed.size()) return std::nullopt;
     text.bytes.reset(new char[text.size + 1]);
     if (!inflate_members(compressed, *members, text.bytes.get(), threads)) return std::nullopt;
     return text;

@@ -20,7 +20,8 @@ struct GzipMember {
     std::size_t text_size = 0;
 };
 
-// The members of a BGZF file, or nothing when `compressed` is not BGZF from start to end.
+// The members of a BGZF file, or nothing when `compressed` is not BGZF from start to end or a
+// member's trailer claims more text than its data can hold.
 std::optional<std::vector<GzipMember>> bgzf_members(std::string_view compressed);
 
 // Inflates every member into text (text_offset + text_size of the last member bytes) on
@@ -30,8 +31,9 @@ bool inflate_members(std::string_view compressed, const std::vector<GzipMember>&
                      unsigned threads);
 
 // The text of a BGZF file (its compressed bytes in memory) inflated on `threads` threads;
-// nothing when the file is not BGZF, its text is over `max_text` bytes or a member is corrupt
-// (the caller then reads it as any gzip file).
+// nothing when the file is not BGZF, its text is over `max_text` bytes or over 64 times the
+// compressed size (trailers trusted no further), or a member is corrupt (the caller then reads
+// it as any gzip file).
 std::optional<FileData> inflate_bgzf(std::string_view compressed, std::size_t max_text, unsigned threads);
 
 }  // namespace clcg::solver::mm

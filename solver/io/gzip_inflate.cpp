@@ -30,7 +30,7 @@ std::size_t gzip_text_size_guess(std::size_t compressed_size, std::uint32_t isiz
     // truncated file, or of bytes after the last member, and not worth faulting in.
     const std::size_t overhead = 18 + compressed_size / 8192;
     const std::size_t least = compressed_size > overhead ? compressed_size - overhead : 0;
-    const bool plausible = isize >= least && isize / 64 <= compressed_size;
+    const bool plausible = isize >= least && isize / trusted_deflate_ratio <= compressed_size;
     return plausible ? isize : 4 * compressed_size;
 }
 
@@ -42,14 +42,20 @@ std::size_t default_gzip_memory_bytes() {
 
 namespace {
 
-constexpr std::size_t wrap = std::size_t{1} << 32;  // ISIZE is the size mod 2^32
-
-// The next size to try once `capacity` was short: twice as much, and while the first member (maybe
-// the only one, so of size ISIZE + k * 2^32) did not fit a size of that form, at least the next one.
-std::size_t grown(std::size_t capacity, bool first_member, std::uint32_t isize) {
+// The buffer size to try after `capacity` bytes were too few for the member that starts `in`
+// bytes into `compressed_size` bytes of gzip data, `text_size` bytes of text before it: twice as
+// much, and while the first member (maybe the only one, so of size ISIZE + k * 2^32) did not
+// fit, at least the next size of that form; never more than the data left can hold (a lying
+// ISIZE asked for 4 GiB here). `capacity` itself when it already holds that much: the member
+// is corrupt.
+std::size_t gzip_buffer_growth(std::size_t capacity, std::size_t text_size, std::size_t in,
+                               std::size_t compressed_size, std::uint32_t isize) {
+    constexpr std::size_t wrap = std::size_t{1} << 32;  // ISIZE is the size mod 2^32
+    const std::size_t most = text_size + max_gzip_text(compressed_size - in);
+    if (capacity >= most) return capacity;
     const std::size_t doubled = std::max<std::size_t>(2 * capacity, std::size_t{1} << 20);
-    const bool wrapped_size = first_member && capacity >= isize && (capacity - isize) % wrap == 0;
-    return wrapped_size ? std::max(doubled, capacity + wrap) : doubled;
+    const bool wrapped_size = in == 0 && capacity >= isize && (capacity - isize) % wrap == 0;
+    return std::min(wrapped_size ? std::max(doubled, capacity + wrap) : doubled, most);
 }
 
 }  // namespace
@@ -75,8 +81,10 @@ Inflated inflate_gzip(std::string_view compressed, std::size_t max_text, unsigne
             inflater.get(), compressed.data() + in, compressed.size() - in, text.bytes.get() + text.size,
             capacity - text.size, &member_in, &member_out);
         if (result == LIBDEFLATE_INSUFFICIENT_SPACE) {
+            const std::size_t next = gzip_buffer_growth(capacity, text.size, in, compressed.size(), isize);
+            if (next == capacity) return Inflated::bad_data;  // more text than the data can hold
             if (capacity >= max_text) return Inflated::too_large;
-            capacity = std::min(grown(capacity, in == 0, isize), max_text);
+            capacity = std::min(next, max_text);
             std::unique_ptr<char[]> bigger(new char[capacity + 1]);
             std::memcpy(bigger.get(), text.bytes.get(), text.size);
             text.bytes = std::move(bigger);

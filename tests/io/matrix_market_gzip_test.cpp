@@ -4,6 +4,8 @@
 // whatever the members and the trailer's size say.
 #include <gtest/gtest.h>
 
+#include <cstddef>
+#include <fstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -166,6 +168,78 @@ TEST(MatrixMarketGzip, AWrongTrailerSizeOrBytesAfterTheLastMemberAreCorruptData)
                 << how(options) << ": " << message;
         }
     }
+}
+
+// The process's peak address space (VmPeak), in bytes; 0 where /proc does not tell. A buffer
+// sized from a lying trailer is never written, so only the address space shows it. ctest runs
+// each test in its own process, so the peak starts low.
+std::size_t address_space_peak() {
+    std::ifstream status("/proc/self/status");
+    for (std::string line; std::getline(status, line);) {
+        if (line.rfind("VmPeak:", 0) == 0) return std::stoull(line.substr(7)) * 1024;  // "VmPeak:  123 kB"
+    }
+    return 0;
+}
+
+// Reads `path` in every way and in memory: corrupt gzip data, named with the file, and no buffer
+// sized from what the trailers claim (the address space grows by less than 1 GiB; threads and
+// their malloc arenas take a few hundred MiB of it).
+void expect_corrupt_without_claimed_buffer(const std::string& path, const std::string& bytes) {
+    const std::size_t peak_before = address_space_peak();
+    for (const ReadOptions& options : gzip_read_options()) {
+        const std::string message = read_message(path, options);
+        EXPECT_EQ(message.rfind(path + ": corrupt gzip data (", 0), 0u) << how(options) << ": " << message;
+    }
+    try {
+        parse_matrix_market(bytes, "in memory");
+        ADD_FAILURE() << "no InputError in memory";
+    } catch (const InputError& e) {
+        EXPECT_EQ(std::string(e.what()).rfind("in memory: corrupt gzip data (", 0), 0u) << e.what();
+    }
+    if (peak_before == 0) GTEST_SKIP() << "no VmPeak in /proc/self/status: the address space is not checked";
+    EXPECT_LT(address_space_peak() - peak_before, std::size_t{1} << 30);
+}
+
+TEST(MatrixMarketGzip, AnIsizeShortOfItsMemberIsCorruptAndSizesNoBufferPast4GiB) {
+    // The fuzz finding (tests/fuzz/regressions/gzip-isize-below-text-*): an ISIZE that could be
+    // the whole text (a little below the compressed size) but is short of it. The buffer used to
+    // grow to ISIZE + 4 GiB, the next size of the form a single member's text can have.
+    TempDir dir;
+    std::string compressed = gzip(real_general + "2 2 2\n1 1 4.5\n2 2 5.25\n% " + std::string(200, 'x') + "\n");
+    const std::size_t isize = compressed.size() - 18;
+    for (std::size_t i = 0; i < 4; ++i) compressed[compressed.size() - 4 + i] = static_cast<char>(isize >> (8 * i));
+    write_text(dir.file("short_isize.mtx.gz"), compressed);
+    expect_corrupt_without_claimed_buffer(dir.file("short_isize.mtx.gz"), compressed);
+}
+
+TEST(MatrixMarketGzip, ABgzfMemberClaimingMoreTextThanItsDataCanHoldIsCorruptAndSizesNoBuffer) {
+    // Deflate expands at most 1032:1: 30,000 empty BGZF members (2 bytes of data each) whose
+    // trailers claim 64 KiB each, 1.9 GiB in all, were a buffer of that size.
+    TempDir dir;
+    const std::string empty = clcg::solver::compress_bgzf("", 6, 1);  // the end-of-file member alone
+    std::string lying = empty;
+    for (std::size_t i = 0; i < 4; ++i) lying[lying.size() - 4 + i] = static_cast<char>(std::size_t{1} << 16 >> (8 * i));
+    std::string compressed = clcg::solver::compress_bgzf(real_general + "1 1 1\n1 1 2\n", 6, 1);
+    for (int k = 0; k < 30000; ++k) compressed += lying;
+    write_text(dir.file("claims.mtx.gz"), compressed);
+    expect_corrupt_without_claimed_buffer(dir.file("claims.mtx.gz"), compressed);
+}
+
+TEST(MatrixMarketGzip, TextCompressedPastTheTrustedRatioStillReadsRight) {
+    // A comment of 8 MB of one letter compresses several hundred to one: no trailer is trusted that
+    // far, so the buffer grows from a small start, up to what deflate can hold (1032:1), and a
+    // BGZF file is inflated as any gzip file.
+    TempDir dir;
+    const std::string text = real_symmetric + "% " + std::string(std::size_t{8} << 20, 'x') + "\n3 3 3\n1 1 2\n2 2 3\n3 1 -1\n";
+    const HostMatrix want = parse(text);
+    const std::string one_member = gzip(text, 9), bgzf = clcg::solver::compress_bgzf(text, 9, 1);
+    ASSERT_GT(text.size(), 64 * one_member.size());
+    ASSERT_GT(text.size(), 64 * bgzf.size());
+    write_text(dir.file("one_member.mtx.gz"), one_member);
+    write_text(dir.file("bgzf.mtx.gz"), bgzf);
+    expect_reads_as(dir.file("one_member.mtx.gz"), want);
+    expect_reads_as(dir.file("bgzf.mtx.gz"), want);
+    expect_identical(parse_matrix_market(one_member, "in memory"), want);
 }
 
 TEST(MatrixMarketGzip, ALaterMemberTruncatedIsNamed) {
