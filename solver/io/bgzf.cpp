@@ -84,11 +84,11 @@ bool inflate_members(std::string_view compressed, const std::vector<GzipMember>&
             const GzipMember& member = members[m];
             std::size_t used = 0;
             // Success only once the trailer's CRC and size have matched, and with no actual-size
-            // pointer only when the member fills its text exactly.
+            // pointer only when the member fills its text exactly; the header's CRC is ours to check.
             if (libdeflate_gzip_decompress_ex(inflater.get(), compressed.data() + member.offset, member.size,
                                               text + member.text_offset, member.text_size, &used,
                                               nullptr) != LIBDEFLATE_SUCCESS ||
-                used != member.size)
+                used != member.size || !header_crc_matches(compressed.substr(member.offset, member.size)))
                 ok = false;
         }
     });

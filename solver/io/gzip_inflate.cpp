@@ -34,6 +34,22 @@ std::size_t gzip_text_size_guess(std::size_t compressed_size, std::uint32_t isiz
     return plausible ? isize : 4 * compressed_size;
 }
 
+bool header_crc_matches(std::string_view member) {
+    const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(member[i]); };
+    constexpr unsigned fhcrc = 2, fextra = 4, fname = 8, fcomment = 16;  // RFC 1952 FLG bits
+    if (member.size() < 10 || (byte(3) & fhcrc) == 0) return true;
+    std::size_t at = 10;
+    if ((byte(3) & fextra) != 0) at += member.size() >= 12 ? 2 + (byte(10) | byte(11) << 8) : member.size();
+    for (const unsigned field : {fname, fcomment}) {  // zero-terminated
+        if ((byte(3) & field) == 0) continue;
+        while (at < member.size() && byte(at) != 0) ++at;
+        ++at;
+    }
+    if (at + 2 > member.size()) return false;
+    const std::uint32_t crc = libdeflate_crc32(0, member.data(), at);
+    return (crc & 0xffff) == (byte(at) | std::uint32_t{byte(at + 1)} << 8);
+}
+
 std::size_t default_gzip_memory_bytes() {
     const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
     if (pages <= 0 || page <= 0) return std::numeric_limits<std::size_t>::max();
@@ -90,7 +106,8 @@ Inflated inflate_gzip(std::string_view compressed, std::size_t max_text, unsigne
             text.bytes = std::move(bigger);
             continue;  // the same member again
         }
-        if (result != LIBDEFLATE_SUCCESS) return Inflated::bad_data;
+        if (result != LIBDEFLATE_SUCCESS || !header_crc_matches(compressed.substr(in, member_in)))
+            return Inflated::bad_data;
         in += member_in;
         text.size += member_out;
     }

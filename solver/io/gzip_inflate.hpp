@@ -46,6 +46,11 @@ std::size_t gzip_text_size_guess(std::size_t compressed_size, std::uint32_t isiz
 // ISIZE: the last 4 bytes, little-endian (0 for fewer).
 std::uint32_t gzip_isize(std::string_view compressed);
 
+// False when the gzip member at the start of `member` (one libdeflate accepted) has a header
+// CRC (FHCRC) that does not match its header. libdeflate skips that CRC; zlib checks it, so
+// without this a file would read whole but not streamed.
+bool header_crc_matches(std::string_view member);
+
 // The default of ReadOptions::gzip_memory_bytes: half the physical memory.
 std::size_t default_gzip_memory_bytes();
 

@@ -75,6 +75,9 @@ def seeds():
     wrong_crc = bytearray(one)
     wrong_crc[-8] ^= 0x40
     yield "member_wrong_crc", bytes(wrong_crc)
+    wrong_header_crc = bytearray(member(SYMMETRIC, flags=2 | 8, name=b"a.mtx"))
+    wrong_header_crc[16] ^= 0x01  # the header CRC, after 10 fixed bytes and "a.mtx\0"
+    yield "member_wrong_header_crc", bytes(wrong_header_crc)
     big_claim = bytearray(bgzf(PATTERN, 2))
     first_size = struct.unpack_from("<H", big_claim, 16)[0] + 1
     struct.pack_into("<I", big_claim, first_size - 4, 65536)  # 64 KiB of text claimed in a few bytes

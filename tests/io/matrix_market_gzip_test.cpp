@@ -242,6 +242,39 @@ TEST(MatrixMarketGzip, TextCompressedPastTheTrustedRatioStillReadsRight) {
     expect_identical(parse_matrix_market(one_member, "in memory"), want);
 }
 
+// `member` with a header CRC (FHCRC: the low 16 bits of the CRC-32 of the header before it)
+// inserted where its header ends; a wrong one unless `right`.
+std::string with_header_crc(std::string member, std::size_t header_end, bool right) {
+    member[3] = static_cast<char>(member[3] | 2);
+    const uLong crc = crc32(0, reinterpret_cast<const Bytef*>(member.data()), static_cast<uInt>(header_end));
+    const unsigned value = (crc & 0xffff) ^ (right ? 0 : 1);
+    return member.insert(header_end, {static_cast<char>(value & 0xff), static_cast<char>(value >> 8)});
+}
+
+TEST(MatrixMarketGzip, AHeaderCrcIsCheckedWholeAndStreamed) {
+    // libdeflate skips the header CRC and zlib checks it: a wrong one read as a matrix whole and
+    // as corrupt data streamed.
+    TempDir dir;
+    const std::string text = real_general + "2 2 2\n1 1 4\n2 2 5\n";
+    write_text(dir.file("right.mtx.gz"), with_header_crc(gzip(text), 10, true));
+    expect_reads_as(dir.file("right.mtx.gz"), parse(text));
+    // A BGZF member's (inflated on its own): its block size (bytes 16-17) grows by the 2 bytes.
+    const std::string bgzf = clcg::solver::compress_bgzf(text, 6, 1);
+    const std::size_t eof_member = 28;
+    std::string first = bgzf.substr(0, bgzf.size() - eof_member);
+    first[16] = static_cast<char>(first[16] + 2);
+    ASSERT_EQ(static_cast<unsigned char>(first[17]), (first.size() + 1) >> 8) << "no carry into the high byte";
+    const std::string wrong_bgzf = with_header_crc(first, 18, false) + bgzf.substr(first.size());
+    for (const auto& [name, bytes] : {std::pair("wrong.mtx.gz", with_header_crc(gzip(text), 10, false)),
+                                      std::pair("wrong_bgzf.mtx.gz", wrong_bgzf)}) {
+        write_text(dir.file(name), bytes);
+        for (const ReadOptions& options : gzip_read_options()) {
+            EXPECT_EQ(read_message(dir.file(name), options), dir.file(name) + ": corrupt gzip data (header crc mismatch)")
+                << how(options);
+        }
+    }
+}
+
 TEST(MatrixMarketGzip, ALaterMemberTruncatedIsNamed) {
     TempDir dir;
     const std::string text = compressible_text();
