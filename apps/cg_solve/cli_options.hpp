@@ -30,6 +30,10 @@ struct CliOptions {
   std::string generate;  // the --generate text, as given
   GeneratedProblem problem;
   std::string partition;  // --partition: the cut rows under mpirun (empty: balanced by nonzeros)
+  // AMG's near-null space: a file of vectors, or node coordinates (rigid body modes), and the
+  // unknowns a node (inputs.cpp: read_near_nullspace puts them into precond_options.amg).
+  std::string near_nullspace, coordinates;
+  std::optional<unsigned> block_size;
   double tolerance = 1e-8;
   std::optional<std::size_t> max_iterations;  // empty: default_max_iterations(rows)
   clcg::solver::Preconditioner preconditioner = clcg::solver::Preconditioner::automatic;

@@ -97,6 +97,9 @@ solver::Settings distributed_settings(const CliOptions& cli, std::int64_t rows) 
       throw UsageError("--precond " + std::string(solver::preconditioner_name(cli.preconditioner)) +
                        ": under mpirun cg-solve applies jacobi or none");
   }
+  if (!cli.near_nullspace.empty() || !cli.coordinates.empty() || cli.block_size)
+    throw UsageError("--near-nullspace, --coordinates and --block-size set up AMG, which cg-solve does not run under "
+                     "mpirun yet (Jacobi or none there)");
   if (cli.variant == "auto" || cli.variant == "fused") settings.variant = solver::CgVariant::fused;
   else if (cli.variant == "single") settings.variant = solver::CgVariant::single;
   else throw UsageError("--variant " + cli.variant + ": under mpirun cg-solve runs fused or single");

@@ -98,6 +98,8 @@ int run(const CliOptions& cli, WallClock::time_point process_start) {
     return b_is_a_ones ? solver::times_ones(a) : read_vector_option(cli.rhs, a.rows(), "right-hand side");
   });
   const Eigen::VectorXd x0 = timed(time.read, [&] { return read_vector_option(cli.x0, a.rows(), "initial guess"); });
+  solver::AmgOptions amg = cli.precond_options.amg;
+  timed(time.read, [&] { read_near_nullspace(cli, a.rows(), amg); return 0; });
   check_outputs(cli);
   if (interrupted) throw Interrupted{};
 
@@ -117,6 +119,7 @@ int run(const CliOptions& cli, WallClock::time_point process_start) {
       cli.max_iterations.value_or(default_max_iterations(static_cast<std::size_t>(a.rows()))));
   settings.preconditioner = cli.preconditioner;
   settings.precond_options = cli.precond_options;
+  settings.precond_options.amg = amg;
   settings.precision = cli.precision;
   settings.record_history = !cli.history.empty();
   settings.should_stop = [] { return interrupted != 0; };  // SIGINT / SIGTERM: checked once per step

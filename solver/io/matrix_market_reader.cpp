@@ -297,23 +297,27 @@ HostMatrix read_matrix_market(const std::string& path, MatrixMarketInfo* info, c
                            file.size_hint(), path, info, options, serial, whole_text);
 }
 
-Eigen::VectorXd parse_vector_market(std::string_view text, const std::string& name_for_errors) {
+namespace {
+
+// An array file's values (column-major, rows x cols as declared) or, for a vector, an n x 1
+// coordinate file's; `target` says which size lines are accepted.
+Eigen::MatrixXd parse_array_market(std::string_view text, const std::string& name_for_errors, mm::Target target) {
     using namespace mm;
-    if (is_gzip(text)) return parse_vector_market(gunzip_whole(text, name_for_errors).view(), name_for_errors);
+    if (is_gzip(text)) return parse_array_market(gunzip_whole(text, name_for_errors).view(), name_for_errors, target);
     reject_tar(text, name_for_errors);
     check_not_empty(text, name_for_errors);
     return translate_bad_alloc(name_for_errors, [&] {
         Scanner sc(text, name_for_errors);
         Header h;
-        parse_banner(sc, h, Target::vector);
+        parse_banner(sc, h, target);
         if (!sc.seek_content()) fail_missing_size_line(sc, h);
-        parse_size_line(sc, h, Target::vector);
+        parse_size_line(sc, h, target);
         if (h.format == Format::array) {
             std::vector<double> values;
             values.reserve(plausible(h.entries, text.size(), 2));
             scan_array(sc, h, [&](double v) { values.push_back(v); });
-            return Eigen::VectorXd(Eigen::Map<const Eigen::VectorXd>(values.data(),
-                                                                     static_cast<Eigen::Index>(values.size())));
+            return Eigen::MatrixXd(Eigen::Map<const Eigen::MatrixXd>(values.data(), static_cast<Eigen::Index>(h.rows),
+                                                                     static_cast<Eigen::Index>(h.cols)));
         }
         Coo coo;
         reserve_entries(coo, h, text.size());
@@ -323,15 +327,30 @@ Eigen::VectorXd parse_vector_market(std::string_view text, const std::string& na
             coo.value.push_back(x);
             (void)line;
         });
-        Eigen::VectorXd v = Eigen::VectorXd::Zero(h.rows);
-        for (std::size_t k = 0; k < coo.row.size(); ++k) v[coo.row[k]] += coo.value[k];
+        Eigen::MatrixXd v = Eigen::MatrixXd::Zero(h.rows, 1);
+        for (std::size_t k = 0; k < coo.row.size(); ++k) v(coo.row[k], 0) += coo.value[k];
         return v;
     });
+}
+
+}  // namespace
+
+Eigen::VectorXd parse_vector_market(std::string_view text, const std::string& name_for_errors) {
+    return parse_array_market(text, name_for_errors, mm::Target::vector).col(0);
 }
 
 Eigen::VectorXd read_vector_market(const std::string& path) {
     const mm::FileData data = mm::read_whole_file(path);
     return parse_vector_market(data.view(), path);
+}
+
+Eigen::MatrixXd parse_dense_market(std::string_view text, const std::string& name_for_errors) {
+    return parse_array_market(text, name_for_errors, mm::Target::dense);
+}
+
+Eigen::MatrixXd read_dense_market(const std::string& path) {
+    const mm::FileData data = mm::read_whole_file(path);
+    return parse_dense_market(data.view(), path);
 }
 
 void check_vector_length(const Eigen::VectorXd& v, Eigen::Index expected, const std::string& file,

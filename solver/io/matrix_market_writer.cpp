@@ -93,15 +93,20 @@ void write_matrix_market(const std::string& path, const HostMatrix& a, bool symm
     w.commit();
 }
 
-void write_vector_market(const std::string& path, const Eigen::VectorXd& v) {
+void write_vector_market(const std::string& path, const Eigen::VectorXd& v) { write_dense_market(path, v); }
+
+void write_dense_market(const std::string& path, const Eigen::MatrixXd& m) {
     MmWriter w(path);
     w.text("%%MatrixMarket matrix array real general\n");
-    w.number(static_cast<long long>(v.size()));
-    w.text(" 1\n");
-    for (Eigen::Index k = 0; k < v.size(); ++k) {
-        w.number(v[k]);
-        w.ch('\n');
-    }
+    w.number(static_cast<long long>(m.rows()));
+    w.ch(' ');
+    w.number(static_cast<long long>(m.cols()));
+    w.ch('\n');
+    for (Eigen::Index j = 0; j < m.cols(); ++j)  // column by column: the array format's order
+        for (Eigen::Index i = 0; i < m.rows(); ++i) {
+            w.number(m(i, j));
+            w.ch('\n');
+        }
     w.commit();
 }
 

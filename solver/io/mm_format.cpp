@@ -46,6 +46,7 @@ void parse_banner(Scanner& sc, Header& h, Target target) {
         h.field = MmField::integer;
     } else if (field == "pattern") {
         if (target == Target::vector) sc.fail("a 'pattern' file has no values and cannot be a vector");
+        if (target == Target::dense) sc.fail("a 'pattern' file has no values and cannot be a dense matrix");
         h.field = MmField::pattern;
     } else if (field == "complex") {
         sc.fail("complex values are not supported (clcg solves real systems)");
@@ -56,7 +57,7 @@ void parse_banner(Scanner& sc, Header& h, Target target) {
     if (symmetry == "general") {
         h.symmetry = MmSymmetry::general;
     } else if (symmetry == "symmetric") {
-        if (target == Target::vector) sc.fail("a vector file must be 'general', not 'symmetric'");
+        if (target != Target::matrix) sc.fail("a vector or dense file must be 'general', not 'symmetric'");
         h.symmetry = MmSymmetry::symmetric;
     } else if (symmetry == "hermitian") {
         sc.fail("hermitian matrices are not supported (clcg solves real symmetric systems)");
@@ -120,12 +121,19 @@ void parse_size_line(Scanner& sc, Header& h, Target target) {
             sc.fail_at(line, "matrix is not square (" + std::to_string(h.rows) + " x " + std::to_string(h.cols) +
                                  "); CG needs a square matrix");
         }
-    } else if (h.cols != 1) {
+    } else if (target == Target::vector && h.cols != 1) {
         sc.fail_at(line, "a vector must be n x 1, but the file is " + std::to_string(h.rows) + " x " +
                              std::to_string(h.cols));
+    } else if (target == Target::dense) {
+        if (coordinate) sc.fail_at(line, "a dense matrix must be in array format ('matrix array real general')");
+        if (h.cols < 1) sc.fail_at(line, "a dense matrix needs at least one column, but the file is " +
+                                             std::to_string(h.rows) + " x 0");
+        if (h.rows * h.cols > index_limit)
+            sc.fail_at(line, "a " + std::to_string(h.rows) + " x " + std::to_string(h.cols) +
+                                 " array has more values than 32-bit indices address (" + std::to_string(index_limit) + ")");
     }
     if (!coordinate) {
-        h.entries = h.rows;
+        h.entries = h.rows * h.cols;
         return;
     }
     // Row storage (CSR row pointers, a dense vector) is allocated for every declared row,

@@ -20,7 +20,7 @@ struct Header {
     std::int64_t entries = 0;  // coordinate: declared entries; array: rows * cols
 };
 
-enum class Target { matrix, vector };
+enum class Target { matrix, vector, dense };  // dense: an array of rows x (1 or more) columns
 
 // Reads and checks the banner line; the cursor moves to the next line.
 void parse_banner(Scanner& sc, Header& h, Target target);

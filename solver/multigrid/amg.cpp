@@ -512,6 +512,9 @@ void AmgPreconditioner::build_levels(Hierarchy& h) {
                      {"operator_complexity", report_.level_nnz.front() ? nnz_total / double(report_.level_nnz.front()) : 1.0},
                      {"smoother_degree", double(options.smoother_degree)},
                      {"coarse_rows", double(last.n)},
+                     {"block_size", double(options.block_size)},
+                     {"near_nullspace_vectors", double(options.near_nullspace ? options.near_nullspace->columns
+                                                                              : options.block_size)},
                      {"hierarchy_bytes_over_a", a_bytes > 0 ? hierarchy_bytes / a_bytes : 0.0}};
   report_.phases = h.phases;
   add_level_phases(kernels_s, smoother_s, factor_s);

@@ -82,6 +82,12 @@ HostMatrix parse_matrix_market(std::string_view text, const std::string& name_fo
 Eigen::VectorXd read_vector_market(const std::string& path);
 Eigen::VectorXd parse_vector_market(std::string_view text, const std::string& name_for_errors);
 
+// Reads a dense matrix: `matrix array <real|integer> general`, size line `rows cols` (cols >= 1),
+// then rows x cols values one a line, column by column (the Matrix Market array order). For
+// near-null-space vectors (n x k) and node coordinates (nodes x d). Throws InputError.
+Eigen::MatrixXd read_dense_market(const std::string& path);
+Eigen::MatrixXd parse_dense_market(std::string_view text, const std::string& name_for_errors);
+
 // Throws InputError("<file>: <what> has <n> entries but the matrix has <expected> rows").
 void check_vector_length(const Eigen::VectorXd& v, Eigen::Index expected, const std::string& file,
                          const char* what);
@@ -101,5 +107,7 @@ std::string compress_bgzf(std::string_view text, int level = 6, unsigned threads
 
 // Writes `matrix array real general`, size line `n 1`, %.17g values; atomic.
 void write_vector_market(const std::string& path, const Eigen::VectorXd& v);
+// The same for rows x cols, column by column (what read_dense_market reads).
+void write_dense_market(const std::string& path, const Eigen::MatrixXd& m);
 
 }  // namespace clcg::solver
