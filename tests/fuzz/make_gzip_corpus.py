@@ -41,6 +41,63 @@ def member(text, level=6, strategy=zlib.Z_DEFAULT_STRATEGY, flags=0, extra=b"", 
     return header + deflate(text, level, strategy) + trailer(text)
 
 
+class BitWriter:
+    """Deflate's bit order: fields from their least significant bit, Huffman codes from their most."""
+
+    def __init__(self):
+        self.bits = []
+
+    def field(self, value, n):
+        self.bits += [(value >> i) & 1 for i in range(n)]
+
+    def code(self, code_and_length):
+        code, n = code_and_length
+        self.bits += [(code >> i) & 1 for i in reversed(range(n))]
+
+    def bytes(self):
+        padded = self.bits + [0] * (-len(self.bits) % 8)
+        return bytes(sum(bit << j for j, bit in enumerate(padded[i:i + 8])) for i in range(0, len(padded), 8))
+
+
+def canonical_codes(lengths):
+    """RFC 1951 3.2.2: symbol -> (code, length)."""
+    codes, code = {}, 0
+    for n in range(1, max(lengths) + 1):
+        for symbol, length in enumerate(lengths):
+            if length == n:
+                codes[symbol] = (code, n)
+                code += 1
+        code <<= 1
+    return codes
+
+
+def dynamic_block(text, length_codes, distance_codes):
+    """One final dynamic-Huffman block of literals declaring `length_codes` (257-288) and
+    `distance_codes` (1-32) codes. RFC 1951 allows at most 286 and 32, zlib at most 286 and 30,
+    libdeflate 288 and 32: the extra codes have length 0."""
+    w = BitWriter()
+    w.field(1, 1)  # BFINAL
+    w.field(2, 2)  # BTYPE: dynamic
+    w.field(length_codes - 257, 5)
+    w.field(distance_codes - 1, 5)
+    order = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15]
+    precode = [2 if symbol in (0, 1, 8, 9) else 0 for symbol in range(19)]  # 4 codes of 2 bits
+    used = max(i for i, symbol in enumerate(order) if precode[symbol]) + 1
+    w.field(used - 4, 4)
+    for symbol in order[:used]:
+        w.field(precode[symbol], 3)
+    literal_lengths = [8] * 255 + [9, 9] + [0] * (length_codes - 257)  # literals, 255 and end of block
+    distance_lengths = [1] + [0] * (distance_codes - 1)  # one unused distance code, as zlib allows
+    precode_codes = canonical_codes(precode)
+    for length in literal_lengths + distance_lengths:
+        w.code(precode_codes[length])
+    literal_codes = canonical_codes(literal_lengths)
+    for byte in text:
+        w.code(literal_codes[byte])
+    w.code(literal_codes[256])
+    return w.bytes()
+
+
 def bgzf_member(text, level=6):
     data = deflate(text, level)
     block_size = 18 + len(data) + 8  # header with the 6-byte 'BC' field, data, trailer
@@ -78,6 +135,12 @@ def seeds():
     wrong_header_crc = bytearray(member(SYMMETRIC, flags=2 | 8, name=b"a.mtx"))
     wrong_header_crc[16] ^= 0x01  # the header CRC, after 10 fixed bytes and "a.mtx\0"
     yield "member_wrong_header_crc", bytes(wrong_header_crc)
+    # Data only libdeflate reads (known difference, docs/RELIABILITY.md): whole a matrix,
+    # streamed by zlib "too many length or distance symbols".
+    plain_header = b"\x1f\x8b\x08\0\0\0\0\0\0\xff"
+    yield "member_286_length_codes", plain_header + dynamic_block(GENERAL, 286, 30) + trailer(GENERAL)
+    yield "member_288_length_codes", plain_header + dynamic_block(GENERAL, 288, 30) + trailer(GENERAL)
+    yield "member_32_distance_codes", plain_header + dynamic_block(GENERAL, 286, 32) + trailer(GENERAL)
     big_claim = bytearray(bgzf(PATTERN, 2))
     first_size = struct.unpack_from("<H", big_claim, 16)[0] + 1
     struct.pack_into("<I", big_claim, first_size - 4, 65536)  # 64 KiB of text claimed in a few bytes

@@ -99,16 +99,28 @@ std::string read_file_outcome(const std::string& path, const ReadOptions& option
     return clcg::fuzz::outcome([&] { return clcg::solver::read_matrix_market(path, nullptr, options); });
 }
 
+// The one known way libdeflate (whole) and zlib (streamed) disagree on data whose CRC matches: a
+// dynamic block declaring 287-288 length or 31-32 distance codes (unused), which libdeflate reads
+// and zlib refuses (docs/RELIABILITY.md, section 5). Our own compressed text never has one.
+bool known_difference(const std::string& want, const std::string& got, const ReadOptions& options) {
+    return options.gzip_memory_bytes == 1 && want.rfind("matrix", 0) == 0 &&
+           got == "error " + compressed_path() + ": corrupt gzip data (too many length or distance symbols)";
+}
+
 // `compressed` as a file, read in every way: each must give `want`.
 void expect_every_way_gives(std::string_view compressed, const std::string& want, const char* what) {
     const std::string& path = compressed_path();
     write_file(path, compressed);
     for (const ReadOptions& options : read_ways()) {
-        if (read_file_outcome(path, options) != want) {
+        const std::string got = read_file_outcome(path, options);
+        if (got != want && !known_difference(want, got, options)) {
+            const auto said = [](const std::string& outcome) {
+                return outcome.rfind("matrix", 0) == 0 ? std::string("a matrix") : outcome;
+            };
             clcg::fuzz::broken_promise(target, std::string(what) + " read with " + std::to_string(options.threads) +
                                                    " thread(s), " +
-                                                   (options.gzip_memory_bytes == 1 ? "streamed" : "whole") +
-                                                   ", differs from " + (want.rfind("matrix", 0) == 0 ? "the matrix" : want));
+                                                   (options.gzip_memory_bytes == 1 ? "streamed" : "whole") + ", gave " +
+                                                   said(got) + " where " + said(want) + " was due");
         }
     }
 }
