@@ -18,8 +18,10 @@
 #endif
 
 #ifdef CLCG_FUZZ_ASAN
-#include <sanitizer/allocator_interface.h>
-#include <sanitizer/common_interface_defs.h>
+// The sanitizer runtime's interface (<sanitizer/allocator_interface.h>, which g++ does not ship).
+extern "C" int __sanitizer_install_malloc_and_free_hooks(void (*malloc_hook)(const volatile void*, std::size_t),
+                                                         void (*free_hook)(const volatile void*));
+extern "C" void __sanitizer_print_stack_trace();
 
 namespace {
 
