@@ -46,7 +46,11 @@ def test_spd_symmetric_and_sized(fem_problems, name):
     a, coords, block_size, info = fem_problems.generate(name, rows=1000)
     problem = fem_problems.PROBLEMS[name]
     n = a.shape[0]
-    assert a.shape == (n, n) and info["rows"] == n == problem.rows(info["resolution"])
+    assert a.shape == (n, n) and info["rows"] == n
+    if problem.exact_rows:
+        assert n == problem.rows(info["resolution"])
+    else:  # p1unstructured: the Delaunay mesh's edges are counted, not foreseen
+        assert abs(n - problem.rows(info["resolution"])) <= 0.03 * n
     assert info["nnz"] == a.nnz and info["block_size"] == block_size
     assert 500 <= n <= 2000, n  # the nearest resolution to 1000 rows
     assert (a != a.T).nnz == 0  # exactly: one triangle is what the file holds
@@ -80,7 +84,7 @@ def test_deterministic(fem_problems):
         assert np.array_equal(a1.indptr, a2.indptr) and np.array_equal(a1.indices, a2.indices)
         assert np.array_equal(a1.data, a2.data)
         other = fem_problems.generate(name, rows=800, seed=1)[0]
-        assert other.shape == a1.shape and (other != a1).nnz > 0  # the seed matters
+        assert other.shape != a1.shape or (other != a1).nnz > 0  # the seed matters
 
 
 def test_files_read_back(fem_problems, tmp_path):
