@@ -26,6 +26,7 @@ method "steps / ms" (time to solution: set-up + solve, after the upload).
   scripts/amg_bench.py --dir DIR [--problems a,b] [--cg-solve PATH] [--repeats 3]
       [--pyamg-max-rows 500000] [--amgx BIN --amgx-configs DIR] [--out results.jsonl]
       [--generate ROWS [--jobs N]] [--methods clcg,pyamg,amgx]
+  scripts/amg_bench.py --table a.jsonl b.jsonl ...      (one table from several runs' files)
 
 On the GPU machine (Python 3.12 with numpy and SciPy; scikit-fem, pyamg and fast_matrix_market
 come as wheels in .whl/, downloaded here by `pip download`), from the checkout's root:
@@ -35,6 +36,10 @@ come as wheels in .whl/, downloaded here by `pip download`), from the checkout's
 then, e.g. (generates the eight problems at ~2M rows into /tmp/fem, then runs them all):
 
   python3 scripts/amg_bench.py --dir /tmp/fem --generate 2e6 --cg-solve build/apps/cg-solve --out $OUT/amg_bench.jsonl
+
+Generating all eight at ~2M rows took 3 minutes there (16 processes; elasticity3d 53 s, 6.7 GB).
+A command there may last 10 minutes: give each call a few --problems (each generates only what
+it lacks) and its own --out, then merge the files into one table with --table.
 """
 from __future__ import annotations
 
@@ -321,7 +326,9 @@ def table(problems: list[dict], records: list[dict]) -> str:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__.split("\n\n", 1)[1])
-    parser.add_argument("--dir", type=pathlib.Path, required=True, help="the problems: <name>.mtx/.json[/.coords.mtx]")
+    parser.add_argument("--dir", type=pathlib.Path, help="the problems: <name>.mtx/.json[/.coords.mtx]")
+    parser.add_argument("--table", type=pathlib.Path, nargs="+", metavar="JSONL",
+                        help="run nothing: print one table of these --out files' runs (e.g. of several calls)")
     parser.add_argument("--problems", help="comma-separated names (default: every one in --dir)")
     parser.add_argument("--methods", default=None, help="comma-separated families: clcg, pyamg, amgx "
                         "(default: clcg and pyamg, and amgx with --amgx)")
@@ -330,18 +337,33 @@ def main(argv=None) -> int:
     parser.add_argument("--repeats", type=int, default=3, help="clcg: timed runs after a warm-up, the median kept (default 3)")
     parser.add_argument("--tol", type=float, default=1e-8, help="relative residual tolerance (default 1e-8)")
     parser.add_argument("--max-iter", type=int, default=20000, help="CG step limit, every method (default 20000)")
-    parser.add_argument("--timeout", type=float, default=600, help="seconds one cg-solve process may take (default 600)")
+    parser.add_argument("--timeout", type=float, default=240, help="seconds one cg-solve process may take (default 240)")
     parser.add_argument("--pyamg-max-rows", type=float, default=5e5, help="skip pyamg above this many rows (default 5e5)")
     parser.add_argument("--amgx", help="amgx_bench binary (../shared/peers/amgx_bench.c, built by run_amgx.sh)")
     parser.add_argument("--amgx-configs", help="AmgX's src/configs folder")
     parser.add_argument("--amgx-skip", default="1", help="AMGX_SKIP: configurations left out (default 1, classical "
                         "AMG: it fails in set-up in the CUDA 13 build and ends the process; '' runs all)")
-    parser.add_argument("--amgx-timeout", type=float, default=900, help="seconds for one problem's AmgX process")
+    parser.add_argument("--amgx-timeout", type=float, default=480, help="seconds for one problem's AmgX process (default 480)")
     parser.add_argument("--generate", type=float, metavar="ROWS", help="first make the problems missing in --dir at ~ROWS rows")
     parser.add_argument("--jobs", type=int, default=min(16, os.cpu_count() or 1), help="--generate's assembly processes")
     parser.add_argument("--out", type=pathlib.Path, default=pathlib.Path("amg_bench.jsonl"), help="JSON lines (default amg_bench.jsonl)")
     args = parser.parse_args(argv)
 
+    if args.table:
+        records = []
+        for path in args.table:
+            try:
+                with open(path) as f:
+                    records += [r for r in map(json.loads, filter(str.strip, f)) if r.get("kind") == "run"]
+            except (OSError, json.JSONDecodeError) as error:
+                parser.error(f"--table {path}: {error}")
+        problems = {}
+        for r in records:
+            problems[r["problem"]] = {"name": r["problem"], "rows": r["rows"], "nnz": r["nnz"]}  # the last file wins
+        print(table(list(problems.values()), records))
+        return 0
+    if args.dir is None:
+        parser.error("--dir is required (or --table)")
     if args.repeats < 1:
         parser.error("--repeats must be at least 1")
     if not (0 < args.tol < 1):
