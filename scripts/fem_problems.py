@@ -68,8 +68,9 @@ import scipy.sparse as sp
 
 SEED = 0
 # An off-diagonal entry this small next to its row's and column's diagonals is rounding left by
-# quadrature where the exact integral is 0 (e.g. Q1 Laplacian face neighbours): it is dropped so
-# that the stored pattern is the operator's, not the rounding's.
+# quadrature where the exact sum is 0 (Q1 Laplacian face neighbours; on a uniform grid, many of
+# Q1 elasticity's cross-component couplings, ~40% of its entries): it is dropped so that the
+# stored pattern is the operator's, not the rounding's.
 ROUNDOFF = 1e-13
 # Elements assembled at once: bounds the memory of scikit-fem's per-element basis arrays
 # (a vector Q1 hexahedron holds ~20 KB of them) and lets processes share the work.
@@ -185,6 +186,8 @@ def _resolution(problem: Problem, rows: float) -> int:
     """The resolution whose row count is nearest `rows` (ties to the smaller)."""
     if not rows >= 1:
         raise ValueError(f"rows must be a positive number, got {rows}")
+    if rows > 2**31 - 1:  # scikit-fem's and cg-solve's 32-bit indices
+        raise ValueError(f"rows must be below 2^31, got {rows:g}")
     m = problem.min_resolution
     while problem.rows(m + 1) <= rows:
         m += 1

@@ -106,6 +106,8 @@ def test_bad_arguments(fem_problems):
         fem_problems.generate("poisson", rows=100)
     with pytest.raises(ValueError, match="rows"):
         fem_problems.generate("aniso2d", rows=0)
+    with pytest.raises(ValueError, match="2\\^31"):
+        fem_problems.generate("aniso2d", rows=1e12)
     with pytest.raises(ValueError, match="elasticity"):
         fem_problems.generate("aniso2d", rows=100, free=True)
     with pytest.raises(ValueError, match="coords"):
