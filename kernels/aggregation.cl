@@ -1,16 +1,41 @@
 // Smoothed-aggregation coarsening on the device (solver/multigrid/device_coarsening.hpp), one
-// pass per kernel, each work-item owning its rows: the filtered matrix A_f (strong entries,
-// and the diagonal with the weak ones added, first in each row; A itself where the filter
-// keeps every entry), aggregates from a distance-2 maximal independent set of A_f's graph
-// (Bell, Dalton, Olson 2012), the tentative prolongator and its smoothing. The host reference
-// (coarsening.cpp) makes the same choices.
+// pass per kernel, each work-item owning its rows: the strength graph A_f (strong entries, and
+// the diagonal with the weak ones added, first in each row; A itself where the filter keeps
+// every entry), aggregates from a distance-2 maximal independent set of A_f's graph (Bell,
+// Dalton, Olson 2012), the tentative prolongator and its smoothing with A itself (smoothing with
+// A_f lumps the weak couplings onto the diagonal, which across coefficient jumps took 2-3x the
+// steps: docs/PERFORMANCE.md). The host reference (coarsening.cpp) makes the same choices.
 
-inline bool is_strong(const uint i, const int j, const REAL v, const REAL d_i, const REAL d_j, const REAL theta2) {
-  return j != (int)i && v != (REAL)0 && v * v >= theta2 * fabs(d_i * d_j);
+// Strength of connection, relative to the rows' strongest: with c_ij = a_ij^2 / |a_ii a_jj| (the
+// symmetric measure of Vanek, Mandel and Brezina, squared) and m_i the largest c_ij of row i,
+// a_ij is strong where c_ij >= theta^2 max(m_i, m_j). On a Poisson grid every neighbour is then
+// strong, as with the absolute test c_ij >= theta^2; a row whose couplings are all weak by an
+// absolute bar (a trilinear hex stencil: 1/256 and 1/1024 against 0.0064) keeps its strongest
+// ones, while couplings far below a row's strongest (anisotropy, coefficient jumps) stay weak.
+// A zero diagonal (never SPD) makes every coupling of the row strong.
+inline bool is_strong(const uint i, const int j, const REAL v, const REAL d_i, const REAL d_j, const REAL m_i,
+                      const REAL m_j, const REAL theta2) {
+  const REAL dd = fabs(d_i * d_j);
+  return j != (int)i && v != (REAL)0 && (dd == (REAL)0 || v * v >= theta2 * fmax(m_i, m_j) * dd);
+}
+
+// most[i] = m_i, the largest a_ij^2 / |a_ii a_jj| over row i's off-diagonal entries (0 where
+// none; entries with a zero diagonal left out).
+__kernel void coupling_max(const uint rows, __global const int* row, __global const int* col, __global const REAL* val,
+                           __global const REAL* diag, __global REAL* most) {
+  CLCG_FOR_EACH(uint, i, rows) {
+    REAL m = 0;
+    for (int k = row[i]; k < row[i + 1]; ++k) {
+      const int j = col[k];
+      const REAL dd = fabs(diag[i] * diag[j]);
+      if (j != (int)i && dd != (REAL)0) m = fmax(m, val[k] * val[k] / dd);
+    }
+    most[i] = m;
+  }
 }
 
 // diag[i] = A's diagonal entry of row i (0 where none is stored), or with `invert` 1 / it (0
-// where it is 0): D_f^-1 where A_f is A.
+// where it is 0): the prolongator smoother's D^-1.
 __kernel void row_diagonal(const uint rows, __global const int* row, __global const int* col,
                            __global const REAL* val, const int invert, __global REAL* diag) {
   CLCG_FOR_EACH(uint, i, rows) {
@@ -31,19 +56,18 @@ __kernel void row_diagonal(const uint rows, __global const int* row, __global co
        i < (rows); i += i##_stride)
 
 // The strength marks of A's entries: STRONG where entry k is a strong connection (the pattern
-// A_f keeps, also when A's values change later: a re-set-up filters the new values with it),
-// DIAGONAL on the diagonal, WEAK elsewhere.
+// A_f keeps), DIAGONAL on the diagonal, WEAK elsewhere.
 #define WEAK 0
 #define STRONG 1
 #define DIAGONAL 2
 
 __kernel void strength_mask(const uint rows, const uint team, __global const int* row, __global const int* col,
-                            __global const REAL* val, __global const REAL* diag, const REAL theta2,
-                            __global uchar* strong) {
+                            __global const REAL* val, __global const REAL* diag, __global const REAL* most,
+                            const REAL theta2, __global uchar* strong) {
   CLCG_FOR_EACH_TEAM_ROW(i, lane, rows, team)
   for (int k = row[i] + (int)lane; k < row[i + 1]; k += (int)team)
     strong[k] = col[k] == (int)i                                                ? DIAGONAL
-                : is_strong(i, col[k], val[k], diag[i], diag[col[k]], theta2) ? STRONG
+                : is_strong(i, col[k], val[k], diag[i], diag[col[k]], most[i], most[col[k]], theta2) ? STRONG
                                                                               : WEAK;
 }
 
@@ -63,13 +87,13 @@ __kernel void filter_count(const uint rows, __global const int* row, __global co
   }
 }
 
-// A_f's entries, and inv_diag = 1 / its diagonal (0 where that is 0). A team takes its row
+// A_f's entries. A team takes its row
 // `team` entries at a time; an entry's place counts the strong entries before it (those of
 // earlier chunks carried, those of its chunk counted by each work-item). The diagonal, with
 // the weak entries added in the row's order, by the team's first work-item.
 __kernel void filter_fill(const uint rows, const uint team, __global const int* row, __global const int* col,
                           __global const REAL* val, __global const uchar* strong, __global const int* f_row,
-                          __global int* f_col, __global REAL* f_val, __global REAL* inv_diag) {
+                          __global int* f_col, __global REAL* f_val) {
   CLCG_FOR_EACH_TEAM_ROW(i, lane, rows, team) {
     const int begin = row[i], end = row[i + 1];
     int before = f_row[i] + 1;  // where the chunk's first strong entry goes
@@ -93,7 +117,6 @@ __kernel void filter_fill(const uint rows, const uint team, __global const int* 
         if (strong[k] != STRONG) dia += val[k];
       f_col[f_row[i]] = (int)i;
       f_val[f_row[i]] = dia;
-      inv_diag[i] = dia != (REAL)0 ? (REAL)1 / dia : (REAL)0;
     }
   }
 }
@@ -222,7 +245,7 @@ __kernel void join_neighbours(const uint rows, __global const int* f_row, __glob
 // P_tent is filled with B, transposed (T: aggregate g's column j is T's row g k + j, every one
 // of them over the aggregate's rows in the same order: the block is column-major in T's values),
 // orthonormalised there in a fixed order and scattered back. Then P = P_tent -
-// omega D_f^-1 A_f P_tent in place on A_f P_tent (whose pattern holds every entry of P_tent);
+// omega D^-1 A P_tent in place on A P_tent (whose pattern holds every entry of P_tent);
 // P_tent is kept, so new values of A give a new P without aggregating again.
 #ifndef MAX_CANDIDATES
 #define MAX_CANDIDATES 16

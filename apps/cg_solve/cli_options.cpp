@@ -46,8 +46,9 @@ clcg::apps::CommandLine command_line() {
       ("amg-coarse-rows", po::value<Count>()->default_value(Count{600}, "600"),
        "AMG: coarsen until at most this many rows (half as many from 1M rows of A), then an exact "
        "Cholesky solve on the host (1 .. 2000)")
-      ("amg-strength", po::value<Real>()->default_value(Real{0.08}, "0.08"),
-       "AMG: strong connection when |a_ij| >= this x sqrt(a_ii a_jj) (0 .. 1)")
+      ("amg-strength", po::value<Real>()->default_value(Real{0.25}, "0.25"),
+       "AMG: strong connection when |a_ij| / sqrt(a_ii a_jj) >= this x the largest such ratio of row i or row j "
+       "(0 .. 1; halved on each coarser level)")
       ("near-nullspace", po::value<std::string>(),
        "AMG: k vectors A nearly annihilates, Matrix Market array n x k (k = 1 .. 16), which coarse levels keep exactly")
       ("coordinates", po::value<std::string>(),

@@ -46,21 +46,14 @@ constexpr std::size_t coarse_factor_limit = 2000;
 constexpr unsigned coarse_chebyshev_degree = 16;
 constexpr unsigned lanczos_steps = 10;  // for rho(D^-1 A): the prolongator's weight, the smoothers' bounds
 
-// rho(D_f^-1 A_f) as device Lanczos estimates it. The prolongator smoother's weight is 4/3 over
-// it (as pyamg): a Gershgorin bound overshoots rho by 1.7x on coarse levels and leaves P under-
-// smoothed (24 steps against 17 on 2D Poisson 1000^2).
-double filtered_radius(SpectrumEstimator& spectrum, Spmv& filtered, const ::cl::Buffer& inv_diag) {
-  return filtered.matrix().rows() > 0 ? spectrum.lambda_max(filtered, inv_diag, lanczos_steps) : 0.0;
+// rho(D^-1 A) as device Lanczos estimates it: the prolongator smoother's weight is 4/3 over it
+// (as pyamg; a Gershgorin bound overshoots rho by 1.7x on coarse levels and leaves P under-
+// smoothed: 24 steps against 17 on 2D Poisson 1000^2), and the level's smoother takes it too.
+double radius(SpectrumEstimator& spectrum, Spmv& a, const ::cl::Buffer& inv_diag) {
+  return a.matrix().rows() > 0 ? spectrum.lambda_max(a, inv_diag, lanczos_steps) : 0.0;
 }
 
 double prolongator_weight(double radius) { return radius > 0 ? (4.0 / 3.0) / radius : 0.0; }
-
-// What the level's smoother may take for rho(D^-1 A): A_f's radius where the filter kept every
-// entry (A_f is A, its entries in another order), else 0 (estimated again on A). A row of A
-// without a stored diagonal (never SPD) could hide a dropped entry from this count.
-double known_radius(std::int32_t a_nnz, std::int32_t filtered_nnz, double radius) {
-  return filtered_nnz == a_nnz ? radius : 0.0;
-}
 
 // Whether the last of `operators` (the first is A, of a_rows rows) is coarsened again.
 bool coarsens(std::int32_t rows, std::size_t operators, std::int32_t a_rows, const AmgOptions& options) {
@@ -141,10 +134,8 @@ std::size_t AmgPreconditioner::levels() const noexcept { return levels_.size(); 
 
 struct AmgPreconditioner::Hierarchy {
   std::vector<DeviceCsrMatrix> operators, prolongators, restrictions;
-  // What new values of A keep, per level but the coarsest (device set-up only): the strong
-  // connections (a char per entry of the level's operator; none where A_f is A), P_tent and,
-  // below the finest level, A P's pattern.
-  std::vector<::cl::Buffer> strong;
+  // What new values of A keep, per level but the coarsest (device set-up only): P_tent (so the
+  // aggregates) and, below the finest level, A P's pattern.
   std::vector<DeviceCsrMatrix> tentative;
   // New values of A P on a kept pattern skip its counting and its columns' hashing. The finest
   // level's (~4 entries a fine row on meshes) is counted again instead: keeping it would take
@@ -154,9 +145,9 @@ struct AmgPreconditioner::Hierarchy {
     std::int32_t nnz = 0, longest = 0;
   };
   std::vector<ProductPattern> ap_patterns;
-  std::vector<double> radius;  // rho(D^-1 A) per level where the set-up knows it (known_radius), else 0
-  // The Lanczos's SpMV of A_f where A_f is A (no strong connections kept): the level's own, its
-  // layout (an ELL copy on meshes: 1.4 ms at 256^3's finest level) made once.
+  std::vector<double> radius;  // rho(D^-1 A) of each level but the coarsest
+  // The Lanczos's SpMV of each level but the coarsest: the level's own, its layout (an ELL copy
+  // on meshes: 1.4 ms at 256^3's finest level) made once.
   std::vector<std::optional<Spmv>> spmv;
   std::optional<HostCsr> coarsest;  // the coarsest operator on the host, where the set-up has it
   std::vector<std::pair<std::string, double>> phases;
@@ -180,18 +171,9 @@ AmgPreconditioner::AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& 
   while (coarsens(h.operators.back().rows(), h.operators.size(), a.rows(), options)) {
     const DeviceCsrMatrix fine = h.operators.back();
     phase.start();
-    // Aggregates of the strength graph, of rows or of nodes; A_f smooths the prolongator: the
-    // filtered matrix for one candidate (its lumping keeps A's row sums, so the constant), A
-    // itself for several (lumping would break the others).
-    DeviceStrength strength;
-    DeviceAggregates aggregates;
-    if (block == 1) {
-      strength = coarsening_->filter(fine, theta);
-      aggregates = coarsening_->aggregate(strength.filtered);
-    } else {
-      aggregates = coarsening_->aggregate(coarsening_->filter(coarsening_->node_matrix(fine, block), theta).filtered);
-    }
-    if (block > 1 || k > 1) strength = coarsening_->refilter(fine, ::cl::Buffer());
+    // Aggregates of the strength graph, of rows or of nodes.
+    const DeviceCsrMatrix graph = coarsening_->filter(block == 1 ? fine : coarsening_->node_matrix(fine, block), theta);
+    const DeviceAggregates aggregates = coarsening_->aggregate(graph);
     strength_s += phase.seconds();
     // Stop where aggregation no longer coarsens (fewer than 20% fewer rows).
     if (aggregates.count == 0 || double(aggregates.count) * k > 0.8 * double(fine.rows())) break;
@@ -201,11 +183,11 @@ AmgPreconditioner::AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& 
         coarsening_->tentative_prolongator(aggregates, block, candidates, k, coarse_candidates);
     candidates = coarse_candidates;
     block = k;
-    Spmv filtered(env, strength.filtered);
-    const double radius = filtered_radius(spectrum_, filtered, strength.inv_diag);
-    DeviceCsrMatrix p = coarsening_->smoothed_prolongator(strength, tentative, prolongator_weight(radius));
-    h.radius.push_back(known_radius(fine.nnz(), strength.filtered.nnz(), radius));
-    h.spmv.push_back(strength.strong() ? std::nullopt : std::optional<Spmv>(std::move(filtered)));
+    Spmv spmv(env, fine);
+    const ::cl::Buffer inv_diag = coarsening_->inverse_diagonal(fine);
+    h.radius.push_back(radius(spectrum_, spmv, inv_diag));
+    DeviceCsrMatrix p = coarsening_->smoothed_prolongator(fine, inv_diag, tentative, prolongator_weight(h.radius.back()));
+    h.spmv.push_back(std::move(spmv));
     prolongator_s += phase.seconds();
     phase.start();
     DeviceCsrMatrix r = products.transpose(p);
@@ -216,7 +198,6 @@ AmgPreconditioner::AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& 
       h.ap_patterns.push_back({ap.row_ptr(), ap.col_idx(), ap.nnz(), ap.max_row_length()});
     else
       h.ap_patterns.emplace_back();
-    h.strong.push_back(strength.strong);
     h.tentative.push_back(std::move(tentative));
     h.prolongators.push_back(std::move(p));
     h.restrictions.push_back(std::move(r));
@@ -243,21 +224,15 @@ bool AmgPreconditioner::update_values(const DeviceCsrMatrix& a) {
   PhaseClock phase(env_);
   SparseProducts& products = coarsening_->products();
   h.operators.front() = a;
-  double filter_s = 0, prolongator_s = 0, galerkin_s = 0;
-  for (std::size_t l = 0; l < h.strong.size(); ++l) {
+  double prolongator_s = 0, galerkin_s = 0;
+  for (std::size_t l = 0; l < h.prolongators.size(); ++l) {
     phase.start();
-    const DeviceStrength strength = coarsening_->refilter(h.operators[l], h.strong[l]);
-    filter_s += phase.seconds();
-    phase.start();
-    // The level's own SpMV takes the new values (its ELL copy refilled in place); where A_f is A,
-    // the Lanczos runs on it.
+    // The level's own SpMV takes the new values (its ELL copy refilled in place); the Lanczos runs on it.
     levels_[l]->spmv->update_values(h.operators[l]);
-    std::optional<Spmv> filtered;
-    if (strength.strong()) filtered.emplace(env_, strength.filtered);
-    Spmv& lanczos = filtered ? *filtered : *levels_[l]->spmv;
-    const double radius = filtered_radius(spectrum_, lanczos, strength.inv_diag);
-    coarsening_->smoothed_prolongator_values(strength, h.tentative[l], prolongator_weight(radius), h.prolongators[l]);
-    h.radius[l] = known_radius(h.operators[l].nnz(), strength.filtered.nnz(), radius);
+    const ::cl::Buffer inv_diag = coarsening_->inverse_diagonal(h.operators[l]);
+    h.radius[l] = radius(spectrum_, *levels_[l]->spmv, inv_diag);
+    coarsening_->smoothed_prolongator_values(h.operators[l], inv_diag, h.tentative[l], prolongator_weight(h.radius[l]),
+                                             h.prolongators[l]);
     prolongator_s += phase.seconds();
     phase.start();
     products.transpose_values(h.prolongators[l], h.restrictions[l]);
@@ -274,8 +249,7 @@ bool AmgPreconditioner::update_values(const DeviceCsrMatrix& a) {
     products.multiply_values(h.restrictions[l], ap, h.operators[l + 1], "R (A P)");
     galerkin_s += phase.seconds();
   }
-  h.phases = {{"filters on the kept strong connections (device)", filter_s},
-              {"smoothed prolongators' values (device)", prolongator_s},
+  h.phases = {{"smoothed prolongators' values (device)", prolongator_s},
               {"Galerkin products' values (device)", galerkin_s}};
   update_levels(h);
   report_.kernels = coarsening_->take_kernel_times();
@@ -295,7 +269,7 @@ void AmgPreconditioner::update_levels(Hierarchy& h) {
     Level& level = *levels_[l];
     if (level.spmv) {
       level.a = h.operators[l];
-      if (l >= h.strong.size()) level.spmv->update_values(level.a);  // (the update's loop did the others)
+      if (l >= h.prolongators.size()) level.spmv->update_values(level.a);  // (the update's loop did the others)
       level.layout.emplace(env_, *level.spmv);
       jacobi_inverse_diagonal(env_, level.a, level.inv_diag);
     }
@@ -423,16 +397,13 @@ AmgPreconditioner::AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& 
     if (aggregates.count == 0 || double(aggregates.count) * k > 0.8 * double(fine.rows)) break;
     phase.start();
     std::vector<double> coarse_candidates;
-    // A_f as the device set-up takes it: filtered for one candidate on rows, else A.
-    const HostCsr filtered = block == 1 && k == 1 ? filtered_matrix(fine, strong) : fine;
-    const DeviceCsrMatrix device_filtered(env, filtered, type);
-    ::cl::Buffer inv_diag = make_vector(env, type, std::size_t(filtered.rows));  // as the device filter's
-    upload_vector(env, filtered_inverse_diagonal(filtered), type, inv_diag);
-    Spmv filtered_spmv(env, device_filtered);
-    const double radius = filtered_radius(spectrum_, filtered_spmv, inv_diag);
+    const DeviceCsrMatrix device_fine(env, fine, type);
+    ::cl::Buffer inv_diag = make_vector(env, type, std::size_t(fine.rows));  // as the device set-up's
+    upload_vector(env, clcg::solver::inverse_diagonal(fine), type, inv_diag);
+    Spmv spmv(env, device_fine);
+    h.radius.push_back(radius(spectrum_, spmv, inv_diag));
     const HostCsr tentative = tentative_prolongator(aggregates, int(block), candidates, int(k), coarse_candidates);
-    HostCsr p = smoothed_prolongator(filtered, tentative, prolongator_weight(radius));
-    h.radius.push_back(known_radius(fine.nnz(), filtered.nnz(), radius));
+    HostCsr p = smoothed_prolongator(fine, tentative, prolongator_weight(h.radius.back()));
     candidates = std::move(coarse_candidates);
     block = k;
     prolongator_s += phase.seconds();
@@ -503,7 +474,7 @@ void AmgPreconditioner::build_levels(Hierarchy& h) {
   for (std::size_t l = 0; l < h.prolongators.size(); ++l)
     hierarchy_bytes += double(h.prolongators[l].bytes() + h.restrictions[l].bytes());
   for (std::size_t l = 0; l < h.tentative.size(); ++l)
-    hierarchy_bytes += double(h.tentative[l].bytes()) + (h.strong[l]() ? double(h.operators[l].nnz()) : 0.0) +
+    hierarchy_bytes += double(h.tentative[l].bytes()) +
                        (h.ap_patterns[l].row_ptr() ? double(h.operators[l].rows() + 1 + h.ap_patterns[l].nnz) *
                                                          sizeof(std::int32_t)
                                                    : 0.0);  // A P's pattern

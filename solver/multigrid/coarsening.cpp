@@ -29,13 +29,22 @@ std::vector<double> diagonal(const HostCsr& a) {
 
 std::vector<char> strong_connections(const HostCsr& a, double theta) {
   const std::vector<double> d = diagonal(a);
+  std::vector<double> most(d.size(), 0.0);  // m_i: row i's largest a_ij^2 / |a_ii a_jj|
+  parallel_rows(std::size_t(a.rows), [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i)
+      for (std::int32_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+        const std::size_t j = std::size_t(a.col_idx[std::size_t(k)]);
+        const double v = a.values[std::size_t(k)], dd = std::abs(d[i] * d[j]);
+        if (j != i && dd != 0) most[i] = std::max(most[i], v * v / dd);
+      }
+  });
   std::vector<char> strong(a.col_idx.size(), 0);
   parallel_rows(std::size_t(a.rows), [&](std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i)
       for (std::int32_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
         const std::size_t j = std::size_t(a.col_idx[std::size_t(k)]);
-        const double v = a.values[std::size_t(k)];
-        strong[std::size_t(k)] = j != i && v * v >= theta * theta * std::abs(d[i] * d[j]) && v != 0;
+        const double v = a.values[std::size_t(k)], dd = std::abs(d[i] * d[j]);
+        strong[std::size_t(k)] = j != i && v != 0 && (dd == 0 || v * v >= theta * theta * std::max(most[i], most[j]) * dd);
       }
   });
   return strong;
@@ -233,8 +242,8 @@ HostCsr filtered_matrix(const HostCsr& a, const std::vector<char>& strong) {
   return filtered;
 }
 
-std::vector<double> filtered_inverse_diagonal(const HostCsr& filtered) {
-  std::vector<double> inv_diag = diagonal(filtered);
+std::vector<double> inverse_diagonal(const HostCsr& a) {
+  std::vector<double> inv_diag = diagonal(a);
   for (double& d : inv_diag) d = d != 0 ? 1 / d : 0.0;
   return inv_diag;
 }
@@ -314,12 +323,12 @@ HostCsr tentative_prolongator(const Aggregates& aggregates, int block, const std
   return tentative;
 }
 
-HostCsr smoothed_prolongator(const HostCsr& filtered, const HostCsr& tentative, double omega) {
-  const std::size_t n = std::size_t(filtered.rows);
-  const std::vector<double> inv_diag = filtered_inverse_diagonal(filtered);
-  // P = P_tent - omega D_f^-1 A_f P_tent, row by row: row i of A_f P_tent holds P_tent's row i
-  // (the diagonal is stored), whose columns are consecutive.
-  HostCsr ap = multiply(filtered, tentative);
+HostCsr smoothed_prolongator(const HostCsr& a, const HostCsr& tentative, double omega) {
+  const std::size_t n = std::size_t(a.rows);
+  const std::vector<double> inv_diag = inverse_diagonal(a);
+  // P = P_tent - omega D^-1 A P_tent, row by row: row i of A P_tent holds P_tent's row i (the
+  // diagonal is stored), whose columns are consecutive.
+  HostCsr ap = multiply(a, tentative);
   parallel_rows(n, [&](std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) {
       const std::int32_t t = tentative.row_ptr[i], in_row = tentative.row_ptr[i + 1] - t;

@@ -55,6 +55,7 @@ DeviceCoarsening::DeviceCoarsening(const cl::Env& env, ElementType type)
   const std::string options = real_build_options(type);
   const auto kernel = [&](const char* name) { return env.kernel("aggregation.cl", name, options); };
   row_diagonal_ = kernel("row_diagonal");
+  coupling_max_ = kernel("coupling_max");
   strength_mask_ = kernel("strength_mask");
   filter_count_ = kernel("filter_count");
   filter_fill_ = kernel("filter_fill");
@@ -73,40 +74,34 @@ DeviceCoarsening::DeviceCoarsening(const cl::Env& env, ElementType type)
   smooth_prolongator_ = kernel("smooth_prolongator");
 }
 
-DeviceStrength DeviceCoarsening::filter(const DeviceCsrMatrix& a, double theta) {
+DeviceCsrMatrix DeviceCoarsening::filter(const DeviceCsrMatrix& a, double theta) {
   const std::size_t n = std::size_t(a.rows());
   ::cl::Buffer diag = make_vector(env_, type_, n);
   kernels_.run(row_diagonal_, "row_diagonal", n, a.row_ptr(), a.col_idx(), a.values(), cl_int(0), diag);
   ::cl::Buffer strong =
       env_.buffer(CL_MEM_READ_WRITE, std::max<std::size_t>(1, std::size_t(a.nnz())), "allocating the strong connections");
-  run_rows(strength_mask_, "strength_mask", a, a.row_ptr(), a.col_idx(), a.values(), diag, Real{theta * theta},
-           strong);
-  return refilter(a, strong);
+  ::cl::Buffer most = make_vector(env_, type_, n);
+  kernels_.run(coupling_max_, "coupling_max", n, a.row_ptr(), a.col_idx(), a.values(), diag, most);
+  run_rows(strength_mask_, "strength_mask", a, a.row_ptr(), a.col_idx(), a.values(), diag, most,
+           Real{theta * theta}, strong);
+  ::cl::Buffer counts = make_index_buffer(env_, n + 1);
+  kernels_.clear_ints(changed_, 1);
+  kernels_.run(filter_count_, "filter_count", n, a.row_ptr(), strong, counts, changed_);
+  cl_int changed = 0;
+  cl::checked("reading whether the filter drops entries",
+              [&] { env_.queue().enqueueReadBuffer(changed_, CL_TRUE, 0, sizeof(cl_int), &changed); });
+  if (!changed) return a;  // A_f is A: nothing to store or copy
+  DeviceCsrMatrix filtered = products_.allocate(counts, a.rows(), a.cols());
+  run_rows(filter_fill_, "filter_fill", a, a.row_ptr(), a.col_idx(), a.values(), strong, filtered.row_ptr(),
+           filtered.col_idx(), filtered.values());
+  return filtered;
 }
 
-DeviceStrength DeviceCoarsening::refilter(const DeviceCsrMatrix& a, const ::cl::Buffer& strong) {
+::cl::Buffer DeviceCoarsening::inverse_diagonal(const DeviceCsrMatrix& a) {
   const std::size_t n = std::size_t(a.rows());
-  DeviceStrength s;
-  s.inv_diag = make_vector(env_, type_, n);
-  cl_int changed = 0;
-  ::cl::Buffer counts;
-  if (strong()) {
-    counts = make_index_buffer(env_, n + 1);
-    kernels_.clear_ints(changed_, 1);
-    kernels_.run(filter_count_, "filter_count", n, a.row_ptr(), strong, counts, changed_);
-    cl::checked("reading whether the filter drops entries",
-                [&] { env_.queue().enqueueReadBuffer(changed_, CL_TRUE, 0, sizeof(cl_int), &changed); });
-  }
-  if (!changed) {  // A_f is A: nothing to store or copy
-    s.filtered = a;
-    kernels_.run(row_diagonal_, "row_diagonal", n, a.row_ptr(), a.col_idx(), a.values(), cl_int(1), s.inv_diag);
-    return s;
-  }
-  s.strong = strong;
-  s.filtered = products_.allocate(counts, a.rows(), a.cols());
-  run_rows(filter_fill_, "filter_fill", a, a.row_ptr(), a.col_idx(), a.values(), strong, s.filtered.row_ptr(),
-           s.filtered.col_idx(), s.filtered.values(), s.inv_diag);
-  return s;
+  ::cl::Buffer inv_diag = make_vector(env_, type_, n);
+  kernels_.run(row_diagonal_, "row_diagonal", n, a.row_ptr(), a.col_idx(), a.values(), cl_int(1), inv_diag);
+  return inv_diag;
 }
 
 DeviceAggregates DeviceCoarsening::aggregate(const DeviceCsrMatrix& f) {
@@ -187,19 +182,19 @@ DeviceCsrMatrix DeviceCoarsening::tentative_prolongator(const DeviceAggregates& 
   return tentative;
 }
 
-DeviceCsrMatrix DeviceCoarsening::smoothed_prolongator(const DeviceStrength& s, const DeviceCsrMatrix& tentative,
-                                                       double omega) {
-  DeviceCsrMatrix p = products_.multiply(s.filtered, tentative, "A_f P_tent");
+DeviceCsrMatrix DeviceCoarsening::smoothed_prolongator(const DeviceCsrMatrix& a, const ::cl::Buffer& inv_diag,
+                                                       const DeviceCsrMatrix& tentative, double omega) {
+  DeviceCsrMatrix p = products_.multiply(a, tentative, "A P_tent");
   kernels_.run(smooth_prolongator_, "smooth_prolongator", std::size_t(p.rows()), tentative.row_ptr(),
-               tentative.col_idx(), tentative.values(), s.inv_diag, Real{omega}, p.row_ptr(), p.col_idx(), p.values());
+               tentative.col_idx(), tentative.values(), inv_diag, Real{omega}, p.row_ptr(), p.col_idx(), p.values());
   return p;
 }
 
-void DeviceCoarsening::smoothed_prolongator_values(const DeviceStrength& s, const DeviceCsrMatrix& tentative,
-                                                   double omega, DeviceCsrMatrix& p) {
-  products_.multiply_values(s.filtered, tentative, p, "A_f P_tent");
+void DeviceCoarsening::smoothed_prolongator_values(const DeviceCsrMatrix& a, const ::cl::Buffer& inv_diag,
+                                                   const DeviceCsrMatrix& tentative, double omega, DeviceCsrMatrix& p) {
+  products_.multiply_values(a, tentative, p, "A P_tent");
   kernels_.run(smooth_prolongator_, "smooth_prolongator", std::size_t(p.rows()), tentative.row_ptr(),
-               tentative.col_idx(), tentative.values(), s.inv_diag, Real{omega}, p.row_ptr(), p.col_idx(), p.values());
+               tentative.col_idx(), tentative.values(), inv_diag, Real{omega}, p.row_ptr(), p.col_idx(), p.values());
 }
 
 std::vector<KernelTime> DeviceCoarsening::take_kernel_times() {

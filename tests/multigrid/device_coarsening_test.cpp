@@ -167,7 +167,7 @@ std::vector<Case> cases() {
   return c;
 }
 
-// Filtered matrix, aggregates and smoothed prolongator from the device and from the host, for
+// Strength graph, aggregates and smoothed prolongator from the device and from the host, for
 // the same omega (from the device Lanczos in the AMG set-up; any value checks the arithmetic).
 TEST(DeviceCoarsening, FilterAggregatesAndProlongatorEqualTheHostReference) {
   for (ElementType type : clcg::test::device_types())
@@ -175,15 +175,15 @@ TEST(DeviceCoarsening, FilterAggregatesAndProlongatorEqualTheHostReference) {
       const std::string what = c.name + (type == ElementType::f64 ? " double" : " float");
       SCOPED_TRACE(what);
       const HostCsr a = rounded(c.a, type);
-      for (double theta : {0.08, 0.3}) {
+      for (double theta : {0.25, 0.6}) {
         clcg::solver::DeviceCoarsening coarsening(test_env(), type);
         const DeviceCsrMatrix da(test_env(), a, type);
-        const clcg::solver::DeviceStrength strength = coarsening.filter(da, theta);
+        const DeviceCsrMatrix graph = coarsening.filter(da, theta);
         const std::vector<char> strong = clcg::solver::strong_connections(a, theta);
         const HostCsr filtered = clcg::solver::filtered_matrix(a, strong);
-        expect_same(download(test_env(), strength.filtered), filtered, type, "filtered matrix");
+        expect_same(download(test_env(), graph), filtered, type, "filtered matrix");
 
-        const clcg::solver::DeviceAggregates aggregates = coarsening.aggregate(strength.filtered);
+        const clcg::solver::DeviceAggregates aggregates = coarsening.aggregate(graph);
         const clcg::solver::Aggregates expected = clcg::solver::aggregate(a, strong);
         ASSERT_EQ(aggregates.count, expected.count);
         ASSERT_EQ(read_ints(aggregates.of_row, std::size_t(a.rows)), expected.of_row);
@@ -196,11 +196,12 @@ TEST(DeviceCoarsening, FilterAggregatesAndProlongatorEqualTheHostReference) {
         clcg::solver::upload_vector(test_env(), ones, type, candidate);
         const double omega = 0.61;
         const DeviceCsrMatrix tentative = coarsening.tentative_prolongator(aggregates, 1, candidate, 1, coarse);
-        const HostCsr p = download(test_env(), coarsening.smoothed_prolongator(strength, tentative, omega));
+        const HostCsr p =
+            download(test_env(), coarsening.smoothed_prolongator(da, coarsening.inverse_diagonal(da), tentative, omega));
         std::vector<double> expected_coarse;
         const HostCsr expected_tentative = clcg::solver::tentative_prolongator(expected, 1, ones, 1, expected_coarse);
         expect_same(download(test_env(), tentative), expected_tentative, type, "tentative prolongator");
-        expect_same(p, clcg::solver::smoothed_prolongator(filtered, expected_tentative, omega), type, "prolongator");
+        expect_same(p, clcg::solver::smoothed_prolongator(a, expected_tentative, omega), type, "prolongator");
         const std::vector<double> norms =
             clcg::solver::download_vector(test_env(), coarse, type, std::size_t(aggregates.count));
         for (std::size_t g = 0; g < norms.size(); ++g)
@@ -210,40 +211,35 @@ TEST(DeviceCoarsening, FilterAggregatesAndProlongatorEqualTheHostReference) {
 }
 
 // Where the filter drops nothing (every off-diagonal entry strong, one diagonal entry a row), A_f
-// is A itself: no copy, no strength marks kept, D_f^-1 = 1 / A's diagonal. A matrix whose
-// filtered row lengths add up to A's nonzeros all the same (row 0 stores no diagonal and gains
-// one, row 1 loses a weak entry) is filtered as the host filters it.
+// is A itself: no copy. A matrix whose filtered row lengths add up to A's nonzeros all the same
+// (row 0 stores no diagonal and gains one, row 1 loses a weak entry) is filtered as the host
+// filters it. D^-1 is 1 / A's diagonal, 0 where none is stored.
 TEST(DeviceCoarsening, TheFilterIsAItselfOnlyWhereItDropsNothing) {
   for (ElementType type : clcg::test::device_types()) {
     SCOPED_TRACE(type == ElementType::f64 ? "double" : "float");
     clcg::solver::DeviceCoarsening coarsening(test_env(), type);
     const HostCsr poisson = csr(clcg::test::poisson(37, 29));
     const DeviceCsrMatrix dp(test_env(), poisson, type);
-    ASSERT_TRUE(clcg::solver::keeps_every_entry(poisson, clcg::solver::strong_connections(poisson, 0.08)));
-    const clcg::solver::DeviceStrength kept = coarsening.filter(dp, 0.08);
-    EXPECT_EQ(kept.filtered.row_ptr()(), dp.row_ptr()()) << "A_f must be A's own buffers";
-    EXPECT_EQ(kept.strong(), nullptr);
-    const std::vector<double> inv = clcg::solver::download_vector(test_env(), kept.inv_diag, type, std::size_t(poisson.rows));
+    ASSERT_TRUE(clcg::solver::keeps_every_entry(poisson, clcg::solver::strong_connections(poisson, 0.25)));
+    EXPECT_EQ(coarsening.filter(dp, 0.25).row_ptr()(), dp.row_ptr()()) << "A_f must be A's own buffers";
+    const std::vector<double> inv =
+        clcg::solver::download_vector(test_env(), coarsening.inverse_diagonal(dp), type, std::size_t(poisson.rows));
     EXPECT_EQ(inv, std::vector<double>(inv.size(), 0.25));
-    const clcg::solver::DeviceStrength again = coarsening.refilter(dp, kept.strong);
-    EXPECT_EQ(again.filtered.row_ptr()(), dp.row_ptr()());
 
     HostCsr a;
-    a.rows = a.cols = 3;
-    a.row_ptr = {0, 1, 4, 5};
-    a.col_idx = {1, 0, 1, 2, 2};
-    a.values = {-1, -1, 4, -0.01, 4};
-    const std::vector<char> strong = clcg::solver::strong_connections(a, 0.08);
+    a.rows = a.cols = 4;
+    a.row_ptr = {0, 1, 5, 6, 8};
+    a.col_idx = {1, 0, 1, 2, 3, 2, 1, 3};
+    a.values = {-1, -1, 4, -0.01, -1, 4, -1, 4};
+    const std::vector<char> strong = clcg::solver::strong_connections(a, 0.25);
     ASSERT_FALSE(clcg::solver::keeps_every_entry(a, strong));
     const HostCsr expected = clcg::solver::filtered_matrix(a, strong);
     ASSERT_EQ(expected.nnz(), a.nnz()) << "the case must keep A's count of nonzeros";
     const DeviceCsrMatrix da(test_env(), a, type);
-    const clcg::solver::DeviceStrength s = coarsening.filter(da, 0.08);
-    EXPECT_NE(s.strong(), nullptr);
-    expect_same(download(test_env(), s.filtered), expected, type, "filtered matrix");
-    const std::vector<double> inv_f = clcg::solver::download_vector(test_env(), s.inv_diag, type, 3);
-    const std::vector<double> inv_host = clcg::solver::filtered_inverse_diagonal(expected);
-    for (std::size_t i = 0; i < 3; ++i) EXPECT_NEAR(inv_f[i], inv_host[i], tolerance(type)) << "row " << i;
+    expect_same(download(test_env(), coarsening.filter(da, 0.25)), expected, type, "filtered matrix");
+    const std::vector<double> inv_a = clcg::solver::download_vector(test_env(), coarsening.inverse_diagonal(da), type, 4);
+    EXPECT_EQ(inv_a, (std::vector<double>{0, 0.25, 0.25, 0.25}));
+    EXPECT_EQ(clcg::solver::inverse_diagonal(a), inv_a);
   }
 }
 

@@ -173,7 +173,7 @@ TEST(DeviceNearNullspace, TentativeProlongatorReproducesTheCandidates) {
     clcg::solver::DeviceCoarsening coarsening(test_env(), type);
     const DeviceCsrMatrix da(test_env(), a, type);
     const clcg::solver::DeviceAggregates aggregates =
-        coarsening.aggregate(coarsening.filter(coarsening.node_matrix(da, 3), 0.08).filtered);
+        coarsening.aggregate(coarsening.filter(coarsening.node_matrix(da, 3), 0.25));
     ASSERT_GT(aggregates.count, 1);
     ::cl::Buffer b = clcg::solver::make_vector(test_env(), type, modes.values.size()), coarse;
     clcg::solver::upload_vector(test_env(), modes.values, type, b);

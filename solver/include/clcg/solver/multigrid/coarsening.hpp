@@ -1,8 +1,8 @@
 #pragma once
 // Smoothed-aggregation coarsening on the host, one level at a time (Vanek, Mandel, Brezina
 // 1996; the steps as in pyamg and AMGCL, written here): strength of connection, aggregation,
-// the tentative prolongator of the constant vector, its smoothing by one damped Jacobi step on
-// the filtered matrix, and the Galerkin product. Loops over rows run on every host core
+// the tentative prolongator of the near-null space, its smoothing by one damped Jacobi step on
+// A, and the Galerkin product. Loops over rows run on every host core
 // (parallel_rows); every result is the same for any thread count.
 #include <cstddef>
 #include <cstdint>
@@ -16,7 +16,9 @@ namespace clcg::solver {
 // Calls f(begin, end) on disjoint row ranges covering [0, n), on host_threads() threads.
 void parallel_rows(std::size_t n, const std::function<void(std::size_t, std::size_t)>& f);
 
-// strong[k] for each stored entry k of A: i != j and |a_ij| >= theta sqrt(|a_ii a_jj|).
+// strong[k] for each stored entry k of A: i != j, a_ij != 0 and c_ij >= theta^2 max(m_i, m_j),
+// where c_ij = a_ij^2 / |a_ii a_jj| and m_i is row i's largest c_ij (kernels/aggregation.cl's
+// is_strong says why relative to the rows' strongest).
 std::vector<char> strong_connections(const HostCsr& a, double theta);
 
 // Aggregate of each row (-1: a row with no strong connection, left to the smoother), and the
@@ -34,12 +36,12 @@ Aggregates aggregate(const HostCsr& a, const std::vector<char>& strong);
 // Whether every row of A has exactly one diagonal entry and every other entry is strong: then
 // the filter drops nothing and A_f is A.
 bool keeps_every_entry(const HostCsr& a, const std::vector<char>& strong);
-// A_f: A's strong entries, and first in each row the diagonal plus the weak entries (row sums
-// kept); A itself, its entries in their order, where keeps_every_entry().
+// A_f, the strength graph aggregation reads: A's strong entries, and first in each row the
+// diagonal plus the weak entries (row sums kept); A itself, its entries in their order, where
+// keeps_every_entry().
 HostCsr filtered_matrix(const HostCsr& a, const std::vector<char>& strong);
-// D_f^-1: 1 / A_f's diagonal, 0 where it is 0 (such a row has no strong connection and sums to
-// 0: nothing of it is smoothed or estimated).
-std::vector<double> filtered_inverse_diagonal(const HostCsr& filtered);
+// D^-1: 1 / A's diagonal, 0 where it is 0 (nothing of such a row is smoothed or estimated).
+std::vector<double> inverse_diagonal(const HostCsr& a);
 
 // The most rows a node may have, and the most near-null-space vectors (a coarse level's nodes
 // have one row a vector): kernels/aggregation.cl's MAX_CANDIDATES.
@@ -67,8 +69,9 @@ double dependent_candidate(ElementType type);
 HostCsr tentative_prolongator(const Aggregates& aggregates, int block, const std::vector<double>& candidates, int k,
                               std::vector<double>& coarse_candidates);
 
-// P = (I - omega D_f^-1 A_f) P_tent (columns sorted); omega: prolongator_weight() (amg.cpp).
-HostCsr smoothed_prolongator(const HostCsr& filtered, const HostCsr& tentative, double omega);
+// P = (I - omega D^-1 A) P_tent (columns sorted); omega: prolongator_weight() (amg.cpp). A
+// itself, not A_f: lumping the weak couplings onto the diagonal bends P across coefficient jumps.
+HostCsr smoothed_prolongator(const HostCsr& a, const HostCsr& tentative, double omega);
 
 HostCsr transpose(const HostCsr& m);
 // C = A B (columns sorted within rows; each row summed in the order of A's row: deterministic).

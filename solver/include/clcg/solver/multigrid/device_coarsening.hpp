@@ -5,16 +5,15 @@
 // independent set's progress and the aggregate count are read back.
 //
 //   DeviceCoarsening coarsening(env, ElementType::f64);
-//   DeviceStrength s = coarsening.filter(a, 0.08);
-//   DeviceAggregates g = coarsening.aggregate(s.filtered);
+//   DeviceAggregates g = coarsening.aggregate(coarsening.filter(a, 0.25));
 //   DeviceCsrMatrix t = coarsening.tentative_prolongator(g, 1, ones, 1, coarse_candidate);
-//   DeviceCsrMatrix p = coarsening.smoothed_prolongator(s, t, omega);
+//   ::cl::Buffer inv_diag = coarsening.inverse_diagonal(a);
+//   DeviceCsrMatrix p = coarsening.smoothed_prolongator(a, inv_diag, t, omega);
 // A block system (nodes of `block` rows, k near-null-space vectors) aggregates its nodes:
-//   DeviceAggregates g = coarsening.aggregate(coarsening.filter(coarsening.node_matrix(a, 3), 0.08).filtered);
+//   DeviceAggregates g = coarsening.aggregate(coarsening.filter(coarsening.node_matrix(a, 3), 0.25));
 //   DeviceCsrMatrix t = coarsening.tentative_prolongator(g, 3, modes, 6, coarse_modes);
-// New values of A on the same pattern keep s.strong and t:
-//   s = coarsening.refilter(a, s.strong);
-//   coarsening.smoothed_prolongator_values(s, t, omega, p);
+// New values of A on the same pattern keep the aggregates and t:
+//   coarsening.smoothed_prolongator_values(a, coarsening.inverse_diagonal(a), t, omega, p);
 #include <cstdint>
 #include <vector>
 
@@ -26,17 +25,6 @@
 
 namespace clcg::solver {
 
-struct DeviceStrength {
-  // A_f: A's strong entries (as strong_connections() defines them), and first in each row the
-  // diagonal plus the weak entries (row sums kept); A itself where that keeps every entry (as
-  // filtered_matrix() on the host).
-  DeviceCsrMatrix filtered;
-  ::cl::Buffer inv_diag;  // 1 / A_f's diagonal (0 where it is 0)
-  // A char per entry of A, its strength (kernels/aggregation.cl: WEAK, STRONG or DIAGONAL;
-  // the strong ones are A_f's pattern); null where A_f is A.
-  ::cl::Buffer strong;
-};
-
 struct DeviceAggregates {
   ::cl::Buffer of_row;      // the aggregate of each row (node), -1 for one with no strong connection
   std::int32_t rows = 0;    // the rows (nodes) aggregated
@@ -47,10 +35,12 @@ class DeviceCoarsening {
  public:
   DeviceCoarsening(const cl::Env& env, ElementType type);
 
-  DeviceStrength filter(const DeviceCsrMatrix& a, double theta);
-  // A_f of A's values now, with the strong entries `strong` of an earlier filter() of A (null:
-  // A_f is A).
-  DeviceStrength refilter(const DeviceCsrMatrix& a, const ::cl::Buffer& strong);
+  // A_f, the strength graph aggregate() reads: A's strong entries (as strong_connections()
+  // defines them), and first in each row the diagonal plus the weak entries (row sums kept); A
+  // itself where that keeps every entry (as filtered_matrix() on the host).
+  DeviceCsrMatrix filter(const DeviceCsrMatrix& a, double theta);
+  // 1 / A's diagonal (0 where it is 0): D^-1 of the prolongator smoother.
+  ::cl::Buffer inverse_diagonal(const DeviceCsrMatrix& a);
   // Aggregates of A_f's graph, as aggregate() on the host.
   DeviceAggregates aggregate(const DeviceCsrMatrix& filtered);
   // The node matrix of A (rows a multiple of `block`, at most max_block_size), as node_matrix()
@@ -65,11 +55,13 @@ class DeviceCoarsening {
                                         unsigned k, ::cl::Buffer& coarse_candidates);
   // The constant vector of each of k components (out[i k + j] = 1 where i % k == j), rows x k.
   ::cl::Buffer component_constants(std::size_t rows, unsigned k);
-  // P = (I - omega D_f^-1 A_f) P_tent, as smoothed_prolongator() on the host.
-  DeviceCsrMatrix smoothed_prolongator(const DeviceStrength& strength, const DeviceCsrMatrix& tentative, double omega);
-  // The same into p (from smoothed_prolongator with A_f's pattern unchanged): values only.
-  void smoothed_prolongator_values(const DeviceStrength& strength, const DeviceCsrMatrix& tentative, double omega,
-                                   DeviceCsrMatrix& p);
+  // P = (I - omega D^-1 A) P_tent (inv_diag: inverse_diagonal(a)), as smoothed_prolongator()
+  // on the host.
+  DeviceCsrMatrix smoothed_prolongator(const DeviceCsrMatrix& a, const ::cl::Buffer& inv_diag,
+                                       const DeviceCsrMatrix& tentative, double omega);
+  // The same into p (from smoothed_prolongator with A's pattern unchanged): values only.
+  void smoothed_prolongator_values(const DeviceCsrMatrix& a, const ::cl::Buffer& inv_diag,
+                                   const DeviceCsrMatrix& tentative, double omega, DeviceCsrMatrix& p);
 
   SparseProducts& products() noexcept { return products_; }
   // Device time per kernel since the last call, the products' included (a profiling queue only).
@@ -88,7 +80,7 @@ class DeviceCoarsening {
   ::cl::Buffer changed_;    // filter_count's flag: A_f is not A
   ::cl::Buffer undecided_;  // the independent set's undecided rows after each round
   cl::PinnedBuffer progress_;  // undecided_ as read back (kept: the reads do not block)
-  ::cl::Kernel row_diagonal_, strength_mask_, filter_count_, filter_fill_, mis_start_, mis_neighbour_max_, mis_decide_,
+  ::cl::Kernel row_diagonal_, coupling_max_, strength_mask_, filter_count_, filter_fill_, mis_start_, mis_neighbour_max_, mis_decide_,
       mis_members_, join_seeds_, join_neighbours_, component_constants_, block_norms_, tentative_count_,
       tentative_fill_, tentative_qr_, tentative_scatter_, smooth_prolongator_;
 };

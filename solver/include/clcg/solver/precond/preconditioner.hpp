@@ -46,7 +46,9 @@ struct NearNullspace {
 };
 
 struct AmgOptions {
-  double strength = 0.08;        // |a_ij| >= strength sqrt(a_ii a_jj): a strong connection
+  // a_ij is a strong connection where a_ij^2 / |a_ii a_jj| >= strength^2 times the largest such
+  // ratio in row i or row j (kernels/aggregation.cl's is_strong); halved on each coarser level.
+  double strength = 0.25;
   // Coarsen until at most this many rows (then a Cholesky solve on the host); from 1M rows of A,
   // a coarse level until at most half as many (amg.cpp: its dense factor costs n^3/3).
   std::size_t coarse_rows = 600;
