@@ -92,6 +92,12 @@ class Solver:
     device: None (CLCG_DEVICE / CLCG_PLATFORM, else the first GPU), 'gpu', 'cpu', an index
     from clcg.devices(), or (device, platform substring).
     check_symmetry: refuse a matrix that is not symmetric (relative 1e-12), as cg-solve does.
+    near_nullspace: AMG's near-null space, an (n, k) array of k vectors A nearly annihilates
+        (k = 1 .. 16), kept exactly by the coarse levels; coordinates: (nodes, d) node coordinates
+        (d = 1 .. 3, node i's unknowns on rows d i .. d i + d - 1) from which the rigid body modes
+        of elasticity are built; block_size: unknowns a node, aggregated together (default: d
+        with coordinates, else 1; alone, one constant vector a component). They set up AMG:
+        precond 'amg' or 'auto'.
     queue / context: a pyopencl CommandQueue (in-order) or Context to run on instead of device=;
     then b, x0 and out may be pyopencl arrays on that context, used in place on the device.
 
@@ -102,7 +108,8 @@ class Solver:
     """
 
     def __init__(self, A, *, precond="auto", variant="auto", precision="double", precond_precision="auto",
-                 device=None, check_symmetry=True, queue=None, context=None):
+                 device=None, check_symmetry=True, queue=None, context=None, near_nullspace=None, coordinates=None,
+                 block_size=None):
         _choice("precond", precond, PRECONDITIONERS)
         _choice("variant", variant, VARIANTS)
         _choice("precision", precision, ("double", "float"))
@@ -118,9 +125,10 @@ class Solver:
         csr = as_csr(A, check_symmetry=check_symmetry and not check_on_device)
         self.shape = csr.shape
         self.dtype = np.dtype(np.float32 if precision == "float" else np.float64)
+        amg = _amg_near_nullspace(csr.shape[0], precond, near_nullspace, coordinates, block_size)
         self._native = _clcg.Solver(csr.indptr, csr.indices, csr.data, csr.shape[0], precond, variant, precision,
                                     precond_precision, *_device_args(device),
-                                    0 if self.queue is None else self.queue.int_ptr)
+                                    0 if self.queue is None else self.queue.int_ptr, *amg)
         if check_on_device:
             refuse_if_asymmetric(*self._native.symmetry())
         self.setup_seconds = self._native.setup_seconds
@@ -236,7 +244,7 @@ class Solver:
 
 
 def cg(A, b, x0=None, *, rtol=1e-5, atol=0.0, maxiter=None, M=None, callback=None, check_symmetry=True,
-       device=None):
+       device=None, near_nullspace=None, coordinates=None, block_size=None):
     """scipy.sparse.linalg.cg on an OpenCL device: returns (x, info), info 0 converged, > 0 the
     iterations done without converging (maxiter), < 0 breakdown (A or M not positive definite,
     NaN/Inf). M: None (plain CG, as SciPy), or a preconditioner name: 'jacobi', 'chebyshev',
@@ -244,9 +252,12 @@ def cg(A, b, x0=None, *, rtol=1e-5, atol=0.0, maxiter=None, M=None, callback=Non
     The device solves in A's precision (float32 stays float32, everything else float64).
     callback(xk) is called after each step as in SciPy; it copies x back from the device
     each time (and runs the textbook variant, whose x is current after every step).
-    A pyopencl b runs on b.queue and returns x as a pyopencl array (nothing read back)."""
+    A pyopencl b runs on b.queue and returns x as a pyopencl array (nothing read back).
+    near_nullspace, coordinates, block_size: AMG's near-null space (Solver says how); with one
+    of them M defaults to 'amg'."""
+    amg_given = near_nullspace is not None or coordinates is not None or block_size is not None
     if M is None:
-        precond = "none"
+        precond = "amg" if amg_given else "none"
     elif isinstance(M, str):
         precond = _choice("M", M, PRECONDITIONERS)
     else:
@@ -258,11 +269,55 @@ def cg(A, b, x0=None, *, rtol=1e-5, atol=0.0, maxiter=None, M=None, callback=Non
             raise ValueError("b is a pyopencl array without a queue; give it one (b.with_queue(queue))")
         queue = b.queue
     solver = Solver(A, precond=precond, variant="textbook" if callback is not None else "auto",
-                    precision=precision_of(A), device=device, check_symmetry=check_symmetry, queue=queue)
+                    precision=precision_of(A), device=device, check_symmetry=check_symmetry, queue=queue,
+                    near_nullspace=near_nullspace, coordinates=coordinates, block_size=block_size)
     result = solver.solve(b, x0, rtol=rtol, atol=atol, maxiter=maxiter, callback=callback)
     if isinstance(result, list):
         raise ValueError("b must be a vector of shape (n,) or (n, 1)")
     return result.x, result.info
+
+
+def _amg_near_nullspace(n, precond, near_nullspace, coordinates, block_size):
+    """(B, X, block size) as the binding takes them: 2-D float64 arrays, empty where not given,
+    and 0 for no block size. ValueError for shapes that do not fit A's n rows."""
+    empty = np.zeros((0, 0))
+    if near_nullspace is None and coordinates is None and block_size is None:
+        return empty, empty, 0
+    if precond not in ("amg", "auto"):
+        raise ValueError(f"near_nullspace, coordinates and block_size set up AMG: precond must be 'amg' or 'auto', "
+                         f"not {precond!r}")
+    if near_nullspace is not None and coordinates is not None:
+        raise ValueError("near_nullspace and coordinates both give the near-null space; give one")
+
+    def matrix(value, name):
+        a = np.asarray(value.toarray() if hasattr(value, "toarray") else value)
+        if a.ndim == 1:
+            a = a.reshape(-1, 1)
+        if a.ndim != 2 or a.dtype.kind not in "fiub" or a.shape[1] == 0:
+            raise ValueError(f"{name} must be a 2-D real array with at least one column, got shape {a.shape} "
+                             f"of {a.dtype}")
+        a = np.ascontiguousarray(a, dtype=np.float64)
+        bad = np.argwhere(~np.isfinite(a))
+        if bad.size:
+            raise ValueError(f"{name} is not finite at row {bad[0][0]}, column {bad[0][1]} ({a[tuple(bad[0])]})")
+        return a
+
+    b = x = empty
+    if near_nullspace is not None:
+        b = matrix(near_nullspace, "near_nullspace")
+        if b.shape[0] != n:
+            raise ValueError(f"near_nullspace has {b.shape[0]} rows but A has {n}")
+    if coordinates is not None:
+        x = matrix(coordinates, "coordinates")
+        if x.shape[0] * x.shape[1] != n:
+            raise ValueError(f"coordinates give {x.shape[0]} nodes x {x.shape[1]} unknowns = {x.shape[0] * x.shape[1]} "
+                             f"rows but A has {n}")
+        if block_size is not None and block_size != x.shape[1]:
+            raise ValueError(f"block_size={block_size} but coordinates have {x.shape[1]} columns: a node's unknowns "
+                             f"are its displacements")
+    if block_size is not None and (int(block_size) != block_size or not 1 <= block_size <= 16 or n % block_size):
+        raise ValueError(f"block_size must be a whole number from 1 to 16 dividing A's {n} rows, got {block_size!r}")
+    return b, x, 0 if block_size is None else int(block_size)
 
 
 def reduce(x, y=None, *, op="sum", device=None):

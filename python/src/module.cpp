@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "clcg/cl/device.hpp"
 #include "clcg/cl/env.hpp"
@@ -24,6 +25,7 @@
 #include "clcg/solver/io/host_threads.hpp"
 #include "clcg/solver/krylov/host_matrix_solver.hpp"
 #include "clcg/solver/krylov/settings.hpp"
+#include "clcg/solver/multigrid/near_nullspace.hpp"
 #include "clcg/solver/precond/preconditioner.hpp"
 #include "clcg/solver/sparse/symmetry.hpp"
 #include "clcg/solver/version.hpp"
@@ -122,12 +124,34 @@ std::int64_t first_non_finite(const Array<double>& values) {
   return -1;
 }
 
+// AMG's near-null space from Python (clcg/__init__.py checked the shapes): vectors B (n x k), or
+// coordinates X (nodes x d) for the rigid body modes, each 2-D and empty when not given; and
+// the block size (0: X's d, else 1). std::invalid_argument (ValueError) where they cannot be.
+void set_near_nullspace(clcg::solver::AmgOptions& amg, std::size_t n, const Array<double>& b, const Array<double>& x,
+                        unsigned block_size) {
+  if (b.size() > 0) {
+    clcg::solver::NearNullspace space{std::size_t(b.shape(0)), std::size_t(b.shape(1)),
+                                      std::vector<double>(b.data(), b.data() + b.size())};
+    clcg::solver::check_near_nullspace(space, n);
+    amg.near_nullspace = std::make_shared<const clcg::solver::NearNullspace>(std::move(space));
+  }
+  if (x.size() > 0) {
+    const unsigned d = unsigned(x.shape(1));
+    amg.near_nullspace = std::make_shared<const clcg::solver::NearNullspace>(
+        clcg::solver::rigid_body_modes({x.data(), std::size_t(x.size())}, d));
+    amg.block_size = d;
+  }
+  if (block_size > 0) amg.block_size = block_size;
+  clcg::solver::check_block_options(amg, n);
+}
+
 class Solver {
  public:
   Solver(const Array<std::int32_t>& indptr, const Array<std::int32_t>& indices, const Array<double>& data,
          std::int32_t n, const std::string& precond, const std::string& variant, const std::string& precision,
          const std::string& precond_precision, const std::string& device, const std::string& platform,
-         std::uintptr_t queue)
+         std::uintptr_t queue, const Array<double>& near_nullspace, const Array<double>& coordinates,
+         unsigned block_size)
       : env_(env_for(device, platform, queue)), indptr_(indptr), indices_(indices), data_(data) {
     // A is read in place from the arrays (kept alive as members): no host copy.
     const clcg::solver::CsrView a(n, n, {indptr_.data(), std::size_t(indptr_.size())},
@@ -136,6 +160,7 @@ class Solver {
     settings.preconditioner = clcg::solver::parse_preconditioner(precond);
     settings.variant = clcg::solver::parse_cg_variant(variant);
     if (precond_precision != "auto") settings.precond_options.precision = parse_precision(precond_precision);
+    set_near_nullspace(settings.precond_options.amg, std::size_t(n), near_nullspace, coordinates, block_size);
     settings.stagnation_window = 0;  // SciPy's rule: run to the tolerance or the limit
     settings.divergence_factor = 0;
     settings.confirm_true_residual = false;
@@ -355,10 +380,11 @@ PYBIND11_MODULE(_clcg, m) {
   py::class_<Solver>(m, "Solver")
       .def(py::init<const Array<std::int32_t>&, const Array<std::int32_t>&, const Array<double>&, std::int32_t,
                     const std::string&, const std::string&, const std::string&, const std::string&, const std::string&,
-                    const std::string&, std::uintptr_t>(),
+                    const std::string&, std::uintptr_t, const Array<double>&, const Array<double>&, unsigned>(),
            py::arg("indptr"), py::arg("indices"), py::arg("data"), py::arg("n"), py::arg("precond"),
            py::arg("variant"), py::arg("precision"), py::arg("precond_precision"), py::arg("device"),
-           py::arg("platform"), py::arg("queue"))
+           py::arg("platform"), py::arg("queue"), py::arg("near_nullspace"), py::arg("coordinates"),
+           py::arg("block_size"))
       .def("solve", &Solver::solve, py::arg("b"), py::arg("x0"), py::arg("tolerance"), py::arg("max_iterations"),
            py::arg("callback"))
       .def("solve_on_device", &Solver::solve_on_device, py::arg("b"), py::arg("x"), py::arg("use_guess"),

@@ -10,6 +10,7 @@
 
 #include "support/cg_problems.hpp"
 #include "clcg/solver/eigen/conjugate_gradient.hpp"
+#include "clcg/solver/problems/elasticity.hpp"
 #include "support/device_fixture.hpp"
 
 namespace {
@@ -127,6 +128,44 @@ TEST(EigenFacade, StatusesMapToEigenComputationInfo) {
   EXPECT_EQ(cg.info(), Eigen::Success);
   EXPECT_EQ(cg.iterations(), 0);
   EXPECT_EQ(x, Eigen::VectorXd::Zero(400));
+}
+
+}  // namespace
+
+// An elastic body through the facade: the coordinates give AMG the rigid body modes, which cut
+// the steps (the AMG test in tests/multigrid has the numbers), and the answer agrees with
+// Eigen's own CG. Coordinates that cannot make the modes are refused where they are given.
+namespace {
+
+TEST(EigenFacade, AmgTakesTheRigidBodyModesFromCoordinates) {
+  const clcg::solver::ElasticBody body = clcg::solver::elasticity_2d(30, 12, 0.3);
+  const Eigen::SparseMatrix<double> a = body.stiffness;
+  const Eigen::VectorXd b = a * Eigen::VectorXd::Ones(a.rows());
+  const Eigen::MatrixXd xy = Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, 2, Eigen::RowMajor>>(
+      body.coordinates.data(), Eigen::Index(body.coordinates.size() / 2), 2);
+  using Cg = clcg::ConjugateGradient<Eigen::SparseMatrix<double>, Eigen::Lower | Eigen::Upper,
+                                     clcg::AmgPreconditioner<double>>;
+  Cg plain, with_modes;
+  plain.setEnv(test_env()).setTolerance(1e-8);
+  with_modes.setEnv(test_env()).setTolerance(1e-8);
+  with_modes.setCoordinates(xy);
+  plain.settings().precond_options.amg.coarse_rows = with_modes.settings().precond_options.amg.coarse_rows = 40;
+  const Eigen::VectorXd x_plain = plain.compute(a).solve(b);
+  const Eigen::VectorXd x = with_modes.compute(a).solve(b);
+  ASSERT_EQ(with_modes.info(), Eigen::Success);
+  EXPECT_LT(with_modes.iterations(), plain.iterations());
+  EXPECT_LE(with_modes.iterations(), 40);
+  Eigen::ConjugateGradient<Eigen::SparseMatrix<double>, Eigen::Lower | Eigen::Upper> eigen;
+  eigen.setTolerance(1e-10);
+  const Eigen::VectorXd reference = eigen.compute(a).solve(b);
+  EXPECT_LT((x - reference).norm() / reference.norm(), 1e-6);
+  EXPECT_LT((x_plain - reference).norm() / reference.norm(), 1e-6);
+
+  Cg wrong;
+  wrong.setEnv(test_env()).setBlockSize(7);  // 7 does not divide the 780 rows
+  EXPECT_THROW(wrong.compute(a), std::invalid_argument);
+  EXPECT_THROW(wrong.setCoordinates(Eigen::MatrixXd::Zero(4, 2)), std::invalid_argument);  // one point: no rotation
+  EXPECT_THROW(wrong.setNearNullspace(Eigen::MatrixXd::Ones(10, 2)), std::invalid_argument);  // dependent
 }
 
 }  // namespace

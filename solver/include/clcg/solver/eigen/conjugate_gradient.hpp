@@ -51,10 +51,12 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "clcg/cl/env.hpp"
 #include "clcg/cl/error.hpp"
 #include "clcg/solver/krylov/host_matrix_solver.hpp"
+#include "clcg/solver/multigrid/near_nullspace.hpp"
 #include "clcg/solver/sparse/csr_matrix.hpp"
 
 namespace clcg {
@@ -188,6 +190,32 @@ class ConjugateGradient : public Eigen::IterativeSolverBase<ConjugateGradient<Ma
   // Variant, SpMV kernel, reduction variant, history recording and precond_options (set before
   // compute()). Tolerance and iteration limit come from setTolerance / setMaxIterations.
   solver::Settings& settings() noexcept { return settings_; }
+
+  // AMG's near-null space (clcg::AmgPreconditioner; set before compute()): vectors A nearly
+  // annihilates, one a column (rows x k); or the coordinates of the nodes (nodes x d, a node's d
+  // unknowns on consecutive rows), from which the rigid body modes are built and d becomes the
+  // block size; setBlockSize(k) alone aggregates k rows a node with one constant a component.
+  // std::invalid_argument where they cannot be a near-null space (multigrid/near_nullspace.hpp);
+  // compute() checks them against A's rows.
+  ConjugateGradient& setNearNullspace(const Eigen::MatrixXd& b) {
+    Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> rows = b;
+    solver::NearNullspace space{std::size_t(b.rows()), std::size_t(b.cols()),
+                                std::vector<double>(rows.data(), rows.data() + rows.size())};
+    solver::check_near_nullspace(space, space.rows);
+    settings_.precond_options.amg.near_nullspace = std::make_shared<const solver::NearNullspace>(std::move(space));
+    return *this;
+  }
+  ConjugateGradient& setCoordinates(const Eigen::MatrixXd& x) {
+    Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> rows = x;
+    settings_.precond_options.amg.near_nullspace = std::make_shared<const solver::NearNullspace>(
+        solver::rigid_body_modes({rows.data(), std::size_t(rows.size())}, unsigned(x.cols())));
+    settings_.precond_options.amg.block_size = unsigned(x.cols());
+    return *this;
+  }
+  ConjugateGradient& setBlockSize(unsigned k) {
+    settings_.precond_options.amg.block_size = k;
+    return *this;
+  }
 
   // Reads the pattern (Eigen's preconditioners analyse it where they are computed here).
   template <class MatrixDerived>
