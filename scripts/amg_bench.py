@@ -8,6 +8,9 @@ x0 = 0, relative tolerance 1e-8 (||b - A x|| <= tol ||b||):
       cg-solve --matrix DIR/<name>.mtx --json --precond P (one process each; a warm-up, then the
       median of --repeats of set-up + solve from its JSON, preconditioner.setup_seconds +
       result.solve_seconds, beside the process's whole wall time)
+      With --cg-bench BIN instead: one cg-bench --preconds process a problem reads the matrix
+      once and times each of --clcg-preconds (a warm-up repeat, then the median of --repeats;
+      AMG's set-up kernels profiled apart), which is how the GPU figures are taken.
   clcg-amg-rbm, clcg-auto-rbm (elasticity only)
       the same with --coordinates DIR/<name>.coords.mtx --block-size d: AMG whose near-null
       space is the rigid body modes. A cg-solve without those options exits 2: "unsupported".
@@ -198,6 +201,44 @@ def run_clcg(cg_solve: str, problem: dict, method: str, extra: list[str], args) 
     return {**record, **best, "repeats": len(good)}
 
 
+def run_cg_bench(cg_bench: str, problem: dict, extra: list[str], args) -> list[dict]:
+    """Every clcg method of a problem through cg-bench --preconds (cg_time_to_solution.hpp), one
+    process for the plain preconditioners and one with the rigid body modes for elasticity."""
+    runs = [("", args.clcg_preconds)]
+    if problem.get("block_size", 1) > 1:
+        runs.append(("-rbm", [p for p in ("amg", "auto") if p in args.clcg_preconds]))
+    records = []
+    for suffix, preconds in runs:
+        with tempfile.TemporaryDirectory() as tmp:
+            out = pathlib.Path(tmp) / "cg.json"
+            command = [cg_bench, "--mtx", problem["matrix_path"], "--preconds", ",".join(preconds),
+                       "--repeats", str(args.repeats), "--json", str(out)] + extra
+            if suffix:
+                command += ["--coordinates", problem["coords_path"]]
+            start = time.perf_counter()
+            try:
+                proc = subprocess.run(command, capture_output=True, text=True, timeout=args.timeout * len(preconds))
+                failure = None if proc.returncode == 0 else {
+                    "status": "error", "exit_code": proc.returncode, "stderr": proc.stderr.strip().splitlines()[-3:]}
+            except subprocess.TimeoutExpired:
+                failure = {"status": "timeout"}
+            rows = json.loads(out.read_text())["time_to_solution"] if out.is_file() else []
+        process_ms = 1e3 * (time.perf_counter() - start)
+        for row in rows:
+            records.append({
+                "method": "clcg-" + row["precond"].split(" ")[0] + suffix, "command": shlex.join(command),
+                "status": "converged" if row["converged"] else "not_converged", "iterations": row["iterations"],
+                "relative_residual": row["true_residual"], "setup_ms": row["setup_ms"], "solve_ms": row["solve_ms"],
+                "ms": row["total_ms"], "update_ms": row["update_ms"], "precond": row["precond"],
+                "precision": row["precision"], "variant": row["variant"], "levels": row["level_rows"] or None,
+                "phases_ms": row.get("phases_ms"), "process_ms": process_ms, "repeats": args.repeats})
+        if failure:
+            done = {r["method"] for r in records}
+            records += [{"method": f"clcg-{p}{suffix}", **failure, "command": shlex.join(command)}
+                        for p in preconds if f"clcg-{p}{suffix}" not in done]
+    return records
+
+
 # ----------------------------------------------------------------------------------------------
 # pyamg
 
@@ -333,7 +374,10 @@ def main(argv=None) -> int:
     parser.add_argument("--methods", default=None, help="comma-separated families: clcg, pyamg, amgx "
                         "(default: clcg and pyamg, and amgx with --amgx)")
     parser.add_argument("--cg-solve", help="cg-solve to run (default: build/apps/cg-solve, else PATH)")
-    parser.add_argument("--cg-solve-args", default="", help="more cg-solve arguments, e.g. '--device gpu'")
+    parser.add_argument("--cg-solve-args", default="", help="more cg-solve (or cg-bench) arguments, e.g. '--device gpu'")
+    parser.add_argument("--cg-bench", help="run clcg through this cg-bench (--preconds) instead of cg-solve processes")
+    parser.add_argument("--clcg-preconds", default=",".join(CLCG_PRECONDS),
+                        help=f"clcg's preconditioners (default {','.join(CLCG_PRECONDS)})")
     parser.add_argument("--repeats", type=int, default=3, help="clcg: timed runs after a warm-up, the median kept (default 3)")
     parser.add_argument("--tol", type=float, default=1e-8, help="relative residual tolerance (default 1e-8)")
     parser.add_argument("--max-iter", type=int, default=20000, help="CG step limit, every method (default 20000)")
@@ -391,8 +435,13 @@ def main(argv=None) -> int:
     if not args.dir.is_dir():
         parser.error(f"--dir {args.dir}: not a folder")
     problems = load_problems(args.dir, names)
-    cg_solve = find_cg_solve(args.cg_solve) if "clcg" in families else None
-    if "clcg" in families and not cg_solve:
+    args.clcg_preconds = [p for p in args.clcg_preconds.split(",") if p]
+    if set(args.clcg_preconds) - set(CLCG_PRECONDS):
+        parser.error(f"--clcg-preconds: give some of {', '.join(CLCG_PRECONDS)}")
+    if args.cg_bench and not os.access(args.cg_bench, os.X_OK):
+        parser.error(f"--cg-bench {args.cg_bench}: not an executable")
+    cg_solve = find_cg_solve(args.cg_solve) if "clcg" in families and not args.cg_bench else None
+    if "clcg" in families and not cg_solve and not args.cg_bench:
         parser.error("no cg-solve found (build it, or give --cg-solve PATH, or leave clcg out of --methods)")
     extra = shlex.split(args.cg_solve_args)
 
@@ -417,10 +466,13 @@ def main(argv=None) -> int:
                 emit(record)
                 log(f"{problem['name']:15s} {method:18s} {cell(record)}")
 
-            if "clcg" in families:
-                methods = [f"clcg-{p}" for p in CLCG_PRECONDS]
+            if "clcg" in families and args.cg_bench:
+                for record in run_cg_bench(args.cg_bench, problem, extra, args):
+                    keep(record.pop("method"), record)
+            elif "clcg" in families:
+                methods = [f"clcg-{p}" for p in args.clcg_preconds]
                 if problem.get("block_size", 1) > 1:
-                    methods += ["clcg-amg-rbm", "clcg-auto-rbm"]
+                    methods += [f"clcg-{p}-rbm" for p in ("amg", "auto") if p in args.clcg_preconds]
                 for method in methods:
                     keep(method, run_clcg(cg_solve, problem, method, extra, args))
             if "pyamg" in families:

@@ -32,6 +32,7 @@
 
 #include "common/app_main.hpp"
 #include "common/bench_timing.hpp"
+#include "common/near_nullspace_input.hpp"
 #include "common/command_line.hpp"
 #include "clcg/cl/env.hpp"
 #include "clcg/cl/error.hpp"
@@ -72,6 +73,7 @@ struct Args {
   std::vector<solver::Preconditioner> preconds;  // non-empty: the time-to-solution table
   std::vector<std::optional<clcg::reduction::ElementType>> precond_precisions{std::nullopt};  // empty: auto
   std::vector<solver::CgVariant> variants{solver::all_cg_variants().begin(), solver::all_cg_variants().end()};
+  clcg::apps::NearNullspaceFiles near_nullspace;  // AMG's, for the one --mtx of a --preconds run
 };
 
 clcg::apps::CommandLine command_line() {
@@ -99,6 +101,7 @@ clcg::apps::CommandLine command_line() {
       ("precond-precisions", po::value<clcg::apps::NameList>(),
        "with --preconds: apply each in these precisions (auto, float, double; default auto)")
       ("quick", "smoke run: 3D 12^3, 2D 40^2, 20 iterations, 3 repeats");
+  clcg::apps::add_near_nullspace_options(cli);  // with --preconds and one --mtx
   cli.epilog("exit status: 0 ok, 1 --check found a regression, 2 bad usage or baseline, 3 OpenCL or device error.\n");
   cli.add_device_options();
   return cli;
@@ -153,6 +156,11 @@ Args args_from(const po::variables_map& vm) {
       }
     }
   }
+  args.near_nullspace = clcg::apps::near_nullspace_files(vm);
+  if (args.near_nullspace.given() && (args.preconds.empty() || vm.count("mtx") == 0 ||
+                                      vm["mtx"].as<std::vector<std::string>>().size() != 1 || vm.count("poisson3d") ||
+                                      vm.count("poisson2d")))
+    throw UsageError("--near-nullspace, --coordinates and --block-size belong to one --mtx of a --preconds run");
   if (vm.count("quick")) args.poisson3d = {12}, args.poisson2d = {40}, args.iterations = 20, args.repeats = 3,
                          args.eigen_iterations = 10;
   else if (!vm.count("poisson3d") && !vm.count("poisson2d") && !vm.count("mtx")) args.poisson3d = {64, 128, 256}, args.poisson2d = {2048};
@@ -323,10 +331,12 @@ int check_against(const std::string& path, const nlohmann::json& now) {
 // The --preconds table: time to solution per matrix and preconditioner (cg_time_to_solution.hpp).
 int run_time_to_solution(const clcg::cl::Env& env, const Args& args, double copy) {
   std::vector<TimeToSolutionRow> rows;
+  solver::AmgOptions amg;  // the near-null space of the --mtx, where given
   const auto add = [&](const std::string& name, const solver::HostMatrix& a) {
     for (const auto& precision : args.precond_precisions) {
       solver::PreconditionerOptions options;
       options.precision = precision;
+      options.amg = amg;
       for (TimeToSolutionRow& r : time_to_solution(env, name, a, args.preconds, options, args.repeats)) {
         std::printf("%-24s %-18s %-6s %-9s %9lld %6zu %10.3f %10.3f %10.3f %s", r.matrix.c_str(), r.precond.c_str(),
                     r.precision.c_str(), r.variant.c_str(), r.rows, r.iterations, r.setup_ms, r.solve_ms, r.total_ms,
@@ -348,7 +358,11 @@ int run_time_to_solution(const clcg::cl::Env& env, const Args& args, double copy
               "setup_ms", "solve_ms", "total_ms");
   for (int n : args.poisson3d) add("poisson3d_" + std::to_string(n), solver::poisson_3d(n, n, n));
   for (int n : args.poisson2d) add("poisson2d_" + std::to_string(n), solver::poisson_2d(n, n));
-  for (const auto& path : args.mtx) add(path.substr(path.find_last_of('/') + 1), solver::read_matrix_market(path));
+  for (const auto& path : args.mtx) {
+    const solver::HostMatrix a = solver::read_matrix_market(path);
+    clcg::apps::read_near_nullspace(args.near_nullspace, std::size_t(a.rows()), amg);
+    add(path.substr(path.find_last_of('/') + 1) + (args.near_nullspace.given() ? " +near-nullspace" : ""), a);
+  }
   if (!args.json.empty()) {
     nlohmann::json out = {{"device", env.info().name}, {"time_to_solution", nlohmann::json::array()}};
     for (const TimeToSolutionRow& r : rows) {

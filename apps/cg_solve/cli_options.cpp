@@ -49,17 +49,10 @@ clcg::apps::CommandLine command_line() {
       ("amg-strength", po::value<Real>()->default_value(Real{0.25}, "0.25"),
        "AMG: strong connection when |a_ij| / sqrt(a_ii a_jj) >= this x the largest such ratio of row i or row j "
        "(0 .. 1; halved on each coarser level)")
-      ("near-nullspace", po::value<std::string>(),
-       "AMG: k vectors A nearly annihilates, Matrix Market array n x k (k = 1 .. 16), which coarse levels keep exactly")
-      ("coordinates", po::value<std::string>(),
-       "AMG: node coordinates, Matrix Market array nodes x d (d = 1 .. 3; node i's unknowns are rows d i .. d i + d - 1): "
-       "elasticity's rigid body modes become the near-null space")
-      ("block-size", po::value<Count>(),
-       "AMG: unknowns a node, aggregated together (1 .. 16; default: the coordinates' d, else 1); alone, one constant "
-       "vector a component")
       ("precond-precision", po::value<std::string>()->default_value("auto"),
        "auto | float | double: what Chebyshev, IC(0) and AMG are applied in (auto: float on a GPU in a double solve)")
       ("precision", po::value<std::string>()->default_value("double"), "double | float");
+  clcg::apps::add_near_nullspace_options(cli);
   cli.add_device_options();
   cli.add()
       ("list-devices", "list every OpenCL platform and device, marking the one --device picks")
@@ -151,19 +144,12 @@ CliOptions parse_command_line(int argc, char** argv) {
   cli.precond_options.amg.smoother_degree = unsigned(clcg::apps::count_in_range(args, "amg-smoother-degree", 1, 16));
   cli.precond_options.amg.coarse_rows = clcg::apps::count_in_range(args, "amg-coarse-rows", 1, 2000);
   cli.precond_options.amg.strength = clcg::apps::real_in_range(args, "amg-strength", 0, 1);
-  cli.near_nullspace = text("near-nullspace");
-  cli.coordinates = text("coordinates");
-  if (args.count("block-size")) cli.block_size = unsigned(clcg::apps::count_in_range(args, "block-size", 1, 16));
-  if (!cli.near_nullspace.empty() && !cli.coordinates.empty())
-    throw UsageError("--near-nullspace and --coordinates both give the near-null space; give one");
+  cli.near_nullspace = clcg::apps::near_nullspace_files(args);
   const bool amg_may_run = cli.preconditioner == clcg::solver::Preconditioner::amg ||
                            cli.preconditioner == clcg::solver::Preconditioner::automatic;
-  for (const auto& [given, name] : {std::pair{!cli.near_nullspace.empty(), "--near-nullspace"},
-                                    std::pair{!cli.coordinates.empty(), "--coordinates"},
-                                    std::pair{cli.block_size.has_value(), "--block-size"}})
-    if (given && !amg_may_run)
-      throw UsageError(std::string(name) + " sets up AMG: give --precond amg or auto, not " +
-                       std::string(clcg::solver::preconditioner_name(cli.preconditioner)));
+  if (cli.near_nullspace.given() && !amg_may_run)
+    throw UsageError("--near-nullspace, --coordinates and --block-size set up AMG: give --precond amg or auto, not " +
+                     std::string(clcg::solver::preconditioner_name(cli.preconditioner)));
   const auto element_type = [&](const char* option, const char* names) {
     const std::string name = text(option);
     if (name == "double") return clcg::reduction::ElementType::f64;

@@ -10,6 +10,7 @@
 #include "clcg/solver/krylov/settings.hpp"
 #include "clcg/solver/precond/preconditioner.hpp"
 #include "common/command_line.hpp"
+#include "common/near_nullspace_input.hpp"
 
 namespace cg_solve {
 
@@ -31,9 +32,8 @@ struct CliOptions {
   GeneratedProblem problem;
   std::string partition;  // --partition: the cut rows under mpirun (empty: balanced by nonzeros)
   // AMG's near-null space: a file of vectors, or node coordinates (rigid body modes), and the
-  // unknowns a node (inputs.cpp: read_near_nullspace puts them into precond_options.amg).
-  std::string near_nullspace, coordinates;
-  std::optional<unsigned> block_size;
+  // unknowns a node (read into precond_options.amg once the matrix's rows are known).
+  clcg::apps::NearNullspaceFiles near_nullspace;
   double tolerance = 1e-8;
   std::optional<std::size_t> max_iterations;  // empty: default_max_iterations(rows)
   clcg::solver::Preconditioner preconditioner = clcg::solver::Preconditioner::automatic;

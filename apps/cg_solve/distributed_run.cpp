@@ -97,7 +97,7 @@ solver::Settings distributed_settings(const CliOptions& cli, std::int64_t rows) 
       throw UsageError("--precond " + std::string(solver::preconditioner_name(cli.preconditioner)) +
                        ": under mpirun cg-solve applies jacobi or none");
   }
-  if (!cli.near_nullspace.empty() || !cli.coordinates.empty() || cli.block_size)
+  if (cli.near_nullspace.given())
     throw UsageError("--near-nullspace, --coordinates and --block-size set up AMG, which cg-solve does not run under "
                      "mpirun yet (Jacobi or none there)");
   if (cli.variant == "auto" || cli.variant == "fused") settings.variant = solver::CgVariant::fused;

@@ -6,13 +6,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <limits>
-#include <memory>
-#include <stdexcept>
-#include <vector>
 
 #include "clcg/solver/io/atomic_file.hpp"
 #include "clcg/solver/io/input_error.hpp"
-#include "clcg/solver/multigrid/near_nullspace.hpp"
 #include "clcg/solver/problems/generators.hpp"
 
 namespace cg_solve {
@@ -68,51 +64,6 @@ Eigen::VectorXd read_vector_option(const std::string& path, Eigen::Index rows, c
   Eigen::VectorXd v = solver::read_vector_market(path);
   solver::check_vector_length(v, rows, path, what.c_str());
   return v;
-}
-
-void read_near_nullspace(const CliOptions& cli, Eigen::Index rows, solver::AmgOptions& amg) {
-  const std::size_t n = std::size_t(rows);
-  const auto rows_of = [&](const std::string& path, std::size_t file_rows, const std::string& what) {
-    if (file_rows != n)
-      throw solver::InputError(path, 0, what + " give " + std::to_string(file_rows) + " rows but the matrix has " +
-                                            std::to_string(n));
-  };
-  // A row-major copy of a column-major file, and what the library says of it, as an input error.
-  const auto row_major = [](const Eigen::MatrixXd& m) {
-    std::vector<double> values(std::size_t(m.size()));
-    Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(values.data(), m.rows(), m.cols()) = m;
-    return values;
-  };
-  const auto checked = [](const std::string& path, auto&& f) {
-    try {
-      return f();
-    } catch (const std::invalid_argument& e) {
-      throw solver::InputError(path, 0, e.what());
-    }
-  };
-  if (!cli.near_nullspace.empty()) {
-    const Eigen::MatrixXd b = solver::read_dense_market(cli.near_nullspace);
-    rows_of(cli.near_nullspace, std::size_t(b.rows()), "its " + std::to_string(b.cols()) + " vectors");
-    solver::NearNullspace space{n, std::size_t(b.cols()), row_major(b)};
-    checked(cli.near_nullspace, [&] { solver::check_near_nullspace(space, n); return 0; });
-    amg.near_nullspace = std::make_shared<const solver::NearNullspace>(std::move(space));
-  }
-  if (!cli.coordinates.empty()) {
-    const Eigen::MatrixXd x = solver::read_dense_market(cli.coordinates);
-    const unsigned d = unsigned(x.cols());
-    if (cli.block_size && *cli.block_size != d)
-      throw UsageError("--block-size " + std::to_string(*cli.block_size) + " but --coordinates " + cli.coordinates +
-                       " gives " + std::to_string(d) + " coordinates a node: a node's unknowns are its displacements");
-    rows_of(cli.coordinates, std::size_t(x.rows()) * d,
-            "its " + std::to_string(x.rows()) + " nodes x " + std::to_string(d) + " displacements");
-    amg.near_nullspace = std::make_shared<const solver::NearNullspace>(
-        checked(cli.coordinates, [&] { return solver::rigid_body_modes(row_major(x), d); }));
-    amg.block_size = d;
-  }
-  if (cli.block_size) amg.block_size = *cli.block_size;
-  if (n % amg.block_size != 0)
-    throw UsageError("--block-size " + std::to_string(amg.block_size) + " does not divide the matrix's " +
-                     std::to_string(n) + " rows");
 }
 
 void check_outputs(const CliOptions& cli) {

@@ -18,10 +18,6 @@ clcg::solver::HostMatrix read_problem(const CliOptions& cli, clcg::solver::Matri
 // The Matrix Market vector at `path` (empty path: an empty vector), `rows` long (InputError).
 Eigen::VectorXd read_vector_option(const std::string& path, Eigen::Index rows, const std::string& what);
 
-// AMG's near-null space and block size from --near-nullspace, --coordinates (the rigid body
-// modes) and --block-size into `amg` (InputError naming the file, UsageError for the options).
-void read_near_nullspace(const CliOptions& cli, Eigen::Index rows, clcg::solver::AmgOptions& amg);
-
 // Fails now, not after a long solve, on an output that cannot be written or that is stdout
 // where --json writes.
 void check_outputs(const CliOptions& cli);

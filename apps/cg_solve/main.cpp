@@ -99,7 +99,7 @@ int run(const CliOptions& cli, WallClock::time_point process_start) {
   });
   const Eigen::VectorXd x0 = timed(time.read, [&] { return read_vector_option(cli.x0, a.rows(), "initial guess"); });
   solver::AmgOptions amg = cli.precond_options.amg;
-  timed(time.read, [&] { read_near_nullspace(cli, a.rows(), amg); return 0; });
+  timed(time.read, [&] { clcg::apps::read_near_nullspace(cli.near_nullspace, std::size_t(a.rows()), amg); return 0; });
   check_outputs(cli);
   if (interrupted) throw Interrupted{};
 
