@@ -162,8 +162,16 @@ void scan_single_tile(const uint per, const uint n, __global int* counts, __glob
 // HASH_CAP columns by one work-item merging through scratch in global memory (spgemm_rows).
 #define SHORT_ROW 8
 #define HASH_GROUP 32
-#define HASH_SLOTS 512
+// The wide table; built a second time with -DHASH_BITS=11 -DHASH_CAP=1536 -DSKIP_CAP=384 for the
+// rows of C the first leaves (block systems' coarse rows: 6 unknowns a node, 300-700 columns),
+// which one work-item's merge through global scratch took 1.4 s for (3D elasticity, 2M rows).
+#ifndef HASH_BITS
+#define HASH_BITS 9
+#endif
+#define HASH_SLOTS (1 << HASH_BITS)
+#ifndef HASH_CAP
 #define HASH_CAP 384
+#endif
 #define HASH_STAGE 64
 
 // The merge: each entry k of A's row keeps its place in its row of B (cursor), that row's end
@@ -296,14 +304,18 @@ inline int hash_find(__local const int* key, const int column, const int bits) {
   return slot;
 }
 
-#define HASH_BITS 9  // HASH_SLOTS
 
 // spgemm_narrow's rows of C: up to NARROW_CAP columns, NARROW_ROWS a group of NARROW_LANES each.
+// A hashed kernel given skip_taken leaves the rows of up to SKIP_CAP columns to the kernel
+// before it (spgemm_narrow's, or for the second wide table the first's).
 #define NARROW_LANES 8
 #define NARROW_ROWS (HASH_GROUP / NARROW_LANES)
 #define NARROW_BITS 7
 #define NARROW_SLOTS (1 << NARROW_BITS)
 #define NARROW_CAP 96
+#ifndef SKIP_CAP
+#define SKIP_CAP NARROW_CAP
+#endif
 #define NARROW_STAGE 32
 
 // The phases both hashed kernels share, for C's row (out: its first place in c_col), by the
@@ -386,8 +398,8 @@ inline void add_stage(const int staged, const int at, const int width, const int
 //    next row of B's first entries are loaded before this one's are added, to hide the load.
 // A row of C with more than HASH_CAP columns is left to spgemm_rows: marked -1 when counting
 // (the scan of the counts finds it), skipped when filling. With skip_taken, so is a row an
-// earlier pass took: counted already (a count of 0 or more), or filled by spgemm_narrow (at most
-// NARROW_CAP columns). Counting with `fill` 3, a row of at most NARROW_CAP columns is listed in
+// earlier pass took: counted already (a count of 0 or more), or filled by the kernel before it
+// (at most SKIP_CAP columns). Counting with `fill` 3, a row of at most NARROW_CAP columns is listed in
 // c_listed (phase 2 writes there).
 __kernel __attribute__((reqd_work_group_size(HASH_GROUP, 1, 1)))
 void spgemm_hashed(const uint rows, __global const int* a_row, __global const int* a_col,
@@ -409,7 +421,7 @@ void spgemm_hashed(const uint rows, __global const int* a_row, __global const in
   for (uint i = get_group_id(0); i < rows; i += get_num_groups(0)) {
     const int a_begin = a_row[i], a_end = a_row[i + 1];
     const int out = counting ? 0 : c_row[i], columns = counting ? 0 : c_row[i + 1] - out;
-    if (columns > HASH_CAP || (skip_taken && (counting ? c_row[i] >= 0 : columns <= NARROW_CAP)))
+    if (columns > HASH_CAP || (skip_taken && (counting ? c_row[i] >= 0 : columns <= SKIP_CAP)))
       continue;  // the same for the whole group
     // (The barriers below are reached by every pass alike: PoCL wants no barrier under a branch.)
     for (int s = lane; s < HASH_SLOTS; s += HASH_GROUP) key[s] = -1;

@@ -501,9 +501,10 @@ def _mmwrite(path: pathlib.Path, matrix, symmetric: bool, comment: str) -> None:
         try:
             import fast_matrix_market as fmm
             fmm.mmwrite(str(tmp), matrix, comment=comment, symmetry="symmetric" if symmetric else "general")
-        except ImportError:
+        except ImportError:  # (a file object: scipy adds .mtx to a name without it)
             import scipy.io
-            scipy.io.mmwrite(str(tmp), matrix, comment=comment, symmetry="symmetric" if symmetric else "general")
+            with open(tmp, "wb") as f:
+                scipy.io.mmwrite(f, matrix, comment=comment, symmetry="symmetric" if symmetric else "general")
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)

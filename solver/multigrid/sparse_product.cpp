@@ -17,7 +17,8 @@ namespace {
 // What kernels/sparse_product.cl's products are built for: rows of A up to short_row entries
 // merge in private memory; longer ones take a sub-group and a hash table for up to narrow_cap
 // columns of C (narrow_rows rows a group), or a group of hash_group work-items and a table for
-// up to hash_cap; rows of C beyond that merge through global scratch.
+// up to hash_cap, then one for up to long_hash_cap (sparse_product.cl's second wide table); rows
+// of C beyond that merge through global scratch.
 constexpr std::int32_t short_row = 8;
 constexpr std::int32_t narrow_cap = 96;
 constexpr std::size_t narrow_rows = 4;
@@ -27,6 +28,8 @@ constexpr std::size_t narrow_rows = 4;
 // A P below it, ~130, 2.6 against 2.9; 2D's R (A P), 70-200, 0.61 against 0.74).
 constexpr double narrow_count_products = 256;
 constexpr std::int32_t hash_cap = 384;
+constexpr std::int32_t long_hash_cap = 1536;
+const char* const long_table = " -DHASH_BITS=11 -DHASH_CAP=1536 -DSKIP_CAP=384";
 // A first product's listed columns (narrow_cap ints a row of C) take at most this share of the
 // largest allocation (a quarter of the memory on NVIDIA's GPUs).
 constexpr std::uint64_t listed_share = 2;
@@ -70,9 +73,10 @@ SparseProducts::SparseProducts(const cl::Env& env, ElementType type) : env_(env)
   tile_offsets_ = env.kernel("sparse_product.cl", "scan_tile_offsets", options);
   scan_tiles_ = env.kernel("sparse_product.cl", "scan_tiles", options);
   single_tile_ = env.kernel("sparse_product.cl", "scan_single_tile", options);
-  spgemm_ = env.kernel("sparse_product.cl", "spgemm_rows", options);
+  spgemm_ = env.kernel("sparse_product.cl", "spgemm_rows", options + long_table);  // rows beyond long_hash_cap
   spgemm_short_ = env.kernel("sparse_product.cl", "spgemm_short_rows", options);
   spgemm_hashed_ = env.kernel("sparse_product.cl", "spgemm_hashed", options);
+  spgemm_hashed_long_ = env.kernel("sparse_product.cl", "spgemm_hashed", options + long_table);
   spgemm_narrow_ = env.kernel("sparse_product.cl", "spgemm_narrow", options);
   column_counts_ = env.kernel("sparse_product.cl", "column_counts", options);
   transpose_place_ = env.kernel("sparse_product.cl", "transpose_place", options);
@@ -139,22 +143,24 @@ bool SparseProducts::run_multiply(const DeviceCsrMatrix& a, const DeviceCsrMatri
                         c_row, c_col, c_val, cl_int(pass), c_listed);
   };
   // The wide kernel's rows have more than narrow_cap columns: none are listed to fill from.
-  const auto wide = [&](bool skip_taken) {
-    kernels_.run_groups(spgemm_hashed_, "spgemm_hashed " + name, hashed_groups(rows), hash_group, rows, a.row_ptr(),
-                        a.col_idx(), a.values(), b.row_ptr(), b.col_idx(), b.values(), c_row, c_col, c_val,
+  const auto wide = [&](::cl::Kernel& kernel, const char* kernel_name, bool skip_taken) {
+    kernels_.run_groups(kernel, kernel_name + name, hashed_groups(rows), hash_group, rows, a.row_ptr(), a.col_idx(),
+                        a.values(), b.row_ptr(), b.col_idx(), b.values(), c_row, c_col, c_val,
                         cl_int(pass == Pass::fill_listed ? Pass::fill : pass), cl_int(skip_taken), c_listed);
   };
   if (counting && longest == 0) {  // a first count: a row neither table holds is marked -1
     if (a.mean_row_length() * b.mean_row_length() <= narrow_count_products)
       narrow();
     else
-      wide(false);
+      wide(spgemm_hashed_, "spgemm_hashed ", false);
     return true;
   }
   if (!counting) narrow();
   if (longest <= narrow_cap) return true;
-  wide(true);
+  wide(spgemm_hashed_, "spgemm_hashed ", true);
   if (longest <= hash_cap) return true;
+  wide(spgemm_hashed_long_, "spgemm_hashed_long ", true);
+  if (longest <= long_hash_cap) return true;
   const std::size_t scratch = std::size_t(a.nnz());
   ::cl::Buffer cursor = make_index_buffer(env_, scratch), end = make_index_buffer(env_, scratch),
                head = make_index_buffer(env_, scratch);

@@ -4,8 +4,8 @@
 // row pointers scanned, then filled; every value is summed in the order of A's row, so a
 // product gives the same bits on every run (and the host reference's multiply() to rounding).
 // Rows of A up to 8 entries merge in private memory, longer ones hash their columns in local
-// memory, four rows of C a group where they have at most 96 columns (sparse_product.cl says
-// how); the count then lists those rows' columns, sorted, so their fill only sums (256^3's
+// memory, four rows of C a group where they have at most 96 columns, a group a row up to 384 and
+// in a larger table up to 1536 (sparse_product.cl says how); the count then lists those rows' columns, sorted, so their fill only sums (256^3's
 // R (A P) on an H100: count 6.5 -> 7.5 ms, fill 14.0 -> 6.6). Outputs have sorted columns;
 // B's rows must be sorted.
 //
@@ -91,7 +91,7 @@ class SparseProducts {
   ElementType type_;
   RowKernels kernels_;
   ::cl::Buffer scan_totals_, scan_summary_;  // a scan's tile totals (then offsets); its total, largest and smallest count
-  ::cl::Kernel tile_totals_, tile_offsets_, scan_tiles_, single_tile_, spgemm_, spgemm_short_, spgemm_hashed_, spgemm_narrow_, column_counts_, transpose_place_,
+  ::cl::Kernel tile_totals_, tile_offsets_, scan_tiles_, single_tile_, spgemm_, spgemm_short_, spgemm_hashed_, spgemm_hashed_long_, spgemm_narrow_, column_counts_, transpose_place_,
       transpose_gather_, sort_rows_, sort_long_rows_;
 };
 
