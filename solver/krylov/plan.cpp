@@ -37,8 +37,10 @@ bool worth_analysing(std::size_t rows, std::size_t nnz) { return rows > 0 && nnz
 
 bool direct_pays(const FactorEstimate& factor) { return factor.flops <= direct_up_to_flops; }
 
-Preconditioner choose_preconditioner(const cl::DeviceInfo& device, std::size_t rows, std::size_t nnz) {
+Preconditioner choose_preconditioner(const cl::DeviceInfo& device, std::size_t rows, std::size_t nnz,
+                                     const PreconditionerOptions& options) {
   if (device.is_cpu() || rows < chebyshev_from_rows) return Preconditioner::jacobi;
+  if (options.amg.near_nullspace || options.amg.block_size > 1) return Preconditioner::amg;
   const bool short_rows = double(nnz) <= amg_up_to_row_length * double(rows);
   const bool amg = (rows >= amg_from_rows && short_rows) || rows >= amg_any_from_rows;
   return amg ? Preconditioner::amg : Preconditioner::chebyshev;
@@ -61,7 +63,7 @@ CgVariant choose_cg_variant(const cl::DeviceInfo& device, std::size_t rows, std:
 
 Settings resolve_automatic(const cl::DeviceInfo& device, Settings settings, std::size_t rows, std::size_t nnz) {
   if (settings.preconditioner == Preconditioner::automatic) {
-    settings.preconditioner = choose_preconditioner(device, rows, nnz);
+    settings.preconditioner = choose_preconditioner(device, rows, nnz, settings.precond_options);
     // pipelined's recurrences take a diagonal M only
     if (settings.variant == CgVariant::pipelined) settings.preconditioner = Preconditioner::jacobi;
   }

@@ -39,7 +39,8 @@ std::shared_ptr<DevicePreconditioner> construct(const cl::Env& env, const Device
 std::shared_ptr<DevicePreconditioner> make_preconditioner(const cl::Env& env, const DeviceCsrMatrix& a,
                                                           const HostCsr* host, Preconditioner p,
                                                           const PreconditionerOptions& options) {
-  if (p == Preconditioner::automatic) p = choose_preconditioner(env.info(), std::size_t(a.rows()), std::size_t(a.nnz()));
+  if (p == Preconditioner::automatic)
+    p = choose_preconditioner(env.info(), std::size_t(a.rows()), std::size_t(a.nnz()), options);
   if (p == Preconditioner::none) return nullptr;
   const ElementType precision = p == Preconditioner::jacobi
                                     ? a.type()

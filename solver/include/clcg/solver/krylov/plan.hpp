@@ -77,7 +77,11 @@ inline constexpr std::size_t chebyshev_from_rows = 100'000;
 inline constexpr std::size_t amg_from_rows = 120'000;
 inline constexpr double amg_up_to_row_length = 6.0;
 inline constexpr std::size_t amg_any_from_rows = 1'500'000;
-Preconditioner choose_preconditioner(const cl::DeviceInfo& device, std::size_t rows, std::size_t nnz);
+// A near-null space or a block size given (AmgOptions) means a block system such as elasticity,
+// where AMG with them takes 15-54 steps and Chebyshev 368-7604 (H100, 2M rows, docs/PERFORMANCE.md):
+// AMG from chebyshev_from_rows.
+Preconditioner choose_preconditioner(const cl::DeviceInfo& device, std::size_t rows, std::size_t nnz,
+                                     const PreconditionerOptions& options = {});
 
 // The precision an unset PreconditionerOptions::precision stands for: float for Chebyshev,
 // IC(0) and AMG in a double solve on a GPU from float_apply_from_rows rows, where their applies
