@@ -37,6 +37,8 @@ constexpr std::size_t hash_group = 32;
 constexpr std::size_t hash_groups_per_unit = 256;
 constexpr std::size_t gather_teams = 8;  // kernels/sparse_product.cl's GATHER_TEAMS: rows of a transpose a gather group
 constexpr std::int32_t sort_cap = 512;  // rows of a transpose up to this long are sorted by a group
+constexpr std::int32_t long_sort_cap = 2048;  // and up to this long by a group with a larger table
+const char* const long_sort = " -DSORT_CAP=2048 -DSORT_FROM=512";
 constexpr std::size_t tile_rows = 256;  // kernels/sparse_product.cl's TILE_ROWS: a transpose's rows a group
 
 // A scan's tiles: scan_group work-items of `per` counts each, at most max_tiles of them.
@@ -82,7 +84,8 @@ SparseProducts::SparseProducts(const cl::Env& env, ElementType type) : env_(env)
   transpose_place_ = env.kernel("sparse_product.cl", "transpose_place", options);
   transpose_gather_ = env.kernel("sparse_product.cl", "transpose_gather", options);
   sort_rows_ = env.kernel("sparse_product.cl", "sort_rows", options);
-  sort_long_rows_ = env.kernel("sparse_product.cl", "sort_long_rows", options);
+  sort_rows_long_ = env.kernel("sparse_product.cl", "sort_rows", options + long_sort);
+  sort_long_rows_ = env.kernel("sparse_product.cl", "sort_long_rows", options + long_sort);
 }
 
 ScanTotals SparseProducts::exclusive_scan(::cl::Buffer& counts, std::size_t n) {
@@ -249,7 +252,11 @@ DeviceCsrMatrix SparseProducts::transpose(const DeviceCsrMatrix& m) {
   const std::size_t rows = std::size_t(t.rows());
   kernels_.run_groups(sort_rows_, "sort_rows", hashed_groups(rows), hash_group, rows, t.row_ptr(), t.col_idx(),
                       t.values());
-  if (t.max_row_length() > sort_cap || (t.max_row_length() == 0 && t.nnz() > 0))  // 0: not known
+  const bool unknown = t.max_row_length() == 0 && t.nnz() > 0;
+  if (t.max_row_length() > sort_cap || unknown)
+    kernels_.run_groups(sort_rows_long_, "sort_rows (long)", hashed_groups(rows), hash_group, rows, t.row_ptr(),
+                        t.col_idx(), t.values());
+  if (t.max_row_length() > long_sort_cap || unknown)
     kernels_.run(sort_long_rows_, "sort_long_rows", rows, t.row_ptr(), t.col_idx(), t.values());
   return t;
 }

@@ -107,7 +107,8 @@ TEST(DeviceScan, GivesTheExclusivePrefixSumTotalAndLargestCount) {
 // beyond its 1536 (merged through global scratch: 20 x 3000 x 4000, ~2000 a row). Rows of ~300 products are
 // counted by the wide kernel, which lists the columns of rows up to 96 for the fill: all of them
 // (203 x 40 x 60) or those on one side of 96 columns (150 x 300 x 110, ~100 a row). Transposes: rows sorted by
-// a group, and (1500 x 4: ~1100 a row) by one work-item; 300 x 5000 names ~2000 columns a tile of
+// a group, by a group with the larger table (1500 x 4: ~1100 a row), and by one work-item
+// (5000 x 3: ~3300 a row); 300 x 5000 names ~2000 columns a tile of
 // 256 rows, more than the tile's table holds (the rest counted and placed through global atomics).
 TEST(DeviceSparseProduct, MultiplyAndTransposeEqualTheHostReference) {
   struct Shape {
@@ -117,7 +118,7 @@ TEST(DeviceSparseProduct, MultiplyAndTransposeEqualTheHostReference) {
     for (const Shape& s : {Shape{0, 0, 0, 9, 5}, Shape{1, 1, 1, 9, 5}, Shape{157, 93, 71, 9, 5},
                            Shape{301, 300, 129, 9, 5}, Shape{301, 300, 129, 8, 5}, Shape{131, 90, 200, 25, 6}, Shape{45, 700, 900, 60, 12},
                            Shape{20, 3000, 4000, 200, 12}, Shape{203, 40, 60, 30, 10}, Shape{150, 300, 110, 30, 9},
-                           Shape{1500, 4, 3, 3, 2}, Shape{300, 5000, 40, 8, 2}}) {
+                           Shape{1500, 4, 3, 3, 2}, Shape{5000, 3, 3, 2, 2}, Shape{300, 5000, 40, 8, 2}}) {
       const std::string what = std::to_string(s.m) + "x" + std::to_string(s.k) + " * " + std::to_string(s.k) + "x" +
                                std::to_string(s.n) + (type == ElementType::f64 ? " double" : " float");
       const HostCsr a = rounded(random_csr(s.m, s.k, s.a_per_row, 1 + s.m), type);

@@ -92,7 +92,7 @@ class SparseProducts {
   RowKernels kernels_;
   ::cl::Buffer scan_totals_, scan_summary_;  // a scan's tile totals (then offsets); its total, largest and smallest count
   ::cl::Kernel tile_totals_, tile_offsets_, scan_tiles_, single_tile_, spgemm_, spgemm_short_, spgemm_hashed_, spgemm_hashed_long_, spgemm_narrow_, column_counts_, transpose_place_,
-      transpose_gather_, sort_rows_, sort_long_rows_;
+      transpose_gather_, sort_rows_, sort_rows_long_, sort_long_rows_;
 };
 
 }  // namespace clcg::solver
