@@ -1,6 +1,8 @@
 #include "clcg/solver/krylov/plan.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <vector>
 
 namespace clcg::solver {
 namespace {
@@ -29,7 +31,62 @@ std::string cg_text(const Settings& s, bool preconditioner_chosen, bool variant_
   return text;
 }
 
+// The s-th of a sample from [0, n): scattered by a multiplicative hash, so that a sample of a
+// grid does not fall on one line of it (s n / samples would, where n is a multiple of samples).
+std::size_t sampled_index(std::size_t s, std::size_t n) { return std::size_t((s * 2654435761ULL + 97) % n); }
+
+// Whether the sampled nodes of `block` rows have, in at least 90% of cases, one set of node
+// columns (column / block) for all their rows, of at least two nodes.
+bool rows_share_node_columns(const CsrView& a, unsigned block) {
+  const std::size_t nodes = std::size_t(a.rows) / block, sampled = std::min<std::size_t>(nodes, block_sample_nodes);
+  std::size_t agree = 0;
+  std::vector<std::int32_t> first, other;
+  const auto node_columns = [&](std::size_t row, std::vector<std::int32_t>& out) {
+    out.clear();
+    for (std::int32_t k = a.row_ptr[row]; k < a.row_ptr[row + 1]; ++k) {
+      const std::int32_t v = a.col_idx[std::size_t(k)] / std::int32_t(block);
+      if (out.empty() || out.back() != v) out.push_back(v);  // (columns sorted: a node's are adjacent)
+    }
+  };
+  for (std::size_t s = 0; s < sampled; ++s) {
+    const std::size_t u = sampled_index(s, nodes);
+    node_columns(u * block, first);
+    bool same = first.size() >= 2;
+    for (unsigned c = 1; c < block && same; ++c) {
+      node_columns(u * block + c, other);
+      same = other == first;
+    }
+    agree += same;
+  }
+  return sampled > 0 && 10 * agree >= 9 * sampled;
+}
+
 }  // namespace
+
+double two_step_growth(const CsrView& a) {
+  const std::size_t rows = std::size_t(a.rows), sampled = std::min<std::size_t>(rows, growth_sample_rows);
+  if (sampled == 0) return 0;
+  double one = 0, two = 0;
+  std::vector<std::int32_t> reached;
+  for (std::size_t s = 0; s < sampled; ++s) {
+    const std::size_t i = sampled_index(s, rows);
+    reached.clear();
+    for (std::int32_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+      const std::size_t j = std::size_t(a.col_idx[std::size_t(k)]);
+      for (std::int32_t l = a.row_ptr[j]; l < a.row_ptr[j + 1]; ++l) reached.push_back(a.col_idx[std::size_t(l)]);
+    }
+    std::sort(reached.begin(), reached.end());
+    two += double(std::unique(reached.begin(), reached.end()) - reached.begin());
+    one += double(a.row_ptr[i + 1] - a.row_ptr[i]);
+  }
+  return one > 0 ? two / one : 0;
+}
+
+unsigned detect_block_size(const CsrView& a) {
+  for (unsigned block = max_detected_block; block >= 2; --block)
+    if (a.rows > 0 && std::size_t(a.rows) % block == 0 && rows_share_node_columns(a, block)) return block;
+  return 1;
+}
 
 std::string_view method_name(Method m) noexcept { return m == Method::direct ? "direct" : "cg"; }
 
@@ -37,17 +94,25 @@ bool worth_analysing(std::size_t rows, std::size_t nnz) { return rows > 0 && nnz
 
 bool direct_pays(const FactorEstimate& factor) { return factor.flops <= direct_up_to_flops; }
 
+std::size_t near_nullspace_vectors(const AmgOptions& amg) {
+  return amg.near_nullspace ? amg.near_nullspace->columns : amg.block_size;
+}
+
+bool grows_like_a_surface(std::size_t rows, std::size_t nnz, const CsrView* host) {
+  return host ? two_step_growth(*host) < surface_growth_below : double(nnz) <= amg_up_to_row_length * double(rows);
+}
+
 Preconditioner choose_preconditioner(const cl::DeviceInfo& device, std::size_t rows, std::size_t nnz,
-                                     const PreconditionerOptions& options) {
+                                     const PreconditionerOptions& options, const CsrView* host) {
   if (device.is_cpu() || rows < chebyshev_from_rows) return Preconditioner::jacobi;
   if (options.amg.near_nullspace || options.amg.block_size > 1) return Preconditioner::amg;
-  const bool short_rows = double(nnz) <= amg_up_to_row_length * double(rows);
-  const bool amg = (rows >= amg_from_rows && short_rows) || rows >= amg_any_from_rows;
+  const bool amg = (rows >= amg_from_rows && grows_like_a_surface(rows, nnz, host)) || rows >= amg_any_from_rows;
   return amg ? Preconditioner::amg : Preconditioner::chebyshev;
 }
 
 ElementType choose_preconditioner_precision(const cl::DeviceInfo& device, Preconditioner p, ElementType solve,
-                                            std::size_t rows) {
+                                            std::size_t rows, const PreconditionerOptions& options) {
+  if (p == Preconditioner::amg && near_nullspace_vectors(options.amg) > 1) return solve;
   const bool has_own_passes = p == Preconditioner::chebyshev || p == Preconditioner::ic0 || p == Preconditioner::amg;
   const bool bandwidth_bound = !device.is_cpu() && rows >= float_apply_from_rows;
   return solve == ElementType::f64 && has_own_passes && bandwidth_bound ? ElementType::f32 : solve;
@@ -61,9 +126,10 @@ CgVariant choose_cg_variant(const cl::DeviceInfo& device, std::size_t rows, std:
   return pipelined_is_safe ? CgVariant::pipelined : CgVariant::single;
 }
 
-Settings resolve_automatic(const cl::DeviceInfo& device, Settings settings, std::size_t rows, std::size_t nnz) {
+Settings resolve_automatic(const cl::DeviceInfo& device, Settings settings, std::size_t rows, std::size_t nnz,
+                           const CsrView* host) {
   if (settings.preconditioner == Preconditioner::automatic) {
-    settings.preconditioner = choose_preconditioner(device, rows, nnz, settings.precond_options);
+    settings.preconditioner = choose_preconditioner(device, rows, nnz, settings.precond_options, host);
     // pipelined's recurrences take a diagonal M only
     if (settings.variant == CgVariant::pipelined) settings.preconditioner = Preconditioner::jacobi;
   }
@@ -94,7 +160,13 @@ Plan plan_solve(const cl::DeviceInfo& device, const Settings& requested, std::si
     facts = count_text(double(rows)) + " rows, " + count_text(double(nnz)) + " nonzeros on a " +
             (device.is_cpu() ? "CPU" : "GPU");
   }
-  plan.settings = resolve_automatic(device, requested, rows, nnz);
+  Settings requested_here = requested;
+  AmgOptions& amg = requested_here.precond_options.amg;
+  if (host && choose_preconditioner && !amg.near_nullspace && amg.block_size == 1) {
+    amg.block_size = detect_block_size(*host);
+    if (amg.block_size > 1) facts += ", nodes of " + std::to_string(amg.block_size) + " rows";
+  }
+  plan.settings = resolve_automatic(device, requested_here, rows, nnz, host);
   plan.reason = facts + ": " + cg_text(plan.settings, choose_preconditioner, choose_variant);
   return plan;
 }

@@ -45,7 +45,7 @@ std::shared_ptr<DevicePreconditioner> make_preconditioner(const cl::Env& env, co
   const ElementType precision = p == Preconditioner::jacobi
                                     ? a.type()
                                     : options.precision.value_or(
-                                          choose_preconditioner_precision(env.info(), p, a.type(), std::size_t(a.rows())));
+                                          choose_preconditioner_precision(env.info(), p, a.type(), std::size_t(a.rows()), options));
   if (precision == ElementType::f64 && a.type() == ElementType::f32)
     throw std::invalid_argument("a preconditioner in double for a solve in float: solve in double, or apply " +
                                 std::string(preconditioner_name(p)) + " in float");

@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include "clcg/solver/krylov/plan.hpp"
+#include "clcg/solver/problems/elasticity.hpp"
+#include "clcg/solver/problems/generators.hpp"
+#include "support/cg_problems.hpp"
 #include "support/device_fixture.hpp"
 
 namespace {
@@ -79,10 +82,11 @@ TEST(PreconditionerChoice, AmgOrChebyshevOnLargeProblemsOnAGpuJacobiOtherwise) {
   const auto gpu = device_info_of_type(CL_DEVICE_TYPE_GPU), cpu = device_info_of_type(CL_DEVICE_TYPE_CPU);
   const std::size_t m = clcg::solver::chebyshev_from_rows;
   EXPECT_EQ(clcg::solver::choose_preconditioner(gpu, m, 7 * m), Preconditioner::chebyshev);
-  EXPECT_EQ(clcg::solver::choose_preconditioner(gpu, 1'404'928, 9'759'232), Preconditioner::chebyshev);  // 3D 112^3
+  EXPECT_EQ(clcg::solver::choose_preconditioner(gpu, 884'736, 6'111'232), Preconditioner::chebyshev);  // 3D 96^3
   EXPECT_EQ(clcg::solver::choose_preconditioner(gpu, 108'900, 543'180), Preconditioner::chebyshev);  // 2D 330^2
   // AMG from amg_from_rows rows of at most amg_up_to_row_length nonzeros (2D meshes: 362^2), and
-  // from amg_any_from_rows rows of any length (3D 128^3); 3D stencils below that keep Chebyshev.
+  // from amg_any_from_rows rows of any length (3D 112^3); 3D stencils below that keep Chebyshev.
+  EXPECT_EQ(clcg::solver::choose_preconditioner(gpu, 1'404'928, 9'759'232), Preconditioner::amg);  // 3D 112^3
   EXPECT_EQ(clcg::solver::choose_preconditioner(gpu, 131'044, 653'764), Preconditioner::amg);  // 2D 362^2
   EXPECT_EQ(clcg::solver::choose_preconditioner(gpu, 2'097'152, 14'581'760), Preconditioner::amg);  // 3D 128^3
   EXPECT_EQ(clcg::solver::choose_preconditioner(gpu, 4'096'000, 28'518'400), Preconditioner::amg);  // 3D 160^3
@@ -103,6 +107,42 @@ TEST(PreconditionerChoice, AmgOrChebyshevOnLargeProblemsOnAGpuJacobiOtherwise) {
   EXPECT_EQ(clcg::solver::choose_preconditioner(cpu, 10, 28), Preconditioner::jacobi);
 }
 
+// With the host matrix, surface-like means the graph's two-step growth (below 3.2: 2D meshes),
+// not the row length: a 2D 9-point stencil takes AMG from amg_from_rows, a 3D 7-point one does
+// not; a near-null space or a block size takes AMG from chebyshev_from_rows.
+TEST(PreconditionerChoice, TheMeshGraphAndTheNearNullspaceDecideWhereRowsDoNot) {
+  const auto gpu = device_info_of_type(CL_DEVICE_TYPE_GPU);
+  const clcg::solver::HostMatrix nine = clcg::test::nine_point(400, 400);  // 160K rows, 9 a row
+  const clcg::solver::HostMatrix seven = clcg::solver::poisson_3d(60, 60, 60);  // 216K rows, 7 a row
+  const clcg::solver::CsrView nine_view = clcg::solver::csr_view(nine), seven_view = clcg::solver::csr_view(seven);
+  EXPECT_LT(clcg::solver::two_step_growth(nine_view), clcg::solver::surface_growth_below);
+  EXPECT_GT(clcg::solver::two_step_growth(seven_view), clcg::solver::surface_growth_below);
+  const auto choice = [&](const clcg::solver::HostMatrix& a, const clcg::solver::CsrView* host,
+                          const clcg::solver::PreconditionerOptions& options = {}) {
+    return clcg::solver::choose_preconditioner(gpu, std::size_t(a.rows()), std::size_t(a.nonZeros()), options, host);
+  };
+  EXPECT_EQ(choice(nine, &nine_view), Preconditioner::amg);
+  EXPECT_EQ(choice(nine, nullptr), Preconditioner::chebyshev);  // 9 a row: not short without the graph
+  EXPECT_EQ(choice(seven, &seven_view), Preconditioner::chebyshev);
+  clcg::solver::PreconditionerOptions blocks;
+  blocks.amg.block_size = 3;
+  EXPECT_EQ(choice(seven, &seven_view, blocks), Preconditioner::amg);
+  EXPECT_EQ(clcg::solver::choose_preconditioner(gpu, clcg::solver::chebyshev_from_rows - 1, 0, blocks),
+            Preconditioner::jacobi);
+}
+
+// Elastic bodies are found to be blocks of their dimension; scalar stencils, whose rows of a
+// "node" reach different neighbours, are not.
+TEST(PreconditionerChoice, BlockSystemsAreFoundFromTheirPattern) {
+  const auto detect = [](const clcg::solver::HostMatrix& a) { return clcg::solver::detect_block_size(clcg::solver::csr_view(a)); };
+  EXPECT_EQ(detect(clcg::solver::elasticity_3d(6, 5, 4, 0.3).stiffness), 3u);
+  EXPECT_EQ(detect(clcg::solver::elasticity_2d(9, 7, 0.3).stiffness), 2u);
+  EXPECT_EQ(detect(clcg::solver::poisson_3d(12, 12, 12)), 1u);
+  EXPECT_EQ(detect(clcg::solver::poisson_2d(30, 30)), 1u);
+  EXPECT_EQ(detect(clcg::test::nine_point(30, 30)), 1u);
+  EXPECT_EQ(detect(clcg::solver::HostMatrix(0, 0)), 1u);
+}
+
 TEST(PreconditionerChoice, FloatAppliesForLargeDoubleSolvesOnAGpuOnly) {
   using clcg::solver::choose_preconditioner_precision;
   using clcg::reduction::ElementType;
@@ -115,6 +155,11 @@ TEST(PreconditionerChoice, FloatAppliesForLargeDoubleSolvesOnAGpuOnly) {
     EXPECT_EQ(choose_preconditioner_precision(gpu, p, ElementType::f32, large), ElementType::f32);
   }
   EXPECT_EQ(choose_preconditioner_precision(gpu, Preconditioner::jacobi, ElementType::f64, 100 * large), ElementType::f64);
+  clcg::solver::PreconditionerOptions blocks;  // AMG of several near-null-space vectors keeps double
+  blocks.amg.block_size = 2;
+  EXPECT_EQ(choose_preconditioner_precision(gpu, Preconditioner::amg, ElementType::f64, large, blocks), ElementType::f64);
+  EXPECT_EQ(choose_preconditioner_precision(gpu, Preconditioner::chebyshev, ElementType::f64, large, blocks),
+            ElementType::f32);
 }
 
 TEST(PreconditionerChoice, AutoResolvesThePreconditionerFirstAndKeepsPipelinedDiagonal) {

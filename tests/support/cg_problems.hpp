@@ -41,6 +41,22 @@ inline double poisson_condition(std::initializer_list<int> dims) {
   return hi / lo;
 }
 
+// The bilinear (Q1) Laplacian on an nx x ny grid of nodes, Dirichlet: 8/3 on the diagonal, -1/3 to
+// each of the 8 neighbours (a 2D mesh whose rows are longer than a 5-point stencil's).
+inline HostMatrix nine_point(int nx, int ny) {
+  std::vector<Eigen::Triplet<double, int>> t;
+  for (int j = 0; j < ny; ++j)
+    for (int i = 0; i < nx; ++i)
+      for (int dj = -1; dj <= 1; ++dj)
+        for (int di = -1; di <= 1; ++di)
+          if (i + di >= 0 && i + di < nx && j + dj >= 0 && j + dj < ny)
+            t.emplace_back(i + nx * j, i + di + nx * (j + dj), di == 0 && dj == 0 ? 8.0 / 3 : -1.0 / 3);
+  HostMatrix a(nx * ny, nx * ny);
+  a.setFromTriplets(t.begin(), t.end());
+  a.makeCompressed();
+  return a;
+}
+
 // A matrix with rows of length 0 (an empty row), 1 (diagonal only) and `long_row` (much
 // longer than any work-group), plus random short rows; values uniform in [-1, 1).
 inline HostMatrix ragged_matrix(int rows, int cols, int long_row, std::uint64_t seed) {

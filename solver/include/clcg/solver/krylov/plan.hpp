@@ -40,8 +40,9 @@ Plan plan_solve(const cl::DeviceInfo& device, const Settings& requested, std::si
                 const CsrView* host = nullptr);
 
 // The same for CG alone (never direct): `settings` with `automatic` resolved. What the buffer
-// API and make_cg_solver use.
-Settings resolve_automatic(const cl::DeviceInfo& device, Settings settings, std::size_t rows, std::size_t nnz);
+// API and make_cg_solver use (no host matrix: the facts from rows and nonzeros alone).
+Settings resolve_automatic(const cl::DeviceInfo& device, Settings settings, std::size_t rows, std::size_t nnz,
+                           const CsrView* host = nullptr);
 
 // --- The rules behind a plan, each measured (docs/PERFORMANCE.md) ---------------------------
 
@@ -59,29 +60,41 @@ inline constexpr double direct_up_to_flops = 4e6;
 bool worth_analysing(std::size_t rows, std::size_t nnz);
 bool direct_pays(const FactorEstimate& factor);
 
+// The rows a node where A is a block system: finite-element codes number a node's unknowns
+// together (its displacements, say) and couple each with each of its neighbours', so the rows of
+// a node share one set of nodes among their columns. The largest b from max_detected_block down
+// to 2 that divides the rows and for which at least 90% of block_sample_nodes nodes (spread
+// over A) agree so, among at least two nodes; else 1. A scalar stencil fails it (the rows of a
+// "node" reach different neighbours). auto then gives AMG one constant vector a component:
+// elasticity without its rigid body modes, PoCL 200K rows, 230 -> 47 steps (3D), 427 -> 28 (2D).
+inline constexpr unsigned max_detected_block = 6;
+inline constexpr std::size_t block_sample_nodes = 2000;
+unsigned detect_block_size(const CsrView& a);
+
 // The preconditioner for CG (docs/PERFORMANCE.md, "Preconditioners"): on a GPU, Chebyshev from
 // chebyshev_from_rows rows (4-16% ahead of Jacobi on every Poisson problem measured, set-up
 // 2-23 ms), else Jacobi (on small matrices no other set-up and per-step cost paid off on more
 // than a few); on a CPU, Jacobi (PoCL runs Chebyshev's extra SpMVs slower than it saves steps).
 inline constexpr std::size_t chebyshev_from_rows = 100'000;
-// AMG (set up on the device) from amg_from_rows rows where rows are short (at most
-// amg_up_to_row_length nonzeros on average: 2D meshes), where Chebyshev's steps grow fastest
-// with the grid (as the square root of the rows), and from amg_any_from_rows rows whatever their
-// length (3D: steps as the cube root). H100, float64, tol 1e-8, cg-bench time to solution with
-// set-up, two runs on each of two machine instances (docs/PERFORMANCE.md, "AMG set up on the
-// device", seventh session): 2D Poisson 256^2 (65K rows) Chebyshev 8.1-14.2 ms against AMG's
-// 9.9-14.9, 362^2 (131K) AMG 9.2-17.5 against 12.7-21.2; 3D Poisson 112^3 (1.4M) Chebyshev
-// 25.9-27.7 against 23.8-32.2, 128^3 (2.1M) AMG 32.4-34.0 against 38.8-39.6 (with the dense
-// coarse factor; 43.8-45.6 against 42.1-42.9 before it, on the slower instance), 144^3 AMG
-// 43.0-56.9 against 57.6-60.7.
+// AMG (set up on the device) from amg_from_rows rows on a surface-like mesh (2D: Chebyshev's steps
+// grow as the square root of the rows), and from amg_any_from_rows rows of any mesh (3D: steps as
+// the cube root). H100, float64, tol 1e-8, cg-bench time to solution with set-up
+// (docs/PERFORMANCE.md, "What auto picks"): 2D Poisson 256^2 (65K rows) AMG 8.3 ms, Chebyshev
+// 8.3; 362^2 (131K) 7.9 against 11.8; 2D FEM meshes of 500K rows (9 nonzeros a row) 13-46
+// against 37-132; 3D Poisson 96^3 (885K) AMG 16.7 against 14.2, 112^3 (1.4M) 21.3 against 24.2;
+// 3D FEM at 500K rows 26-35 against 20-37, at 2M rows 46-105 against 100-208.
 inline constexpr std::size_t amg_from_rows = 120'000;
+inline constexpr std::size_t amg_any_from_rows = 1'100'000;
+// Surface-like: with the host matrix, two_step_growth below surface_growth_below (the rows two
+// steps from a row over those one step: 2D meshes 2.6-2.8, 3D meshes 3.6 and more); without it,
+// at most amg_up_to_row_length nonzeros a row (a 5-point stencil's 5, a 7-point one's 7).
+inline constexpr double surface_growth_below = 3.2;
 inline constexpr double amg_up_to_row_length = 6.0;
-inline constexpr std::size_t amg_any_from_rows = 1'500'000;
-// A near-null space or a block size given (AmgOptions) means a block system such as elasticity,
-// where AMG with them takes 15-54 steps and Chebyshev 368-7604 (H100, 2M rows, docs/PERFORMANCE.md):
-// AMG from chebyshev_from_rows.
+inline constexpr std::size_t growth_sample_rows = 256;
+double two_step_growth(const CsrView& a);
+bool grows_like_a_surface(std::size_t rows, std::size_t nnz, const CsrView* host);
 Preconditioner choose_preconditioner(const cl::DeviceInfo& device, std::size_t rows, std::size_t nnz,
-                                     const PreconditionerOptions& options = {});
+                                     const PreconditionerOptions& options = {}, const CsrView* host = nullptr);
 
 // The precision an unset PreconditionerOptions::precision stands for: float for Chebyshev,
 // IC(0) and AMG in a double solve on a GPU from float_apply_from_rows rows, where their applies
@@ -89,8 +102,13 @@ Preconditioner choose_preconditioner(const cl::DeviceInfo& device, std::size_t r
 // measured); else the solve's own. Below it an apply is latency bound, float saves nothing, and
 // on ill-conditioned matrices it costs steps (IC(0) on 1138_bus: 232 instead of 149).
 inline constexpr std::size_t float_apply_from_rows = 100'000;
+// AMG with more than one near-null-space vector keeps the solve's precision: a hierarchy of block
+// systems in float took twice the steps on a thin beam (2D elasticity, nu 0.45, 2M rows, H100:
+// 54 against 27; 3D elasticity 15 both ways, double 11% slower to solution).
 ElementType choose_preconditioner_precision(const cl::DeviceInfo& device, Preconditioner p, ElementType solve,
-                                            std::size_t rows);
+                                            std::size_t rows, const PreconditionerOptions& options = {});
+// The near-null-space vectors AMG takes with these options: the given ones, else one a component.
+std::size_t near_nullspace_vectors(const AmgOptions& amg);
 
 // The CG variant (docs/PERFORMANCE.md, "Which variant"). On a GPU, from gpu_fused_from_rows
 // rows `fused` (at the bandwidth floor, where the second host sync is hidden); below it one
