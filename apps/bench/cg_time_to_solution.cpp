@@ -53,6 +53,7 @@ std::vector<TimeToSolutionRow> time_to_solution(const clcg::cl::Env& profiled, c
     settings.max_iterations = 100000;
     std::vector<double> x_host(n);
     solver::Preconditioner planned = solver::Preconditioner::none;  // the iterative method's (none: direct)
+    solver::PreconditionerOptions planned_options = options;        // with what auto found (a block size)
     for (int r = 0; r <= repeats; ++r) {  // repeat 0 warms up (program builds, caches)
       env.queue().finish();
       auto start = Clock::now();
@@ -65,10 +66,11 @@ std::vector<TimeToSolutionRow> time_to_solution(const clcg::cl::Env& profiled, c
         factor = std::make_shared<solver::CholeskyPreconditioner>(env, host, ElementType::f64, plan.analysis);
         m = factor;
       } else {
-        m = solver::make_preconditioner(env, device_a, &host, plan.settings.preconditioner, options);
+        m = solver::make_preconditioner(env, device_a, &host, plan.settings.preconditioner, plan.settings.precond_options);
       }
       if (!factor) env.queue().finish();  // the direct method's set-up is host work only: no device round trip
       planned = factor ? solver::Preconditioner::none : plan.settings.preconditioner;
+      planned_options = plan.settings.precond_options;
       const double setup_ms = ms_since(start);
       std::unique_ptr<solver::CgMethod> cg;
       if (!factor) cg = solver::make_cg_solver(env, device_a, plan.settings, m);
@@ -94,7 +96,8 @@ std::vector<TimeToSolutionRow> time_to_solution(const clcg::cl::Env& profiled, c
       if (!factor) {
         env.queue().finish();
         start = Clock::now();
-        m = solver::refresh_preconditioner(env, m, device_a, &host, plan.settings.preconditioner, options);
+        m = solver::refresh_preconditioner(env, m, device_a, &host, plan.settings.preconditioner,
+                                           plan.settings.precond_options);
         env.queue().finish();
         update.push_back(ms_since(start));
       }
@@ -104,7 +107,7 @@ std::vector<TimeToSolutionRow> time_to_solution(const clcg::cl::Env& profiled, c
       row.true_residual = info.true_residual;
       row.converged = info.converged();
     }
-    if (const auto m = solver::make_preconditioner(profiled, device_a, &host, planned, options))
+    if (const auto m = solver::make_preconditioner(profiled, device_a, &host, planned, planned_options))
       row.kernels = m->report().kernels;
     row.setup_ms = clcg::apps::median(setup);
     row.solve_ms = clcg::apps::median(solve);

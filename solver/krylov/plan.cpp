@@ -106,7 +106,9 @@ Preconditioner choose_preconditioner(const cl::DeviceInfo& device, std::size_t r
                                      const PreconditionerOptions& options, const CsrView* host) {
   if (device.is_cpu() || rows < chebyshev_from_rows) return Preconditioner::jacobi;
   if (options.amg.near_nullspace || options.amg.block_size > 1) return Preconditioner::amg;
-  const bool amg = (rows >= amg_from_rows && grows_like_a_surface(rows, nnz, host)) || rows >= amg_any_from_rows;
+  const bool finite_elements = double(nnz) > amg_fe_row_length * double(rows);
+  const bool amg = (rows >= amg_from_rows && grows_like_a_surface(rows, nnz, host)) ||
+                   (rows >= amg_fe_from_rows && finite_elements) || rows >= amg_any_from_rows;
   return amg ? Preconditioner::amg : Preconditioner::chebyshev;
 }
 

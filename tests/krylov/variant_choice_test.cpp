@@ -95,6 +95,11 @@ TEST(PreconditionerChoice, AmgOrChebyshevOnLargeProblemsOnAGpuJacobiOtherwise) {
   const std::size_t any = clcg::solver::amg_any_from_rows;
   EXPECT_EQ(clcg::solver::choose_preconditioner(gpu, any, 27 * any), Preconditioner::amg);
   EXPECT_EQ(clcg::solver::choose_preconditioner(gpu, any - 1, 7 * any), Preconditioner::chebyshev);
+  // 3D finite elements (rows longer than 8) from amg_fe_from_rows.
+  const std::size_t fe = clcg::solver::amg_fe_from_rows;
+  EXPECT_EQ(clcg::solver::choose_preconditioner(gpu, fe, 27 * fe), Preconditioner::amg);
+  EXPECT_EQ(clcg::solver::choose_preconditioner(gpu, fe - 1, 27 * fe), Preconditioner::chebyshev);
+  EXPECT_EQ(clcg::solver::choose_preconditioner(gpu, fe, 8 * fe), Preconditioner::chebyshev);
   const std::size_t g = clcg::solver::amg_from_rows;
   EXPECT_EQ(clcg::solver::choose_preconditioner(gpu, 4'194'304, 20'955'136), Preconditioner::amg);  // 2D 2048^2
   EXPECT_EQ(clcg::solver::choose_preconditioner(gpu, g, 6 * g), Preconditioner::amg);

@@ -85,6 +85,11 @@ inline constexpr std::size_t chebyshev_from_rows = 100'000;
 // 3D FEM at 500K rows 26-35 against 20-37, at 2M rows 46-105 against 100-208.
 inline constexpr std::size_t amg_from_rows = 120'000;
 inline constexpr std::size_t amg_any_from_rows = 1'100'000;
+// 3D finite-element matrices (more than amg_fe_row_length nonzeros a row: trilinear hexahedra 27,
+// tetrahedra 15-23) are harder for Chebyshev than a 7-point grid of the same rows (96-136 steps
+// against 63-83): AMG from amg_fe_from_rows (500K rows: AMG 20-32 ms, Chebyshev 19-36).
+inline constexpr double amg_fe_row_length = 8.0;
+inline constexpr std::size_t amg_fe_from_rows = 500'000;
 // Surface-like: with the host matrix, two_step_growth below surface_growth_below (the rows two
 // steps from a row over those one step: 2D meshes 2.6-2.8, 3D meshes 3.6 and more); without it,
 // at most amg_up_to_row_length nonzeros a row (a 5-point stencil's 5, a 7-point one's 7).
