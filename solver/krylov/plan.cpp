@@ -107,8 +107,8 @@ Preconditioner choose_preconditioner(const cl::DeviceInfo& device, std::size_t r
   if (device.is_cpu() || rows < chebyshev_from_rows) return Preconditioner::jacobi;
   if (options.amg.near_nullspace || options.amg.block_size > 1) return Preconditioner::amg;
   const bool finite_elements = double(nnz) > amg_fe_row_length * double(rows);
-  const bool amg = (rows >= amg_from_rows && grows_like_a_surface(rows, nnz, host)) ||
-                   (rows >= amg_fe_from_rows && finite_elements) || rows >= amg_any_from_rows;
+  const bool amg = rows >= amg_any_from_rows || (rows >= amg_fe_from_rows && finite_elements) ||
+                   (rows >= amg_from_rows && grows_like_a_surface(rows, nnz, host));  // (the sample last)
   return amg ? Preconditioner::amg : Preconditioner::chebyshev;
 }
 
@@ -164,7 +164,9 @@ Plan plan_solve(const cl::DeviceInfo& device, const Settings& requested, std::si
   }
   Settings requested_here = requested;
   AmgOptions& amg = requested_here.precond_options.amg;
-  if (host && choose_preconditioner && !amg.near_nullspace && amg.block_size == 1) {
+  // (a block size matters only where AMG may run)
+  if (host && choose_preconditioner && !device.is_cpu() && rows >= chebyshev_from_rows && !amg.near_nullspace &&
+      amg.block_size == 1) {
     amg.block_size = detect_block_size(*host);
     if (amg.block_size > 1) facts += ", nodes of " + std::to_string(amg.block_size) + " rows";
   }

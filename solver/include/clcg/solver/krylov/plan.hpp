@@ -68,7 +68,7 @@ bool direct_pays(const FactorEstimate& factor);
 // "node" reach different neighbours). auto then gives AMG one constant vector a component:
 // elasticity without its rigid body modes, PoCL 200K rows, 230 -> 47 steps (3D), 427 -> 28 (2D).
 inline constexpr unsigned max_detected_block = 6;
-inline constexpr std::size_t block_sample_nodes = 2000;
+inline constexpr std::size_t block_sample_nodes = 512;
 unsigned detect_block_size(const CsrView& a);
 
 // The preconditioner for CG (docs/PERFORMANCE.md, "Preconditioners"): on a GPU, Chebyshev from
@@ -95,7 +95,7 @@ inline constexpr std::size_t amg_fe_from_rows = 500'000;
 // at most amg_up_to_row_length nonzeros a row (a 5-point stencil's 5, a 7-point one's 7).
 inline constexpr double surface_growth_below = 3.2;
 inline constexpr double amg_up_to_row_length = 6.0;
-inline constexpr std::size_t growth_sample_rows = 256;
+inline constexpr std::size_t growth_sample_rows = 128;
 double two_step_growth(const CsrView& a);
 bool grows_like_a_surface(std::size_t rows, std::size_t nnz, const CsrView* host);
 Preconditioner choose_preconditioner(const cl::DeviceInfo& device, std::size_t rows, std::size_t nnz,
