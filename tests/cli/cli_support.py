@@ -84,13 +84,14 @@ def read_coordinate(path):
     return rows, cols, values
 
 
-def read_array(path):
+def read_array(path, columns=1):
+    """An array file's values, column by column (`columns` of them)."""
     banner, lines = _data_lines(path)
     assert banner[:3] == ["%%matrixmarket", "matrix", "array"], banner
     n, m = (int(t) for t in lines[0][1].split())
-    assert m == 1, (n, m)
+    assert m == columns, (n, m)
     values = [float(text) for _, text in lines[1:]]
-    assert len(values) == n, (len(values), n)
+    assert len(values) == n * m, (len(values), n * m)
     return values
 
 

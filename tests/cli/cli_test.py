@@ -19,10 +19,11 @@ import cli_support as support
 import contract_tests
 import fault_tests
 import input_tests
+import near_nullspace_tests
 import output_tests
 import process_tests
 
-TEST_MODULES = (contract_tests, input_tests, output_tests, fault_tests, process_tests)
+TEST_MODULES = (contract_tests, input_tests, output_tests, fault_tests, process_tests, near_nullspace_tests)
 
 
 # ---------------------------------------------------------------- main
