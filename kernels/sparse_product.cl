@@ -722,3 +722,51 @@ __kernel void sort_long_rows(const uint rows, __global const int* row, __global 
     }
   }
 }
+
+// ---- Products of a block level (k near-null-space vectors): P's columns come in whole groups of
+// k (an aggregate's), and so do A P's and R (A P)'s; R = P^T's rows come in groups of k with one
+// pattern. Their patterns are counted on the groups (k times fewer columns, and for R k times
+// fewer rows: 3D elasticity's R (A P), k = 6, counted 36 times cheaper), expanded, and the values
+// summed on the expanded pattern as new values on a known pattern are.
+
+// M's pattern with each group of k columns as one (col / k, the group's first entry kept): row
+// i's compressed entries start at row[i] / k (every row holds whole groups).
+__kernel void compress_column_groups(const uint rows, const uint k, __global const int* row, __global const int* col,
+                                     __global int* c_row, __global int* c_col) {
+  CLCG_FOR_EACH(uint, i, rows) {
+    const int begin = row[i] / (int)k, end = row[i + 1] / (int)k;
+    c_row[i] = begin;
+    if (i + 1 == rows) c_row[rows] = end;
+    for (int e = begin; e < end; ++e) c_col[e] = col[e * (int)k] / (int)k;
+  }
+}
+
+// The first row of each group of k rows (rows g k): its length, then (copy 1) its columns.
+__kernel void first_of_row_groups(const uint groups, const uint k, const int copy, __global const int* row,
+                                  __global const int* col, __global int* g_row, __global int* g_col) {
+  CLCG_FOR_EACH(uint, g, groups) {
+    const int begin = row[g * k], length = row[g * k + 1] - begin;
+    if (!copy) {
+      g_row[g] = length;
+      continue;
+    }
+    for (int e = 0; e < length; ++e) g_col[g_row[g] + e] = col[begin + e];
+  }
+}
+
+// A compressed pattern expanded: each column h becomes columns h k .. h k + k - 1, and with
+// `rows_too` each row g becomes rows g k .. g k + k - 1 (all with that pattern).
+__kernel void expand_groups(const uint rows, const uint k, const int rows_too, __global const int* c_row,
+                            __global const int* c_col, __global int* row, __global int* col) {
+  CLCG_FOR_EACH(uint, g, rows) {
+    const int begin = c_row[g], length = c_row[g + 1] - begin, width = length * (int)k;
+    const uint copies = rows_too ? k : 1;
+    for (uint r = 0; r < copies; ++r) {
+      const int out = rows_too ? (begin * (int)k + (int)r * length) * (int)k : begin * (int)k;
+      row[g * copies + r] = out;
+      for (int e = 0; e < length; ++e)
+        for (uint c = 0; c < k; ++c) col[out + e * (int)k + (int)c] = c_col[begin + e] * (int)k + (int)c;
+      if (g + 1 == rows && r + 1 == copies) row[rows * copies] = out + width;
+    }
+  }
+}

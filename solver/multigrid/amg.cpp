@@ -137,6 +137,7 @@ struct AmgPreconditioner::Hierarchy {
   // What new values of A keep, per level but the coarsest (device set-up only): P_tent (so the
   // aggregates) and, below the finest level, A P's pattern.
   std::vector<DeviceCsrMatrix> tentative;
+  std::vector<unsigned> groups;  // the coarse unknowns a node (near-null-space vectors) of each P: its columns' groups
   // New values of A P on a kept pattern skip its counting and its columns' hashing. The finest
   // level's (~4 entries a fine row on meshes) is counted again instead: keeping it would take
   // the hierarchy past 2x A's bytes, where a coarser level's takes ~0.1x (512^3).
@@ -191,9 +192,10 @@ AmgPreconditioner::AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& 
     prolongator_s += phase.seconds();
     phase.start();
     DeviceCsrMatrix r = products.transpose(p);
-    const DeviceCsrMatrix ap = products.multiply(fine, p, "A P");
-    DeviceCsrMatrix coarse = products.multiply(r, ap, "R (A P)");
+    const DeviceCsrMatrix ap = products.multiply_grouped(fine, p, k, false, "A P");
+    DeviceCsrMatrix coarse = products.multiply_grouped(r, ap, k, true, "R (A P)");
     galerkin_s += phase.seconds();
+    h.groups.push_back(k);
     if (h.operators.size() > 1)
       h.ap_patterns.push_back({ap.row_ptr(), ap.col_idx(), ap.nnz(), ap.max_row_length()});
     else
@@ -244,7 +246,7 @@ bool AmgPreconditioner::update_values(const DeviceCsrMatrix& a) {
                            h.operators[l].rows(), h.prolongators[l].cols(), kept.nnz, type, kept.longest);
       products.multiply_values(h.operators[l], h.prolongators[l], ap, "A P");
     } else {
-      ap = products.multiply(h.operators[l], h.prolongators[l], "A P");
+      ap = products.multiply_grouped(h.operators[l], h.prolongators[l], h.groups[l], false, "A P");
     }
     products.multiply_values(h.restrictions[l], ap, h.operators[l + 1], "R (A P)");
     galerkin_s += phase.seconds();

@@ -84,6 +84,9 @@ SparseProducts::SparseProducts(const cl::Env& env, ElementType type) : env_(env)
   transpose_place_ = env.kernel("sparse_product.cl", "transpose_place", options);
   transpose_gather_ = env.kernel("sparse_product.cl", "transpose_gather", options);
   sort_rows_ = env.kernel("sparse_product.cl", "sort_rows", options);
+  compress_column_groups_ = env.kernel("sparse_product.cl", "compress_column_groups", options);
+  first_of_row_groups_ = env.kernel("sparse_product.cl", "first_of_row_groups", options);
+  expand_groups_ = env.kernel("sparse_product.cl", "expand_groups", options);
   sort_rows_long_ = env.kernel("sparse_product.cl", "sort_rows", options + long_sort);
   sort_long_rows_ = env.kernel("sparse_product.cl", "sort_long_rows", options + long_sort);
 }
@@ -194,6 +197,40 @@ DeviceCsrMatrix SparseProducts::multiply(const DeviceCsrMatrix& a, const DeviceC
     totals = exclusive_scan(counts, rows);
   }
   return filled(a, b, counts, totals.total, totals.largest, label, listing ? Pass::fill_listed : Pass::fill, listed);
+}
+
+DeviceCsrMatrix SparseProducts::multiply_grouped(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, unsigned k,
+                                                 bool a_rows_grouped, const std::string& label) {
+  require_product(a, b, "multiply_grouped");
+  if (k <= 1 || a.rows() == 0 || b.nnz() == 0) return multiply(a, b, label);
+  const std::size_t b_rows = std::size_t(b.rows()), groups = std::size_t(a.rows()) / k;
+  // B's pattern with its columns' groups as columns (values: any, unread).
+  DeviceCsrMatrix b_c(make_index_buffer(env_, b_rows + 1), make_index_buffer(env_, std::size_t(b.nnz()) / k),
+                      make_vector(env_, type_, std::size_t(b.nnz()) / k), b.rows(), b.cols() / std::int32_t(k),
+                      b.nnz() / std::int32_t(k), type_, b.max_row_length() / std::int32_t(k));
+  kernels_.run(compress_column_groups_, "compress_column_groups", b_rows, cl_uint(k), b.row_ptr(), b.col_idx(),
+               b_c.row_ptr(), b_c.col_idx());
+  DeviceCsrMatrix a_c = a;
+  if (a_rows_grouped) {  // the first row of each group of A's
+    ::cl::Buffer counts = make_index_buffer(env_, groups + 1);
+    kernels_.run(first_of_row_groups_, "first_of_row_groups", groups, cl_uint(k), cl_int(0), a.row_ptr(), a.col_idx(),
+                 counts, counts);
+    a_c = allocate(counts, std::int32_t(groups), a.cols());
+    kernels_.run(first_of_row_groups_, "first_of_row_groups", groups, cl_uint(k), cl_int(1), a.row_ptr(), a.col_idx(),
+                 a_c.row_ptr(), a_c.col_idx());
+  }
+  const DeviceCsrMatrix c_c = multiply(a_c, b_c, label + " (groups)");
+  const std::size_t rows = a_rows_grouped ? std::size_t(c_c.rows()) * k : std::size_t(c_c.rows());
+  const std::size_t nnz = std::size_t(c_c.nnz()) * k * (a_rows_grouped ? k : 1);
+  if (nnz > max_csr_index)
+    throw std::length_error("a sparse product has " + std::to_string(nnz) + " nonzeros, more than 32-bit CSR indices address (" +
+                            std::to_string(max_csr_index) + ")");
+  DeviceCsrMatrix c(make_index_buffer(env_, rows + 1), make_index_buffer(env_, nnz), make_vector(env_, type_, nnz),
+                    std::int32_t(rows), b.cols(), std::int32_t(nnz), type_, c_c.max_row_length() * std::int32_t(k));
+  kernels_.run(expand_groups_, "expand_groups", std::size_t(c_c.rows()), cl_uint(k), cl_int(a_rows_grouped),
+               c_c.row_ptr(), c_c.col_idx(), c.row_ptr(), c.col_idx());
+  multiply_values(a, b, c, label);
+  return c;
 }
 
 void SparseProducts::copy_ints(const ::cl::Buffer& from, const ::cl::Buffer& to, std::size_t n) {

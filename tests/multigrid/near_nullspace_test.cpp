@@ -12,12 +12,14 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "clcg/solver/krylov/solve.hpp"
 #include "clcg/solver/multigrid/amg.hpp"
 #include "clcg/solver/multigrid/coarsening.hpp"
 #include "clcg/solver/multigrid/device_coarsening.hpp"
+#include "clcg/solver/multigrid/sparse_product.hpp"
 #include "clcg/solver/multigrid/near_nullspace.hpp"
 #include "clcg/solver/problems/elasticity.hpp"
 #include "clcg/solver/sparse/vector_ops.hpp"
@@ -299,6 +301,67 @@ TEST(AmgNearNullspace, RejectsOptionsThatDoNotFitTheMatrix) {
   modes.values.resize(modes.rows * modes.columns);
   options.near_nullspace = std::make_shared<const NearNullspace>(modes);
   EXPECT_THROW(clcg::solver::AmgPreconditioner(test_env(), a, options), std::invalid_argument);
+}
+
+}  // namespace
+
+namespace {
+
+// A block level's products counted on the groups of k (multiply_grouped) give multiply's C: the
+// same pattern, the values to rounding; and the whole hierarchy with the rigid body modes is
+// the host reference's (the host multiplies plainly).
+TEST(DeviceNearNullspace, GroupedProductsAndTheBlockHierarchyEqualTheReference) {
+  const auto body = clcg::solver::elasticity_3d(7, 5, 4, 0.3);
+  const NearNullspace modes = modes_of(body);
+  const HostCsr a = csr(body.stiffness);
+  for (ElementType type : clcg::test::device_types()) {
+    SCOPED_TRACE(type == ElementType::f64 ? "double" : "float");
+    clcg::solver::DeviceCoarsening coarsening(test_env(), type);
+    const DeviceCsrMatrix da(test_env(), a, type);
+    const clcg::solver::DeviceAggregates aggregates =
+        coarsening.aggregate(coarsening.filter(coarsening.node_matrix(da, 3), 0.25));
+    ::cl::Buffer b = clcg::solver::make_vector(test_env(), type, modes.values.size()), coarse;
+    clcg::solver::upload_vector(test_env(), modes.values, type, b);
+    const DeviceCsrMatrix t = coarsening.tentative_prolongator(aggregates, 3, b, 6, coarse);
+    const DeviceCsrMatrix p = coarsening.smoothed_prolongator(da, coarsening.inverse_diagonal(da), t, 0.4);
+    clcg::solver::SparseProducts& products = coarsening.products();
+    const DeviceCsrMatrix r = products.transpose(p);
+    const DeviceCsrMatrix ap = products.multiply_grouped(da, p, 6, false, "A P");
+    const DeviceCsrMatrix rap = products.multiply_grouped(r, ap, 6, true, "R (A P)");
+    const HostCsr ap_ref = download(test_env(), products.multiply(da, p)), rap_ref = download(test_env(), products.multiply(r, ap));
+    for (const auto& [got, want, what] : {std::tuple{download(test_env(), ap), ap_ref, "A P"},
+                                          std::tuple{download(test_env(), rap), rap_ref, "R (A P)"}}) {
+      SCOPED_TRACE(what);
+      ASSERT_EQ(got.row_ptr, want.row_ptr);
+      ASSERT_EQ(got.col_idx, want.col_idx);
+      double scale = 0;
+      for (double v : want.values) scale = std::max(scale, std::abs(v));
+      for (std::size_t e = 0; e < want.values.size(); ++e)
+        ASSERT_NEAR(got.values[e], want.values[e], (type == ElementType::f64 ? 1e-13 : 1e-5) * scale) << e;
+    }
+  }
+  clcg::solver::AmgOptions options;
+  options.coarse_rows = 40;
+  options.block_size = 3;
+  options.near_nullspace = std::make_shared<const NearNullspace>(modes);
+  const DeviceCsrMatrix da(test_env(), a, ElementType::f64);
+  clcg::solver::AmgPreconditioner device(test_env(), da, options), host(test_env(), da, a, options);
+  ASSERT_GE(device.levels(), 2u);
+  EXPECT_EQ(device.report().level_rows, host.report().level_rows);
+  EXPECT_EQ(device.report().level_nnz, host.report().level_nnz);
+  const std::size_t n = std::size_t(a.rows);
+  const Eigen::VectorXd x = clcg::test::random_vector(Eigen::Index(n), 3);
+  ::cl::Buffer in = clcg::solver::make_vector(test_env(), ElementType::f64, n);
+  clcg::solver::upload_vector(test_env(), std::vector<double>(x.data(), x.data() + n), ElementType::f64, in);
+  const auto applied = [&](clcg::solver::AmgPreconditioner& m) {
+    ::cl::Buffer out = clcg::solver::make_vector(test_env(), ElementType::f64, n);
+    m.apply(in, out);
+    return clcg::solver::download_vector(test_env(), out, ElementType::f64, n);
+  };
+  const std::vector<double> z = applied(device), z_host = applied(host);
+  double scale = 0, diff = 0;
+  for (std::size_t i = 0; i < n; ++i) scale = std::max(scale, std::abs(z_host[i])), diff = std::max(diff, std::abs(z[i] - z_host[i]));
+  EXPECT_LE(diff, 1e-9 * scale);
 }
 
 }  // namespace

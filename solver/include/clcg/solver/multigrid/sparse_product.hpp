@@ -50,6 +50,13 @@ class SparseProducts {
   // and longest row: the columns and values only, with no counting pass and no read-back.
   DeviceCsrMatrix multiply_on(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, const ::cl::Buffer& c_row,
                               std::int32_t nnz, std::int32_t longest, const std::string& label = "A B");
+  // C = A B where B's columns come in whole groups of k (a row that holds one column of a group
+  // holds all k: a block level's P, A P) and, with a_rows_grouped, A's rows in groups of k with
+  // one pattern (R = P^T): the pattern is counted on the groups and expanded (k, or k^2, times
+  // fewer products to hash), then the values summed on it as multiply_values does. The same C as
+  // multiply(a, b). A's rows a multiple of k where grouped.
+  DeviceCsrMatrix multiply_grouped(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, unsigned k, bool a_rows_grouped,
+                                   const std::string& label = "A B");
   DeviceCsrMatrix transpose(const DeviceCsrMatrix& m);
   // c (from multiply(a, b), or t from transpose(m)) given the values of a and b (of m) now,
   // their patterns unchanged: the values only, in place, without counting or allocating (a
@@ -92,7 +99,8 @@ class SparseProducts {
   RowKernels kernels_;
   ::cl::Buffer scan_totals_, scan_summary_;  // a scan's tile totals (then offsets); its total, largest and smallest count
   ::cl::Kernel tile_totals_, tile_offsets_, scan_tiles_, single_tile_, spgemm_, spgemm_short_, spgemm_hashed_, spgemm_hashed_long_, spgemm_narrow_, column_counts_, transpose_place_,
-      transpose_gather_, sort_rows_, sort_rows_long_, sort_long_rows_;
+      transpose_gather_, sort_rows_, sort_rows_long_, sort_long_rows_, compress_column_groups_,
+      first_of_row_groups_, expand_groups_;
 };
 
 }  // namespace clcg::solver
