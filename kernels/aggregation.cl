@@ -262,10 +262,16 @@ __kernel void component_constants(const uint rows, const uint k, __global REAL* 
 // norm of A's block (u, v), for the strength of connection between nodes. A node's columns are
 // its rows' columns / block, merged in order (A's rows sorted); `fill` 0 counts them into
 // n_count, 1 writes them and the norms (each summed row by row, in column order).
-__kernel void block_norms(const uint nodes, const uint block, const int fill, __global const int* row,
-                          __global const int* col, __global const REAL* val, __global int* n_count,
-                          __global const int* n_row, __global int* n_col, __global REAL* n_val) {
+// This kernel takes the nodes whose rows hold more than BLOCK_STAGE entries (block_norms_team
+// takes the others; skip_team 0: every node).
+#define BLOCK_GROUP 64
+#define BLOCK_STAGE 1024
+__kernel void block_norms(const uint nodes, const uint block, const int fill, const int skip_team,
+                          __global const int* row, __global const int* col, __global const REAL* val,
+                          __global int* n_count, __global const int* n_row, __global int* n_col,
+                          __global REAL* n_val) {
   CLCG_FOR_EACH(uint, u, nodes) {
+    if (skip_team && row[u * block + block] - row[u * block] <= BLOCK_STAGE) continue;
     int at[MAX_CANDIDATES], end[MAX_CANDIDATES];
     for (uint c = 0; c < block; ++c) at[c] = row[u * block + c], end[c] = row[u * block + c + 1];
     int emitted = 0;
@@ -284,6 +290,69 @@ __kernel void block_norms(const uint nodes, const uint block, const int fill, __
       ++emitted;
     }
     if (!fill) n_count[u] = emitted;
+  }
+}
+
+// The first place in [begin, end) of the sorted `list` whose value is not below v.
+inline int lower_bound_local(__local const int* list, int begin, int end, const int v) {
+  while (begin < end) {
+    const int mid = (begin + end) / 2;
+    if (list[mid] < v) begin = mid + 1;
+    else end = mid;
+  }
+  return begin;
+}
+
+// block_norms for a node whose rows hold at most BLOCK_STAGE entries, by a group: the rows'
+// entries read side by side into local memory as (node column, square), each row's node columns
+// in order; a node column is new where it starts a run of its row and no earlier row holds it;
+// the new ones are ranked (their places in the node's sorted row), and each place sums its
+// squares row by row in column order, as block_norms does (the same bits).
+__kernel __attribute__((reqd_work_group_size(BLOCK_GROUP, 1, 1)))
+void block_norms_team(const uint nodes, const uint block, const int fill, __global const int* row,
+                      __global const int* col, __global const REAL* val, __global int* n_count,
+                      __global const int* n_row, __global int* n_col, __global REAL* n_val) {
+  __local int node_col[BLOCK_STAGE], distinct[BLOCK_STAGE];
+  __local REAL square[BLOCK_STAGE];
+  __local int starts[MAX_CANDIDATES + 1];  // row c of the node: entries [starts[c], starts[c + 1])
+  __local volatile int found;
+  const int lane = (int)get_local_id(0);
+  for (uint u = get_group_id(0); u < nodes; u += get_num_groups(0)) {
+    const int first = row[u * block], total = row[u * block + block] - first;
+    if (total > BLOCK_STAGE) continue;  // (the same for the whole group) left to block_norms
+    if (lane <= (int)block) starts[lane] = row[u * block + (uint)lane] - first;
+    if (lane == 0) found = 0;
+    for (int e = lane; e < total; e += BLOCK_GROUP) {
+      node_col[e] = col[first + e] / (int)block;
+      square[e] = val[first + e] * val[first + e];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int e = lane; e < total; e += BLOCK_GROUP) {
+      int c = 0;
+      while (e >= starts[c + 1]) ++c;
+      const int v = node_col[e];
+      bool fresh = e == starts[c] || node_col[e - 1] != v;
+      for (int r = 0; r < c && fresh; ++r) {
+        const int at = lower_bound_local(node_col, starts[r], starts[r + 1], v);
+        fresh = at == starts[r + 1] || node_col[at] != v;
+      }
+      if (fresh) distinct[atomic_inc(&found)] = v;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const int count = found;
+    if (!fill && lane == 0) n_count[u] = count;
+    for (int d = fill ? lane : count; d < count; d += BLOCK_GROUP) {
+      const int v = distinct[d];
+      int rank = 0;
+      for (int t = 0; t < count; ++t) rank += distinct[t] < v;
+      REAL sum = 0;
+      for (uint c = 0; c < block; ++c)
+        for (int k = lower_bound_local(node_col, starts[c], starts[c + 1], v); k < starts[c + 1] && node_col[k] == v; ++k)
+          sum += square[k];
+      n_col[n_row[u] + rank] = v;
+      n_val[n_row[u] + rank] = sqrt(sum);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);  // before the next node overwrites the arrays
   }
 }
 

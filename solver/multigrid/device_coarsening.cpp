@@ -27,6 +27,8 @@ cl_uint row_team(const DeviceCsrMatrix& a) {
   return team;
 }
 constexpr std::size_t team_group = 64;  // work-items a group where teams share rows (a multiple of 32)
+constexpr std::size_t block_group = 64;   // kernels/aggregation.cl's BLOCK_GROUP: a node's work-items
+constexpr std::size_t block_stage = 1024;  // and BLOCK_STAGE: the most entries of a node's rows they take
 
 }  // namespace
 
@@ -67,6 +69,7 @@ DeviceCoarsening::DeviceCoarsening(const cl::Env& env, ElementType type)
   join_neighbours_ = kernel("join_neighbours");
   component_constants_ = kernel("component_constants");
   block_norms_ = kernel("block_norms");
+  block_norms_team_ = kernel("block_norms_team");
   tentative_count_ = kernel("tentative_count");
   tentative_fill_ = kernel("tentative_fill");
   tentative_qr_ = kernel("tentative_qr");
@@ -148,12 +151,23 @@ DeviceAggregates DeviceCoarsening::aggregate(const DeviceCsrMatrix& f) {
 
 DeviceCsrMatrix DeviceCoarsening::node_matrix(const DeviceCsrMatrix& a, unsigned block) {
   const std::size_t nodes = std::size_t(a.rows()) / block;
+  // Nodes of up to block_stage entries by a group each, longer ones (where a's rows may be so
+  // long) by one work-item.
+  const bool long_nodes = a.max_row_length() == 0 || std::size_t(a.max_row_length()) * block > block_stage;
+  const std::size_t groups = std::min(nodes, groups_per_unit * env_.info().compute_units * 8);
+  const auto pass = [&](cl_int fill, const ::cl::Buffer& count, const ::cl::Buffer& n_row, const ::cl::Buffer& n_col,
+                        const ::cl::Buffer& n_val) {
+    if (groups > 0)
+      kernels_.run_groups(block_norms_team_, "block_norms_team", groups, block_group, nodes, cl_uint(block), fill,
+                          a.row_ptr(), a.col_idx(), a.values(), count, n_row, n_col, n_val);
+    if (long_nodes)
+      kernels_.run(block_norms_, "block_norms", nodes, cl_uint(block), fill, cl_int(1), a.row_ptr(), a.col_idx(),
+                   a.values(), count, n_row, n_col, n_val);
+  };
   ::cl::Buffer counts = make_index_buffer(env_, nodes + 1);
-  kernels_.run(block_norms_, "block_norms", nodes, cl_uint(block), cl_int(0), a.row_ptr(), a.col_idx(), a.values(),
-               counts, counts, counts, a.values());
+  pass(0, counts, counts, counts, a.values());
   DeviceCsrMatrix n = products_.allocate(counts, std::int32_t(nodes), std::int32_t(nodes));
-  kernels_.run(block_norms_, "block_norms", nodes, cl_uint(block), cl_int(1), a.row_ptr(), a.col_idx(), a.values(),
-               n.row_ptr(), n.row_ptr(), n.col_idx(), n.values());
+  pass(1, n.row_ptr(), n.row_ptr(), n.col_idx(), n.values());
   return n;
 }
 

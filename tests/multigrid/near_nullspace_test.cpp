@@ -113,15 +113,16 @@ TEST(NearNullspaceCheck, NamesWhatIsWrong) {
   EXPECT_THROW(clcg::solver::check_block_options(options, 9), std::invalid_argument);
 }
 
-// A symmetric matrix of `nodes` nodes of `block` rows with node-level neighbours, random values.
-HostCsr random_block_matrix(int nodes, int block, std::uint64_t seed) {
+// A symmetric matrix of `nodes` nodes of `block` rows with node-level neighbours (u + 1, u + 7,
+// u + 31, and with `reach` all of u + 1 .. u + reach), random values.
+HostCsr random_block_matrix(int nodes, int block, std::uint64_t seed, int reach = 0) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> value(-1.0, 1.0);
   Eigen::SparseMatrix<double, Eigen::RowMajor, int> a(nodes * block, nodes * block);
   std::vector<Eigen::Triplet<double, int>> t;
   for (int u = 0; u < nodes; ++u)
-    for (int v : {u, u + 1, u + 7, u + 31})
-      if (v < nodes)
+    for (int v = u; v < nodes && v <= u + std::max(reach, 31); ++v)
+      if (v <= u + reach || v == u || v == u + 1 || v == u + 7 || v == u + 31)
         for (int i = 0; i < block; ++i)
           for (int j = 0; j < block; ++j) {
             if (v != u && (i + j + u) % 5 == 0) continue;  // some entries of a block missing
@@ -133,12 +134,19 @@ HostCsr random_block_matrix(int nodes, int block, std::uint64_t seed) {
   return csr(a);
 }
 
+// Nodes of up to 1024 entries are taken by a group each, longer ones (reach 40 with block 6:
+// ~80 neighbouring nodes of 36 entries) by one work-item: both equal the reference.
 TEST(DeviceNearNullspace, NodeMatrixEqualsTheHostReference) {
   for (ElementType type : clcg::test::device_types())
     for (int block : {1, 2, 3, 6})
       for (int nodes : {0, 1, 301}) {
         SCOPED_TRACE("block " + std::to_string(block) + ", nodes " + std::to_string(nodes));
-        const HostCsr a = random_block_matrix(nodes, block, std::uint64_t(nodes + block));
+        const HostCsr a = random_block_matrix(nodes, block, std::uint64_t(nodes + block), block == 6 ? 40 : 0);
+        if (block == 6 && nodes == 301) {
+          int longest = 0;
+          for (int u = 0; u < nodes; ++u) longest = std::max(longest, a.row_ptr[std::size_t(6 * u + 6)] - a.row_ptr[std::size_t(6 * u)]);
+          EXPECT_GT(longest, 1024) << "the case must reach the one-work-item path";
+        }
         const HostCsr expected = clcg::solver::node_matrix(a, block);
         clcg::solver::DeviceCoarsening coarsening(test_env(), type);
         const HostCsr got = download(test_env(), coarsening.node_matrix(DeviceCsrMatrix(test_env(), a, type), unsigned(block)));

@@ -81,7 +81,7 @@ class DeviceCoarsening {
   ::cl::Buffer undecided_;  // the independent set's undecided rows after each round
   cl::PinnedBuffer progress_;  // undecided_ as read back (kept: the reads do not block)
   ::cl::Kernel row_diagonal_, coupling_max_, strength_mask_, filter_count_, filter_fill_, mis_start_, mis_neighbour_max_, mis_decide_,
-      mis_members_, join_seeds_, join_neighbours_, component_constants_, block_norms_, tentative_count_,
+      mis_members_, join_seeds_, join_neighbours_, component_constants_, block_norms_, block_norms_team_, tentative_count_,
       tentative_fill_, tentative_qr_, tentative_scatter_, smooth_prolongator_;
 };
 
