@@ -48,7 +48,7 @@ clcg::apps::CommandLine command_line() {
        "Cholesky solve on the host (1 .. 2000)")
       ("amg-strength", po::value<Real>()->default_value(Real{0.25}, "0.25"),
        "AMG: strong connection when |a_ij| / sqrt(a_ii a_jj) >= this x the largest such ratio of row i or row j "
-       "(0 .. 1; halved on each coarser level)")
+       "(0 .. 1, every level)")
       ("precond-precision", po::value<std::string>()->default_value("auto"),
        "auto | float | double: what Chebyshev, IC(0) and AMG are applied in (auto: float on a GPU in a double solve)")
       ("precision", po::value<std::string>()->default_value("double"), "double | float");

@@ -166,7 +166,7 @@ AmgPreconditioner::AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& 
   Hierarchy& h = *hierarchy_;
   h.operators.push_back(a);
   double strength_s = 0, prolongator_s = 0, galerkin_s = 0;
-  double theta = options.strength;
+  const double theta = options.strength;  // the same on every level: anisotropy persists on coarse levels
   unsigned block = options.block_size, k = 0;
   ::cl::Buffer candidates = finest_candidates(env, *coarsening_, a, options, k);
   while (coarsens(h.operators.back().rows(), h.operators.size(), a.rows(), options)) {
@@ -204,7 +204,6 @@ AmgPreconditioner::AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& 
     h.prolongators.push_back(std::move(p));
     h.restrictions.push_back(std::move(r));
     h.operators.push_back(std::move(coarse));
-    theta *= 0.5;  // coarser levels are denser: a lower bar for strong (as AMGCL)
   }
   h.phases = {{"strength and aggregation (device)", strength_s},
               {"smoothed prolongators (device)", prolongator_s},
@@ -385,7 +384,7 @@ AmgPreconditioner::AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& 
   std::vector<HostCsr> operators{host};
   Hierarchy h;
   h.operators.push_back(a);
-  double theta = options.strength;
+  const double theta = options.strength;  // the same on every level: anisotropy persists on coarse levels
   unsigned block = options.block_size, k = 0;
   std::vector<double> candidates = finest_candidates(host, options, k);
   while (coarsens(operators.back().rows, operators.size(), host.rows, options)) {
@@ -419,7 +418,6 @@ AmgPreconditioner::AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& 
     h.operators.emplace_back(env, coarse, type);
     upload_s += phase.seconds();
     operators.push_back(std::move(coarse));
-    theta *= 0.5;
   }
   h.coarsest = std::move(operators.back());
   h.phases = {{"strength and aggregation (host)", strength_s},
