@@ -2,9 +2,9 @@
 at ~10K rows, against pyamg's smoothed aggregation (its defaults) on the same matrix:
 
 - scalar problems (coefficient jumps, layers, rotated anisotropy, P2 tets, an unstructured
-  mesh): clcg's steps at most 1.5x pyamg's;
+  mesh): clcg's steps at most 1.5x pyamg's (measured: 8/7, 10/12, 38/31, 12/15, 12/13);
 - elasticity with the rigid body modes (from the coordinates, or given as vectors): at most
-  40 steps, and fewer than without them; the same bits on two set-ups; new values;
+  40 steps, and fewer than without them (measured: 12, 14, 21 against 118, 91, 253); the same bits on two set-ups; new values;
 - near-null-space arguments that cannot work: a ValueError that says why.
 """
 import numpy as np

@@ -2,7 +2,7 @@
 preconditioners on the shared SuiteSparse matrices and a Poisson grid: pyamg set up alike (max
 600 coarse rows, two damped-Jacobi sweeps each side, V-cycle; clcg: two Chebyshev sweeps).
 Measured (PoCL): equal steps where the hierarchy is one dense level (494_bus, bcsstk01,
-pts5ldd03) and on Poisson 64^2; gr_30_30 8 against 7, lap2D_5pt_n100 11 against 8; fewer on
+pts5ldd03) and on Poisson 64^2; gr_30_30 8 against 7, lap2D_5pt_n100 10 against 8; fewer on
 1138_bus (17 against 31) and the stiffness matrices (bcsstk13 306 against 540, bcsstk16 43
 against 69). The check: never more than 2x pyamg's + 2. test_amg_fem.py compares with pyamg's
 defaults on the finite-element problems."""
