@@ -107,8 +107,8 @@ solver::Settings distributed_settings(const CliOptions& cli, std::int64_t rows) 
   return settings;
 }
 
-// The device of this rank: --device / --platform (or CLCG_DEVICE) when given, else the node's
-// GPUs in turn (clcg::distributed::rank_device). Collective.
+// The device of this rank: the node's devices of the kind --device / --platform (or CLCG_DEVICE)
+// ask for in turn, an index pinning (clcg::distributed::rank_device). Collective.
 clcg::cl::Env rank_env(const CliOptions& cli, const World& world) {
   clcg::cl::DeviceSelector selector;
   try {
@@ -116,8 +116,7 @@ clcg::cl::Env rank_env(const CliOptions& cli, const World& world) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("--device: ") + e.what());
   }
-  const bool user_chose = cli.device != "auto" || !cli.platform.empty();
-  selector = reading_environment([&] { return dist::rank_device(world.comm, selector, user_chose); });
+  selector = reading_environment([&] { return dist::rank_device(world.comm, selector); });
   return reading_environment([&] { return clcg::cl::Env::create(selector); });
 }
 

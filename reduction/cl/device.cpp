@@ -136,16 +136,19 @@ std::string DeviceSelector::describe() const {
   return text;
 }
 
-const DeviceEntry& select_device(const std::vector<DeviceEntry>& devices, const DeviceSelector& selector) {
+const DeviceEntry& select_device(const std::vector<DeviceEntry>& devices, const DeviceSelector& selector,
+                                 std::size_t turn) {
   const std::string wanted_platform = lower(selector.platform_substring);
   std::vector<const DeviceEntry*> candidates;
   for (const DeviceEntry& entry : devices)
     if (lower(entry.info.platform_name).find(wanted_platform) != std::string::npos) candidates.push_back(&entry);
 
+  // The turn-th (wrapping around) of the candidates the predicate takes; null where it takes none.
   const auto first = [&](auto predicate) -> const DeviceEntry* {
+    std::vector<const DeviceEntry*> taken;
     for (const DeviceEntry* entry : candidates)
-      if (predicate(*entry)) return entry;
-    return nullptr;
+      if (predicate(*entry)) taken.push_back(entry);
+    return taken.empty() ? nullptr : taken[turn % taken.size()];
   };
   const DeviceEntry* chosen = nullptr;
   switch (selector.kind) {

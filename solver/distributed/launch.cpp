@@ -11,21 +11,17 @@ bool launched_by_mpi() {
   return false;
 }
 
-cl::DeviceSelector rank_device(MPI_Comm comm, const cl::DeviceSelector& requested, bool user_chose) {
+cl::DeviceSelector rank_device(MPI_Comm comm, const cl::DeviceSelector& requested) {
   int rank = 0, local_rank = 0;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm node;
   MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
   MPI_Comm_rank(node, &local_rank);
   MPI_Comm_free(&node);
-  if (user_chose) return requested;
-  std::vector<std::size_t> gpus;
-  for (const cl::DeviceEntry& entry : cl::list_devices())
-    if (entry.info.is_gpu()) gpus.push_back(entry.index);
-  if (gpus.empty()) return requested;
+  if (requested.kind == cl::DeviceSelector::Kind::index) return requested;  // an index pins every rank
   cl::DeviceSelector selector;
   selector.kind = cl::DeviceSelector::Kind::index;
-  selector.index = gpus[std::size_t(local_rank) % gpus.size()];
+  selector.index = cl::select_device(cl::list_devices(), requested, std::size_t(local_rank)).index;
   return selector;
 }
 

@@ -37,6 +37,25 @@ const std::string& selected(const std::vector<DeviceEntry>& devices, const std::
   return clcg::cl::select_device(devices, DeviceSelector::parse(device, platform)).info.name;
 }
 
+// Ranks sharing a node take turns: the turn-th device of those the rule picks from (wrapping
+// around); an index pins whatever the turn.
+TEST(DeviceSelect, TurnsSpreadOverTheDevicesOfTheKindAskedFor) {
+  auto devices = machine();
+  devices.push_back(make_device(3, 2, "NVIDIA CUDA", "second H100", CL_DEVICE_TYPE_GPU, true));
+  const auto turn = [&](const std::string& device, std::size_t t) {
+    return clcg::cl::select_device(devices, DeviceSelector::parse(device), t).info.name;
+  };
+  EXPECT_EQ(turn("auto", 0), "NVIDIA H100 80GB HBM3");  // GPUs with fp64 first, in turn
+  EXPECT_EQ(turn("auto", 1), "second H100");
+  EXPECT_EQ(turn("auto", 2), "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(turn("gpu", 1), "NVIDIA H100 80GB HBM3");  // every GPU: tiny, H100, second H100
+  EXPECT_EQ(turn("gpu", 2), "second H100");
+  EXPECT_EQ(turn("gpu", 3), "tiny-gpu");
+  EXPECT_EQ(turn("cpu", 5), "pthread-cpu");
+  EXPECT_EQ(turn("2", 1), "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(clcg::cl::select_device(devices, DeviceSelector::parse("gpu", "NVIDIA"), 1).info.name, "second H100");
+}
+
 TEST(DeviceSelect, AutoPrefersAGpuWithFp64) {
   EXPECT_EQ(selected(machine(), "auto"), "NVIDIA H100 80GB HBM3");
 }

@@ -62,7 +62,11 @@ struct DeviceSelector {
 
 // The entry `selector` picks from `devices`. auto = first GPU with fp64, else any GPU, else
 // a CPU device, else anything. Throws DeviceNotFound listing every platform and device.
-const DeviceEntry& select_device(const std::vector<DeviceEntry>& devices, const DeviceSelector& selector);
+// `turn` > 0 takes the turn-th of the devices the rule picks from instead of the first
+// (wrapping around: the GPUs with fp64, say), so that ranks sharing a node spread over them; an
+// index picks its device whatever the turn.
+const DeviceEntry& select_device(const std::vector<DeviceEntry>& devices, const DeviceSelector& selector,
+                                 std::size_t turn = 0);
 
 // Human-readable listing of every platform/device and its facts, marking the one the
 // current selection picks (`selected`, may be null).

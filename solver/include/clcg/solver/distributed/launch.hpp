@@ -1,6 +1,7 @@
 #pragma once
 // How an MPI program finds its place: whether an MPI launcher started it, and which device a
-// rank takes (the i-th GPU of its node for the node's i-th rank, unless the user named one).
+// rank takes (the node's i-th device of the kind asked for, for the node's i-th rank, unless an
+// index names one).
 #include <mpi.h>
 
 #include "clcg/cl/device.hpp"
@@ -10,9 +11,11 @@ namespace clcg::distributed {
 // Whether an MPI launcher started this process (Open MPI's, or a PMI/PMIx one), even with -np 1.
 bool launched_by_mpi();
 
-// `requested` when `user_chose` (--device / --platform / CLCG_DEVICE); else the GPU numbered
-// (rank among the ranks of this node, MPI_Comm_split_type) modulo the node's GPUs; else
-// `requested` (no GPU: the usual automatic choice). Collective over `comm`.
-cl::DeviceSelector rank_device(MPI_Comm comm, const cl::DeviceSelector& requested, bool user_chose);
+// `requested` where it names a device by index (every rank on it); else the device numbered
+// (rank among the ranks of this node, MPI_Comm_split_type) modulo the node's devices of the kind
+// `requested` picks from (select_device's turn): `auto` and `gpu` spread the ranks over the GPUs
+// (a user writing --device gpu under mpirun gets a GPU a rank, not one shared), `cpu` over the
+// CPU devices. Collective over `comm`.
+cl::DeviceSelector rank_device(MPI_Comm comm, const cl::DeviceSelector& requested);
 
 }  // namespace clcg::distributed
