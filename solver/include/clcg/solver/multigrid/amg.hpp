@@ -7,8 +7,10 @@
 // symmetric) and an exact solve on the coarsest level through a sparse Cholesky factor on the
 // host (so it is positive definite; precond/cholesky.hpp): the coarse vector, at most
 // AmgOptions::coarse_rows values, is the only thing read back during an apply.
-// New values of A on the same pattern (update_values) keep every level's strong connections,
-// aggregates, P_tent and the patterns of P, R and A_c: only the numbers are computed again.
+// A near-null space of k vectors (AmgOptions::near_nullspace, or one constant a component of
+// AmgOptions::block_size) gives coarse levels k unknowns a node (multigrid/near_nullspace.hpp).
+// New values of A on the same pattern (update_values) keep every level's aggregates, P_tent (so
+// the near-null space) and the patterns of P, R and A_c: only the numbers are computed again.
 #include <cstddef>
 #include <memory>
 #include <optional>
