@@ -1,5 +1,7 @@
 #include "clcg/solver/krylov/plan.hpp"
 
+#include "clcg/solver/multigrid/near_nullspace.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <vector>
@@ -93,10 +95,6 @@ std::string_view method_name(Method m) noexcept { return m == Method::direct ? "
 bool worth_analysing(std::size_t rows, std::size_t nnz) { return rows > 0 && nnz <= analyse_up_to_nnz; }
 
 bool direct_pays(const FactorEstimate& factor) { return factor.flops <= direct_up_to_flops; }
-
-std::size_t near_nullspace_vectors(const AmgOptions& amg) {
-  return amg.near_nullspace ? amg.near_nullspace->columns : amg.block_size;
-}
 
 bool grows_like_a_surface(std::size_t rows, std::size_t nnz, const CsrView* host) {
   return host ? two_step_growth(*host) < surface_growth_below : double(nnz) <= amg_up_to_row_length * double(rows);

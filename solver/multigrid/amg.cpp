@@ -66,11 +66,8 @@ bool coarsens(std::int32_t rows, std::size_t operators, std::int32_t a_rows, con
 ::cl::Buffer finest_candidates(const cl::Env& env, DeviceCoarsening& coarsening, const DeviceCsrMatrix& a,
                                const AmgOptions& options, unsigned& k) {
   check_block_options(options, std::size_t(a.rows()));
-  if (!options.near_nullspace) {
-    k = options.block_size;
-    return coarsening.component_constants(std::size_t(a.rows()), k);
-  }
-  k = unsigned(options.near_nullspace->columns);
+  k = unsigned(near_nullspace_vectors(options));
+  if (!options.near_nullspace) return coarsening.component_constants(std::size_t(a.rows()), k);
   ::cl::Buffer b = make_vector(env, a.type(), options.near_nullspace->values.size());
   upload_vector(env, options.near_nullspace->values, a.type(), b);
   return b;
@@ -79,11 +76,8 @@ bool coarsens(std::int32_t rows, std::size_t operators, std::int32_t a_rows, con
 // The same on the host, for the host reference.
 std::vector<double> finest_candidates(const HostCsr& a, const AmgOptions& options, unsigned& k) {
   check_block_options(options, std::size_t(a.rows));
-  if (options.near_nullspace) {
-    k = unsigned(options.near_nullspace->columns);
-    return options.near_nullspace->values;
-  }
-  k = options.block_size;
+  k = unsigned(near_nullspace_vectors(options));
+  if (options.near_nullspace) return options.near_nullspace->values;
   std::vector<double> b(std::size_t(a.rows) * k, 0.0);
   for (std::size_t i = 0; i < std::size_t(a.rows); ++i) b[i * k + i % k] = 1;
   return b;
@@ -484,8 +478,7 @@ void AmgPreconditioner::build_levels(Hierarchy& h) {
                      {"smoother_degree", double(options.smoother_degree)},
                      {"coarse_rows", double(last.n)},
                      {"block_size", double(options.block_size)},
-                     {"near_nullspace_vectors", double(options.near_nullspace ? options.near_nullspace->columns
-                                                                              : options.block_size)},
+                     {"near_nullspace_vectors", double(near_nullspace_vectors(options))},
                      {"hierarchy_bytes_over_a", a_bytes > 0 ? hierarchy_bytes / a_bytes : 0.0}};
   report_.phases = h.phases;
   add_level_phases(kernels_s, smoother_s, factor_s);

@@ -124,6 +124,10 @@ void check_near_nullspace(const NearNullspace& b, std::size_t rows) {
                                 " is a combination of the vectors before it (or zero): give independent vectors");
 }
 
+std::size_t near_nullspace_vectors(const AmgOptions& amg) {
+  return amg.near_nullspace ? amg.near_nullspace->columns : amg.block_size;
+}
+
 void check_block_options(const AmgOptions& options, std::size_t rows) {
   const unsigned block = options.block_size;
   if (block < 1 || block > max_block_size)

@@ -112,8 +112,6 @@ inline constexpr std::size_t float_apply_from_rows = 100'000;
 // 54 against 27; 3D elasticity 15 both ways, double 11% slower to solution).
 ElementType choose_preconditioner_precision(const cl::DeviceInfo& device, Preconditioner p, ElementType solve,
                                             std::size_t rows, const PreconditionerOptions& options = {});
-// The near-null-space vectors AMG takes with these options: the given ones, else one a component.
-std::size_t near_nullspace_vectors(const AmgOptions& amg);
 
 // The CG variant (docs/PERFORMANCE.md, "Which variant"). On a GPU, from gpu_fused_from_rows
 // rows `fused` (at the bandwidth floor, where the second host sync is hidden); below it one

@@ -29,6 +29,10 @@ NearNullspace rigid_body_modes(std::span<const double> coordinates, unsigned dim
 // a combination of the others adds nothing and would leave every coarse block singular).
 void check_near_nullspace(const NearNullspace& b, std::size_t rows);
 
+// The near-null-space vectors AMG takes with these options: the given ones, else one constant
+// a component (block_size of them).
+std::size_t near_nullspace_vectors(const AmgOptions& amg);
+
 // std::invalid_argument unless the options' block size and near-null space fit a matrix of
 // `rows` rows: block_size 1 to max_block_size dividing rows; the near-null space's rows and
 // columns (its values are check_near_nullspace's: a pass over them, which the set-up leaves
