@@ -11,18 +11,138 @@
 #define DOT_WG 256
 #endif
 
-// y[row] = sum over j of values[j] * x[col[j]] for the listed rows, j in stored order: one
-// work-item per row, so a row's sum has one order whatever rows its rank holds. row_ptr is
-// 64-bit (a rank may hold more than 2^31 nonzeros); columns are local (owned, then ghosts).
-__kernel void spmv_row_list(uint count, __global const uint* rows, __global const ulong* row_ptr,
-                            __global const int* col, __global const REAL* values, __global const REAL* x,
-                            __global REAL* y) {
-  CLCG_FOR_EACH(uint, i, count) {
-    const uint row = rows[i];
-    const ulong end = row_ptr[row + 1];
+// A rank's rows in one of two layouts, the same on every rank of a problem (DistributedCg
+// picks it from the global row lengths): CSR with 64-bit offsets (a rank may hold more than
+// 2^31 nonzeros), or with -D ELL_LAYOUT an ELL copy of `width` slots a row, column-major
+// (slot k of row i at k * rows + i: coalesced reads), rows padded with zeros on their own
+// column. Either way a row's sum runs over its entries in stored (global column) order, so it
+// has the same bits whichever rank holds the row. Columns are local (owned, then ghosts).
+#define MATRIX_ARGS                                                                                    \
+  const uint rows, const uint width, __global const ulong *row_ptr, __global const int *col, \
+      __global const REAL *values
+#ifdef ELL_LAYOUT
+#define ROW_SUM(row, sum, VALUE)                          \
+  for (uint k_ = 0; k_ < width; ++k_) {                   \
+    const ulong at_ = (ulong)k_ * rows + (row);           \
+    sum += values[at_] * VALUE(col[at_]);                 \
+  }
+#else
+#define ROW_SUM(row, sum, VALUE)                                                   \
+  for (ulong j_ = row_ptr[row], end_ = row_ptr[(row) + 1]; j_ < end_; ++j_) \
+    sum += values[j_] * VALUE(col[j_]);
+#endif
+
+// Every row kernel below walks the rank's dot chunks (rows c*CHUNK .. +CHUNK, whose first row
+// is a multiple of CHUNK globally), a work-group a chunk at a time (group g takes chunks g,
+// g + groups, ...), work-item l taking rows l, l + DOT_WG, ... of it: a chunk's partial sums
+// have one order wherever the chunk lives and however many groups run.
+#define FOR_EACH_CHUNK(chunk) \
+  for (uint chunk = get_group_id(0), chunk##s_ = (rows + CHUNK - 1) / CHUNK; chunk < chunk##s_; chunk += get_num_groups(0))
+#define CHUNK_ROWS(row, chunk)                                                    \
+  for (uint row = (chunk) * CHUNK + get_local_id(0), row##_end = min(((chunk) + 1) * CHUNK, rows); \
+       row < row##_end; row += DOT_WG)
+
+// Which rows a pass computes: all of them (a rank with no ghosts), those that need no ghost
+// value (while the ghosts travel), or those that do (after), by `boundary` (1 on such rows).
+#define ALL_ROWS 0
+#define INTERIOR_ROWS 1
+#define BOUNDARY_ROWS 2
+#define SKIPS(pass, boundary, row) ((pass) != ALL_ROWS && ((boundary)[row] != 0) != ((pass) == BOUNDARY_ROWS))
+
+#ifdef REAL_IS_DOUBLE
+#define ACC double
+#else
+#define ACC float
+#endif
+
+// partials[slot * chunks + chunk] = the work-items' sum of `value`, by the halving tree of
+// chunk_dots. Every work-item calls it; the trailing barrier frees scratch.
+inline void chunk_partial(__local ACC* scratch, ACC value, __global ACC* partials, uint slot, uint chunk, uint rows) {
+  const uint lid = get_local_id(0);
+  scratch[lid] = value;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint width = DOT_WG / 2; width > 0; width /= 2) {
+    if (lid < width) scratch[lid] += scratch[lid + width];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (lid == 0) partials[slot * ((rows + CHUNK - 1) / CHUNK) + chunk] = scratch[0];
+  barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+// y = A x on the rows `pass` selects.
+#define PLAIN(c) x[c]
+__kernel __attribute__((reqd_work_group_size(DOT_WG, 1, 1)))
+void spmv_rows(MATRIX_ARGS, const uint pass, __global const uchar* boundary, __global const REAL* x,
+               __global REAL* y) {
+  FOR_EACH_CHUNK(chunk) CHUNK_ROWS(row, chunk) {
+    if (SKIPS(pass, boundary, row)) continue;
     REAL sum = 0;
-    for (ulong j = row_ptr[row]; j < end; ++j) sum += values[j] * x[col[j]];
+    ROW_SUM(row, sum, PLAIN)
     y[row] = sum;
+  }
+}
+
+// The fused CG's first pass (as kernels/cg_fused.cl's, one device): p = z + beta p_old, built
+// wherever the SpMV needs it (ghost columns too: z's and p_old's ghost values are there), so
+// p is written once; q = A p; the previous step's x += alpha_x p_old, deferred to here; the
+// chunk partials of p . q. The interior pass writes no partials; the boundary pass reads the
+// interior rows' p and q back for them.
+#define DIRECTION(c) fma(beta, p_old[c], z[c])
+__kernel __attribute__((reqd_work_group_size(DOT_WG, 1, 1)))
+void direction_spmv(MATRIX_ARGS, const uint pass, __global const uchar* boundary, const REAL beta, const REAL alpha_x,
+                    __global const REAL* z, __global const REAL* p_old, __global REAL* p, __global REAL* q,
+                    __global REAL* x, __global ACC* partials) {
+  __local ACC scratch[DOT_WG];
+  FOR_EACH_CHUNK(chunk) {
+  ACC pq = 0;
+  CHUNK_ROWS(row, chunk) {
+    REAL p_row, q_row;
+    if (SKIPS(pass, boundary, row)) {
+      if (pass == INTERIOR_ROWS) continue;
+      p_row = p[row];
+      q_row = q[row];
+    } else {
+      REAL sum = 0;
+      ROW_SUM(row, sum, DIRECTION)
+      p_row = DIRECTION(row);
+      q_row = sum;
+      p[row] = p_row;
+      q[row] = sum;
+      x[row] = fma(alpha_x, p_old[row], x[row]);
+    }
+    pq += (ACC)p_row * (ACC)q_row;
+  }
+  if (pass != INTERIOR_ROWS) chunk_partial(scratch, pq, partials, 0, chunk, rows);
+  }
+}
+
+// p = z + beta p_old at the ghosts (p[rows + g]): the next step's p_old there.
+__kernel void ghost_direction(const uint rows, const uint ghosts, const REAL beta, __global const REAL* z,
+                              __global const REAL* p_old, __global REAL* p) {
+  CLCG_FOR_EACH(uint, g, ghosts) p[rows + g] = fma(beta, p_old[rows + g], z[rows + g]);
+}
+
+// The fused CG's second pass: r -= alpha q ; z = inv_diag .* r (with Jacobi; else z is r) ;
+// the chunk partials of r . z (slot 0) and r . r (slot 1).
+__kernel __attribute__((reqd_work_group_size(DOT_WG, 1, 1)))
+void update_residual(const uint rows, const REAL alpha, const uint jacobi, __global const REAL* q,
+                     __global const REAL* inv_diag, __global REAL* r, __global REAL* z, __global ACC* partials) {
+  __local ACC scratch[DOT_WG];
+  FOR_EACH_CHUNK(chunk) {
+  ACC rz = 0, rr = 0;
+  CHUNK_ROWS(row, chunk) {
+    const REAL r_row = fma(-alpha, q[row], r[row]);
+    r[row] = r_row;
+    REAL z_row = r_row;
+    if (jacobi) {
+      z_row = inv_diag[row] * r_row;
+      z[row] = z_row;
+    }
+    rz += (ACC)r_row * (ACC)z_row;
+    rr += (ACC)r_row * (ACC)r_row;
+  }
+  chunk_partial(scratch, rz, partials, 0, chunk, rows);
+  chunk_partial(scratch, rr, partials, 1, chunk, rows);
   }
 }
 
@@ -35,11 +155,6 @@ __kernel void pack(uint count, __global const uint* index, __global const REAL* 
 // a_d[i] * b_d[i], for d < dots (1 to 3). Work-item l takes elements l, l + DOT_WG, ... of its
 // chunk, then a halving tree: the same order for a chunk wherever it lives. Accumulates in
 // double where the device has it.
-#ifdef REAL_IS_DOUBLE
-#define ACC double
-#else
-#define ACC float
-#endif
 __kernel __attribute__((reqd_work_group_size(DOT_WG, 1, 1)))
 void chunk_dots(ulong n, uint dots, __global const REAL* a0, __global const REAL* b0, __global const REAL* a1,
                 __global const REAL* b1, __global const REAL* a2, __global const REAL* b2,

@@ -3,11 +3,13 @@
 // scaling (--weak: an N^3 block per rank, the grid N x N x N*ranks), one row per (problem,
 // variant), printed by rank 0 and written as CSV/JSON:
 //
-//   mpirun -np 2 cg-bench --poisson3d 256,512 [--weak] [--variants fused,single] [--iterations 200]
+//   mpirun -np 2 cg-bench --poisson3d 256,512 [--weak] [--variants fused,single] [--precond jacobi|none] [--iterations 200]
 //                         [--repeats 3] [--solve] [--csv rows.csv] [--json rows.json]
 //
 // Method: per problem, one warm-up solve, then `repeats` fixed-work solves of `iterations` steps
-// (a tolerance that cannot be met), each timed as the slowest rank's solve; the median. The
+// (a tolerance that cannot be met), each timed as the slowest rank's steps (StepTimes::steps:
+// without b's upload and x's download, as the one-device cg-bench); the median. The JSON adds
+// the whole solve's time a step (solve_ms_per_iteration). The
 // floor is the slowest rank's bytes per step (DistributedCg::bytes_per_step) over the smallest
 // device-to-device copy bandwidth of the ranks, measured in the same run. Halo and allreduce
 // times are the slowest rank's, per step. --solve adds one solve to 1e-8 (time, steps, true
@@ -50,6 +52,7 @@ struct Args {
   bool weak = false, solve = false;
   int iterations = 200, repeats = 3;
   std::vector<solver::CgVariant> variants{solver::CgVariant::fused, solver::CgVariant::single};
+  solver::Preconditioner precond = solver::Preconditioner::jacobi;
   std::string device = "auto", platform, csv, json;
 };
 
@@ -66,6 +69,7 @@ clcg::apps::CommandLine command_line() {
       ("repeats", po::value<clcg::apps::Count>()->default_value(clcg::apps::Count{3}, "3"),
        "timed solves, median taken (1 .. 1000)")
       ("variants", po::value<clcg::apps::NameList>(), "fused, single (default: both)")
+      ("precond", po::value<std::string>()->default_value("jacobi"), "jacobi | none")
       ("solve", "also solve to 1e-8 once per problem and variant")
       ("csv", po::value<std::string>(), "write the rows as CSV here (rank 0)")
       ("json", po::value<std::string>(), "write the rows as JSON here (rank 0)");
@@ -94,6 +98,9 @@ Args args_from(const po::variables_map& vm) {
       else throw UsageError("--variants: the distributed solver runs fused and single, not '" + name + "'");
     }
   }
+  const std::string precond = vm["precond"].as<std::string>();
+  if (precond != "jacobi" && precond != "none") throw UsageError("--precond: jacobi or none, not '" + precond + "'");
+  a.precond = precond == "none" ? solver::Preconditioner::none : solver::Preconditioner::jacobi;
   a.device = vm["device"].as<std::string>();
   a.platform = vm["platform"].as<std::string>();
   if (vm.count("csv")) a.csv = vm["csv"].as<std::string>();
@@ -150,7 +157,7 @@ int run(const Args& args) {
       const auto start = std::chrono::steady_clock::now();
       solver::Settings settings;
       settings.variant = variant;
-      settings.preconditioner = solver::Preconditioner::jacobi;
+      settings.preconditioner = args.precond;
       settings.tolerance = 1e-300;  // fixed work: never met
       settings.max_iterations = args.iterations;
       const std::int64_t begin = partition.begin(rank);
@@ -160,10 +167,12 @@ int run(const Args& args) {
       const double setup = max_over_ranks(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
       std::vector<double> x;
       cg.solve(b, x, false);  // warm-up
-      std::vector<double> samples;
+      std::vector<double> samples, whole;  // the steps; the whole solve (b's upload, x's download)
       for (int r = 0; r < args.repeats; ++r) {
         const solver::SolveInfo info = cg.solve(b, x, false);
-        samples.push_back(max_over_ranks(info.seconds) * 1e3 / double(std::max<std::size_t>(1, info.iterations)));
+        const double per = 1e3 / double(std::max<std::size_t>(1, info.iterations));
+        samples.push_back(max_over_ranks(cg.times().steps) * per);
+        whole.push_back(max_over_ranks(info.seconds) * per);
       }
       const double ms = clcg::apps::median(samples);
       const dist::StepTimes t = cg.times();  // the last repeat's
@@ -180,7 +189,11 @@ int run(const Args& args) {
                             {"ms_per_iteration", ms}, {"floor_ms", floor_ms}, {"of_floor", ms / floor_ms},
                             {"bytes_per_step_per_rank", bytes}, {"halo_bytes_per_exchange", halo_bytes},
                             {"halo_ms_per_iteration", halo_ms}, {"allreduce_ms_per_iteration", allreduce_ms},
-                            {"setup_s", setup}, {"copy_gbps", bandwidth / 1e9}, {"device", env.info().name}};
+                            {"setup_s", setup}, {"copy_gbps", bandwidth / 1e9}, {"device", env.info().name},
+                            {"precond", std::string(solver::preconditioner_name(args.precond))},
+                            {"row_layout", cg.row_layout()},
+                            {"partials_ms_per_iteration", max_over_ranks(t.partials) * 1e3 / steps},
+                            {"solve_ms_per_iteration", clcg::apps::median(whole)}};
       if (args.solve) {
         cg.settings().tolerance = 1e-8;
         cg.settings().max_iterations = 100000;

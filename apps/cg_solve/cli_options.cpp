@@ -58,6 +58,9 @@ clcg::apps::CommandLine command_line() {
       ("list-devices", "list every OpenCL platform and device, marking the one --device picks")
       ("variant", po::value<std::string>()->default_value("auto"),
        "auto | fused | textbook | pipelined | single (auto: the fastest for the device and size, docs/USAGE.md)")
+      ("spmv", po::value<std::string>()->default_value("auto"),
+       "auto | scalar | vector | ell: how the SpMV reads the rows (auto: from their lengths, docs/USAGE.md;\n"
+       "under mpirun scalar or ell)")
       ("no-symmetry-check", "accept a 'general' matrix that is not symmetric")
       ("reference", "also solve with Eigen's ConjugateGradient on the CPU and compare")
       ("history", po::value<std::string>(), "write per-iteration residuals as CSV here")
@@ -131,6 +134,11 @@ CliOptions parse_command_line(int argc, char** argv) {
   cli.device = text("device");
   cli.platform = text("platform");
   cli.variant = text("variant");
+  try {
+    cli.spmv = clcg::solver::parse_spmv_kernel(text("spmv"));
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--spmv: ") + e.what());
+  }
   cli.tolerance = clcg::apps::real_in_range(args, "tol", 0, 1, /*open_min=*/true, /*open_max=*/true);
   if (args.count("max-iter"))
     cli.max_iterations = clcg::apps::count_in_range(args, "max-iter", 1, std::numeric_limits<std::int64_t>::max());

@@ -41,6 +41,7 @@ struct CliOptions {
   clcg::reduction::ElementType precision = clcg::reduction::ElementType::f64;
   std::string device = "auto", platform;
   std::string variant = "auto";
+  clcg::solver::SpmvKernel spmv = clcg::solver::SpmvKernel::automatic;
   bool list_devices = false, no_symmetry_check = false, reference = false, json = false, quiet = false;
   bool output_unconverged = false;  // write x to --output even when the solve failed
   bool help = false, version = false;

@@ -17,7 +17,7 @@
 #include "clcg/cl/device.hpp"
 #include "clcg/cl/env.hpp"
 #include "clcg/solver/distributed/distributed_cg.hpp"
-#include "clcg/solver/distributed/exact_sum.hpp"
+#include "clcg/solver/distributed/fixed_order_sum.hpp"
 #include "clcg/solver/distributed/launch.hpp"
 #include "clcg/solver/distributed/local_rows.hpp"
 #include "clcg/solver/distributed/partition.hpp"
@@ -103,6 +103,8 @@ solver::Settings distributed_settings(const CliOptions& cli, std::int64_t rows) 
   if (cli.variant == "auto" || cli.variant == "fused") settings.variant = solver::CgVariant::fused;
   else if (cli.variant == "single") settings.variant = solver::CgVariant::single;
   else throw UsageError("--variant " + cli.variant + ": under mpirun cg-solve runs fused or single");
+  if (cli.spmv == solver::SpmvKernel::vector) throw UsageError("--spmv vector: under mpirun the rows are read as scalar or ell");
+  settings.spmv = cli.spmv;
   if (cli.reference) throw UsageError("--reference runs Eigen on one CPU: not under mpirun");
   return settings;
 }
@@ -197,12 +199,23 @@ Eigen::VectorXd gather(const World& world, const dist::Partition& partition, con
   return all;
 }
 
-// sum over ranks of `local` terms, exactly (the same bits on any rank count).
-double exact_global_sum(const World& world, const std::vector<double>& terms) {
-  dist::ExactSum sum;
-  for (double t : terms) sum.add(t);
-  MPI_Allreduce(MPI_IN_PLACE, sum.raw().data(), int(sum.raw().size()), MPI_INT64_T, MPI_SUM, world.comm);
-  return sum.value();
+// The sum over ranks of each rank's `terms` (one a row), the same bits on any rank count: each
+// dot chunk's terms added in order (ranks start on chunk boundaries), the chunks' sums gathered
+// and added in one fixed order, as the distributed CG's dots.
+double global_sum(const World& world, std::int64_t chunk, const std::vector<double>& terms) {
+  std::vector<double> sums;
+  for (std::size_t at = 0; at < terms.size(); at += std::size_t(chunk)) {
+    double sum = 0;
+    for (std::size_t i = at; i < std::min(terms.size(), at + std::size_t(chunk)); ++i) sum += terms[i];
+    sums.push_back(sum);
+  }
+  const int mine = int(sums.size());
+  std::vector<int> counts(std::size_t(world.size)), offsets(std::size_t(world.size), 0);
+  MPI_Allgather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, world.comm);
+  for (std::size_t r = 1; r < counts.size(); ++r) offsets[r] = offsets[r - 1] + counts[r - 1];
+  std::vector<double> all(std::size_t(offsets.back() + counts.back()));
+  MPI_Allgatherv(sums.data(), mine, MPI_DOUBLE, all.data(), counts.data(), offsets.data(), MPI_DOUBLE, world.comm);
+  return dist::fixed_order_sum(all);
 }
 
 // One rank's figures for the JSON, gathered on rank 0 (plain data: sent as bytes).
@@ -329,7 +342,7 @@ int run_ranks(World& world, int argc, char** argv) {
   if (!has_rhs && rows > 0) {
     std::vector<double> squares(x.size());
     for (std::size_t i = 0; i < x.size(); ++i) squares[i] = (x[i] - 1.0) * (x[i] - 1.0);
-    error_vs_ones = std::sqrt(exact_global_sum(world, squares) / double(rows));
+    error_vs_ones = std::sqrt(global_sum(world, partition.chunk, squares) / double(rows));
   }
   const bool write_x = !cli.output.empty() && (info.converged() || cli.output_unconverged);
   const Eigen::VectorXd x_all = write_x ? gather(world, partition, x) : Eigen::VectorXd();
@@ -379,7 +392,9 @@ int run_ranks(World& world, int argc, char** argv) {
     if (cli.json) {
       nlohmann::json json = to_json(report);
       json["ranks"] = world.size;
-      json["distributed"] = {{"dot_chunk", partition.chunk}, {"first_rows", partition.offsets}};
+      json["distributed"] = {{"dot_chunk", partition.chunk},
+                             {"first_rows", partition.offsets},
+                             {"row_layout", cg ? cg->row_layout() : "csr"}};
       json["per_rank"] = nlohmann::json::array();
       for (int r = 0; r < world.size; ++r) json["per_rank"].push_back(rank_json(r, all[std::size_t(r)]));
       std::cout << json.dump(2) << std::endl;

@@ -133,6 +133,7 @@ int run(const CliOptions& cli, WallClock::time_point process_start) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("--variant: ") + e.what());
   }
+  settings.spmv = cli.spmv;
   RunReport report;
   report.options = &cli;
   report.matrix_info = info;

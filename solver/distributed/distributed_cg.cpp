@@ -9,10 +9,13 @@
 #include <utility>
 
 #include "clcg/cl/error.hpp"
+#include "clcg/cl/launch_policy.hpp"
+#include "clcg/solver/distributed/fixed_order_sum.hpp"
 #include "clcg/solver/distributed/rank_failure.hpp"
 #include "clcg/solver/krylov/solve.hpp"
 #include "clcg/solver/sparse/device_memory.hpp"
 #include "clcg/solver/sparse/launch.hpp"
+#include "clcg/solver/sparse/spmv.hpp"
 
 namespace clcg::distributed {
 namespace {
@@ -48,6 +51,9 @@ template <class T>
 
 MPI_Datatype mpi_type(ElementType type) { return type == ElementType::f64 ? MPI_DOUBLE : MPI_FLOAT; }
 
+// The passes of kernels/distributed.cl's row kernels.
+constexpr cl_uint all_rows = 0, interior_rows = 1, boundary_rows = 2;
+
 }  // namespace
 
 DistributedCg::DistributedCg(MPI_Comm comm, const cl::Env& env, const Partition& partition, LocalRows rows,
@@ -56,6 +62,7 @@ DistributedCg::DistributedCg(MPI_Comm comm, const cl::Env& env, const Partition&
   const auto start = Clock::now();
   std::vector<double> diagonal;
   std::vector<std::int32_t> local_col;
+  std::int64_t longest = 0;
   throw_if_any_rank_failed(comm_, capture([&] {
     using solver::CgVariant;
     using solver::Preconditioner;
@@ -63,6 +70,8 @@ DistributedCg::DistributedCg(MPI_Comm comm, const cl::Env& env, const Partition&
       throw std::invalid_argument("the distributed solver runs the fused and single variants");
     if (settings_.preconditioner != Preconditioner::none && settings_.preconditioner != Preconditioner::jacobi)
       throw std::invalid_argument("the distributed solver applies no preconditioner or Jacobi");
+    if (settings_.spmv == solver::SpmvKernel::vector)
+      throw std::invalid_argument("the distributed solver reads its rows as CSR (scalar) or ELL, not the vector layout");
     solver::require_precision(env_.info(), type_);
     rows_ = rows.rows();
     global_rows_ = partition.rows();
@@ -70,52 +79,90 @@ DistributedCg::DistributedCg(MPI_Comm comm, const cl::Env& env, const Partition&
     chunk_ = partition.chunk;
     element_ = reduction::element_size(type_);
     diagonal = rows.diagonal();  // before build_halo frees the global columns
+    for (std::size_t i = 0; i + 1 < rows.row_ptr.size(); ++i)
+      longest = std::max(longest, rows.row_ptr[i + 1] - rows.row_ptr[i]);
   }));
   halo_ = build_halo(comm_, partition, rows, local_col);
+  for (int r = 0; r < partition.ranks(); ++r)
+    rank_chunks_.push_back(std::int64_t((partition.size(r) + chunk_ - 1) / chunk_));
   neighbours_ = halo_.neighbours();
+  ell_ = choose_ell(longest);
   // Device work, local to this rank; all ranks leave together if one fails.
   throw_if_any_rank_failed(comm_, capture([&] { upload(rows, diagonal, local_col); }));
   setup_seconds_ = since(start);
 }
 
+bool DistributedCg::choose_ell(std::int64_t longest) {
+  std::int64_t global_longest = 0, global_nnz = 0;
+  MPI_Allreduce(&longest, &global_longest, 1, MPI_INT64_T, MPI_MAX, comm_);
+  MPI_Allreduce(&nnz_, &global_nnz, 1, MPI_INT64_T, MPI_SUM, comm_);
+  int wanted = 0;
+  if (settings_.spmv == solver::SpmvKernel::ell) wanted = 1;
+  else if (settings_.spmv == solver::SpmvKernel::automatic)  // the one-device rule, on the global rows
+    wanted = !cl::contiguous_blocks(env_.info()) && global_rows_ > 0 &&
+             solver::ell_suits(global_longest, double(global_nnz) / double(global_rows_));
+  int everywhere = 0;  // one layout for all ranks: the same padding, the same bits
+  MPI_Allreduce(&wanted, &everywhere, 1, MPI_INT, MPI_MIN, comm_);
+  ell_width_ = unsigned(global_longest);
+  return everywhere != 0;
+}
+
 void DistributedCg::upload(LocalRows& rows, const std::vector<double>& diagonal, std::vector<std::int32_t>& local_col) {
   using solver::Preconditioner;
   ops_.emplace(env_, type_);
-  const std::uint64_t n = std::uint64_t(rows_), extended = n + std::uint64_t(halo_.ghosts), nnz = std::uint64_t(nnz_);
+  const bool jacobi = settings_.preconditioner == Preconditioner::jacobi;
+  const bool single = settings_.variant == solver::CgVariant::single;
+  const std::uint64_t n = std::uint64_t(rows_), extended = n + std::uint64_t(halo_.ghosts);
   const std::uint64_t groups = (n + std::uint64_t(chunk_) - 1) / std::uint64_t(chunk_);
-  device_bytes_ = 8 * (n + 1) + nnz * (4 + element_) + 4 * n + 8 * std::uint64_t(halo_.send_count()) +
-                  element_ * (4 * extended + 4 * n + 3 * groups + std::uint64_t(halo_.send_count()));
-  solver::check_device_memory(env_.info(), device_bytes_, std::max({8 * (n + 1), nnz * 4, nnz * element_}),
+  stored_ = ell_ ? n * ell_width_ : std::uint64_t(nnz_);
+  const std::uint64_t extended_vectors = 3 + (jacobi ? 1 : 0) + (single ? 0 : 1);  // x r p (z) (p_old)
+  const std::uint64_t row_vectors = 2 + (single ? 1 : 0);                          // q b (s)
+  device_bytes_ = (ell_ ? 0 : 8 * (n + 1)) + stored_ * (4 + element_) + (halo_.boundary_rows ? n : 0) +
+                  4 * std::uint64_t(halo_.send_count()) +
+                  element_ * (extended_vectors * extended + row_vectors * n + 3 * groups +
+                              std::uint64_t(halo_.send_count()) + (jacobi ? n : 0));
+  solver::check_device_memory(env_.info(), device_bytes_, std::max({8 * (n + 1), stored_ * 4, stored_ * element_}),
                               "distributed CG (this rank's rows)");
 
   const std::string options = solver::real_build_options(type_);
   dot_wg_ = std::size_t(std::min<std::int64_t>(256, chunk_));
-  const std::string dot_options = options + " -D CHUNK=" + std::to_string(chunk_) + " -D DOT_WG=" + std::to_string(dot_wg_);
-  spmv_kernel_ = env_.kernel("distributed.cl", "spmv_row_list", dot_options);
+  const std::string dot_options = options + " -D CHUNK=" + std::to_string(chunk_) + " -D DOT_WG=" +
+                                  std::to_string(dot_wg_) + (ell_ ? " -D ELL_LAYOUT" : "");
+  spmv_kernel_ = env_.kernel("distributed.cl", "spmv_rows", dot_options);
+  direction_kernel_ = env_.kernel("distributed.cl", "direction_spmv", dot_options);
+  ghost_kernel_ = env_.kernel("distributed.cl", "ghost_direction", dot_options);
+  update_kernel_ = env_.kernel("distributed.cl", "update_residual", dot_options);
   pack_kernel_ = env_.kernel("distributed.cl", "pack", dot_options);
   dots_kernel_ = env_.kernel("distributed.cl", "chunk_dots", dot_options);
 
-  row_ptr_ = device_array(env_, rows.row_ptr, "the row offsets");
+  if (ell_) {
+    upload_ell(rows, local_col);
+    row_ptr_ = device_array(env_, std::vector<std::int64_t>{0}, "the row offsets");  // unused by ELL
+  } else {
+    row_ptr_ = device_array(env_, rows.row_ptr, "the row offsets");
+    col_ = device_array(env_, local_col, "the column indices");
+    values_ = device_reals(env_, rows.values, type_, "the matrix values");
+  }
   std::vector<std::int64_t>().swap(rows.row_ptr);
-  col_ = device_array(env_, local_col, "the column indices");
   std::vector<std::int32_t>().swap(local_col);
-  values_ = device_reals(env_, rows.values, type_, "the matrix values");
   std::vector<double>().swap(rows.values);
-  interior_ = device_array(env_, halo_.interior_rows, "the interior rows");
-  boundary_ = device_array(env_, halo_.boundary_rows, "the boundary rows");
+  boundary_ = device_array(env_, halo_.boundary_rows ? halo_.boundary : std::vector<std::uint8_t>{0}, "the boundary rows");
   send_index_ = device_array(env_, halo_.send_rows, "the halo's send list");
-  if (settings_.preconditioner == Preconditioner::jacobi) {
+  if (jacobi) {
     std::vector<double> inverse(diagonal.size());
     for (std::size_t i = 0; i < inverse.size(); ++i) inverse[i] = 1.0 / diagonal[i];  // 0 -> Inf: breakdown shows
     inv_diag_ = device_reals(env_, inverse, type_, "the inverse diagonal");
+  } else {
+    inv_diag_ = solver::make_vector(env_, type_, 1);  // an argument the kernels never read
   }
   const auto vector = [&](std::uint64_t count) { return solver::make_vector(env_, type_, std::size_t(count)); };
   x_ = vector(extended);
   r_ = vector(extended);
   p_ = vector(extended);
-  z_ = settings_.preconditioner == Preconditioner::jacobi ? vector(extended) : r_;  // none: z is r
+  z_ = jacobi ? vector(extended) : r_;  // none: z is r
+  if (!single) p_old_ = vector(extended);
   q_ = vector(n);
-  s_ = vector(n);
+  if (single) s_ = vector(n);
   b_ = vector(n);
   partials_ = vector(3 * std::max<std::uint64_t>(groups, 1));
   send_buffer_ = vector(std::uint64_t(halo_.send_count()));
@@ -125,111 +172,180 @@ void DistributedCg::upload(LocalRows& rows, const std::vector<double>& diagonal,
   cl::checked("finishing the upload", [&] { env_.queue().finish(); });
 }
 
+void DistributedCg::upload_ell(const LocalRows& rows, const std::vector<std::int32_t>& local_col) {
+  // Slot by slot (column-major), so the host holds one slot of the copy at a time.
+  const std::size_t n = std::size_t(rows_);
+  cl::checked("uploading the ELL copy of the rows", [&] {
+    col_ = ::cl::Buffer(env_.context(), CL_MEM_READ_ONLY, std::max<std::size_t>(1, std::size_t(stored_) * 4));
+    values_ = ::cl::Buffer(env_.context(), CL_MEM_READ_ONLY, std::max<std::size_t>(1, std::size_t(stored_) * element_));
+    std::vector<std::int32_t> columns(n);
+    std::vector<double> values(n);
+    std::vector<float> narrow(type_ == ElementType::f32 ? n : 0);
+    for (unsigned k = 0; k < ell_width_; ++k) {
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::int64_t j = rows.row_ptr[i] + std::int64_t(k);
+        const bool stored = j < rows.row_ptr[i + 1];
+        columns[i] = stored ? local_col[std::size_t(j)] : std::int32_t(i);  // padding: 0 on the row's own column
+        values[i] = stored ? rows.values[std::size_t(j)] : 0.0;
+      }
+      env_.queue().enqueueWriteBuffer(col_, CL_TRUE, std::size_t(k) * n * 4, n * 4, columns.data());
+      if (type_ == ElementType::f64) {
+        env_.queue().enqueueWriteBuffer(values_, CL_TRUE, std::size_t(k) * n * 8, n * 8, values.data());
+      } else {
+        std::copy(values.begin(), values.end(), narrow.begin());
+        env_.queue().enqueueWriteBuffer(values_, CL_TRUE, std::size_t(k) * n * 4, n * 4, narrow.data());
+      }
+    }
+  });
+}
+
 std::uint64_t DistributedCg::bytes_per_step() const noexcept {
-  // SpMV: row offsets (8 B) and the row lists (4 B) per row, column and value per nonzero, x
-  // read once and y written. Vector passes (e = element bytes), counted kernel by kernel:
-  // fused: p.q 2, x/r/z update 8, r.z and r.r 2, p = z + beta p 3: 15 n e; single: three dots
-  // 3, p and s updates 6, x and r updates 6, z = D r 3: 18 n e.
-  const std::uint64_t n = std::uint64_t(rows_), nnz = std::uint64_t(nnz_), e = element_;
-  const std::uint64_t passes = settings_.variant == solver::CgVariant::single ? 18 : 15;
-  return 12 * n + nnz * (4 + e) + 2 * n * e + passes * n * e;
+  // The matrix once (CSR: its 8-byte offsets too; a boundary mask byte a row where the rows
+  // are split), then the vectors kernel by kernel (e = element bytes), each operand once:
+  // fused: z, p_old, x read, p, q, x written 6; r, q read, r written, with Jacobi D read and
+  // z written 5 (3 without): 11 n e; single: SpMV x read, y written 2, three dots 3, p and s
+  // updates 6, x and r updates 6, z = D r 3: 20 n e.
+  const std::uint64_t n = std::uint64_t(rows_), e = element_;
+  const bool jacobi = settings_.preconditioner == solver::Preconditioner::jacobi;
+  const std::uint64_t passes = settings_.variant == solver::CgVariant::single ? 20 : (jacobi ? 11 : 9);
+  return (ell_ ? 0 : 8 * n) + stored_ * (4 + e) + (halo_.boundary_rows ? 2 * n : 0) + passes * n * e;
 }
 
-void DistributedCg::launch_rows(const std::vector<std::uint32_t>& list, const ::cl::Buffer& rows, const ::cl::Buffer& x,
-                                ::cl::Buffer& y) {
-  if (list.empty()) return;
-  spmv_kernel_.setArg(0, cl_uint(list.size()));
-  spmv_kernel_.setArg(1, rows);
-  spmv_kernel_.setArg(2, row_ptr_);
-  spmv_kernel_.setArg(3, col_);
-  spmv_kernel_.setArg(4, values_);
-  spmv_kernel_.setArg(5, x);
-  spmv_kernel_.setArg(6, y);
-  solver::enqueue_grid_stride(env_, spmv_kernel_, "spmv_row_list", list.size(), solver::spmv_group);
+std::size_t DistributedCg::local_chunks() const noexcept { return std::size_t((rows_ + chunk_ - 1) / chunk_); }
+
+cl_uint DistributedCg::first_pass() const noexcept { return halo_.boundary_rows > 0 ? interior_rows : all_rows; }
+
+void DistributedCg::set_rows_args(::cl::Kernel& kernel, cl_uint pass) {
+  kernel.setArg(0, cl_uint(rows_));
+  kernel.setArg(1, cl_uint(ell_width_));
+  kernel.setArg(2, row_ptr_);
+  kernel.setArg(3, col_);
+  kernel.setArg(4, values_);
+  kernel.setArg(5, pass);
+  kernel.setArg(6, boundary_);
 }
 
-void DistributedCg::spmv(const ::cl::Buffer& x, ::cl::Buffer& y) {
-  const bool exchange = !neighbours_.empty();
-  ::cl::Event sent;
-  if (exchange && halo_.send_count() > 0) {
+void DistributedCg::start_exchange(const ::cl::Buffer& x) {
+  if (!exchanges()) return;
+  if (halo_.send_count() > 0) {
     pack_kernel_.setArg(0, cl_uint(halo_.send_count()));
     pack_kernel_.setArg(1, send_index_);
     pack_kernel_.setArg(2, x);
     pack_kernel_.setArg(3, send_buffer_);
     solver::enqueue_grid_stride(env_, pack_kernel_, "pack", std::size_t(halo_.send_count()), solver::vector_ops_group);
     env_.queue().enqueueReadBuffer(send_buffer_, CL_FALSE, 0, std::size_t(halo_.send_count()) * element_,
-                                   send_host_.data(), nullptr, &sent);
+                                   send_host_.data(), nullptr, &sent_);
   }
-  launch_rows(halo_.interior_rows, interior_, x, y);  // runs while the ghosts travel
-  env_.queue().flush();
-  if (!exchange) return;
+  started_ = true;
+}
+
+void DistributedCg::post_exchange() {
+  if (!started_) return;
+  started_ = false;
   const auto start = Clock::now();
-  if (halo_.send_count() > 0) sent.wait();
-  std::vector<MPI_Request> requests;
+  env_.queue().flush();
+  if (halo_.send_count() > 0) sent_.wait();
   const MPI_Datatype datatype = mpi_type(type_);
   for (int rank : neighbours_) {
     const std::size_t r = std::size_t(rank);
     if (halo_.recv_counts[r] > 0) {
-      requests.emplace_back();
+      requests_.emplace_back();
       MPI_Irecv(recv_host_.data() + std::size_t(halo_.recv_offsets[r]) * element_, halo_.recv_counts[r], datatype, rank,
-                0, comm_, &requests.back());
+                0, comm_, &requests_.back());
     }
     if (halo_.send_counts[r] > 0) {
-      requests.emplace_back();
+      requests_.emplace_back();
       MPI_Isend(send_host_.data() + std::size_t(halo_.send_offsets[r]) * element_, halo_.send_counts[r], datatype, rank,
-                0, comm_, &requests.back());
+                0, comm_, &requests_.back());
     }
   }
-  MPI_Waitall(int(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+  times_.halo += since(start);
+}
+
+void DistributedCg::finish_exchange(::cl::Buffer& x) {
+  post_exchange();
+  if (requests_.empty()) return;
+  const auto start = Clock::now();
+  MPI_Waitall(int(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+  requests_.clear();
   if (halo_.ghosts > 0)
     env_.queue().enqueueWriteBuffer(x, CL_FALSE, std::size_t(rows_) * element_, std::size_t(halo_.ghosts) * element_,
                                     recv_host_.data());
-  launch_rows(halo_.boundary_rows, boundary_, x, y);
   times_.halo += since(start);
   times_.exchanges += 1;
   times_.halo_bytes += std::uint64_t(halo_.send_count() + halo_.ghosts) * element_;
 }
 
+void DistributedCg::spmv(::cl::Buffer& x, ::cl::Buffer& y) {
+  start_exchange(x);
+  const auto rows = [&](cl_uint pass) {
+    set_rows_args(spmv_kernel_, pass);
+    spmv_kernel_.setArg(7, x);
+    spmv_kernel_.setArg(8, y);
+    solver::enqueue_groups(env_, spmv_kernel_, "spmv_rows", local_chunks(), dot_wg_);
+  };
+  rows(first_pass());  // the interior rows run while the ghosts travel
+  finish_exchange(x);
+  if (first_pass() == interior_rows) rows(boundary_rows);
+}
+
 std::vector<double> DistributedCg::dots(const std::vector<std::pair<const ::cl::Buffer*, const ::cl::Buffer*>>& pairs,
                                         bool* stop) {
   const std::size_t count = pairs.size();
-  const std::size_t groups = std::size_t((rows_ + chunk_ - 1) / chunk_);
+  const std::size_t groups = local_chunks();
+  dots_kernel_.setArg(0, cl_ulong(rows_));
+  dots_kernel_.setArg(1, cl_uint(count));
+  for (std::size_t d = 0; d < 3; ++d) {
+    const auto& pair = pairs[std::min(d, count - 1)];
+    dots_kernel_.setArg(cl_uint(2 + 2 * d), *pair.first);
+    dots_kernel_.setArg(cl_uint(3 + 2 * d), *pair.second);
+  }
+  dots_kernel_.setArg(8, partials_);
+  solver::enqueue_groups(env_, dots_kernel_, "chunk_dots", groups, dot_wg_);
+  return sum_partials(count, stop);
+}
+
+std::vector<double> DistributedCg::sum_partials(std::size_t count, bool* stop) {
+  const std::size_t chunks = local_chunks();
   const auto waited = Clock::now();
-  if (groups > 0) {
-    dots_kernel_.setArg(0, cl_ulong(rows_));
-    dots_kernel_.setArg(1, cl_uint(count));
-    for (std::size_t d = 0; d < 3; ++d) {
-      const auto& pair = pairs[std::min(d, count - 1)];
-      dots_kernel_.setArg(cl_uint(2 + 2 * d), *pair.first);
-      dots_kernel_.setArg(cl_uint(3 + 2 * d), *pair.second);
-    }
-    dots_kernel_.setArg(8, partials_);
-    solver::enqueue_groups(env_, dots_kernel_, "chunk_dots", groups, dot_wg_);
-    env_.queue().enqueueReadBuffer(partials_, CL_TRUE, 0, count * groups * element_, partials_host_.data());
-  }
+  if (chunks > 0)
+    env_.queue().enqueueReadBuffer(partials_, CL_TRUE, 0, count * chunks * element_, partials_host_.data());
+  else
+    env_.queue().finish();
   times_.partials += since(waited);
-  std::vector<std::int64_t> slots(count * ExactSum::slots + 1, 0);
-  for (std::size_t d = 0; d < count; ++d) {
-    ExactSum sum;
-    for (std::size_t g = 0; g < groups; ++g) {
-      const std::size_t at = d * groups + g;
-      sum.add(type_ == ElementType::f64 ? reinterpret_cast<const double*>(partials_host_.data())[at]
-                                        : double(reinterpret_cast<const float*>(partials_host_.data())[at]));
-    }
-    std::copy(sum.raw().begin(), sum.raw().end(), slots.begin() + std::ptrdiff_t(d * ExactSum::slots));
+  post_exchange();  // a started exchange travels during the sums and the gather
+  // Every rank gets every chunk's partials (in chunk order, since the ranks hold consecutive
+  // chunks), then one flag a rank: should_stop.
+  std::vector<double> mine(count * chunks + 1);
+  for (std::size_t i = 0; i + 1 < mine.size(); ++i)
+    mine[i] = type_ == ElementType::f64 ? reinterpret_cast<const double*>(partials_host_.data())[i]
+                                        : double(reinterpret_cast<const float*>(partials_host_.data())[i]);
+  mine.back() = stop && settings_.should_stop && settings_.should_stop() ? 1.0 : 0.0;
+  const std::size_t ranks = rank_chunks_.size();
+  std::vector<int> counts(ranks), offsets(ranks);
+  for (std::size_t r = 0, at = 0; r < ranks; ++r) {
+    counts[r] = int(count * std::size_t(rank_chunks_[r]) + 1);
+    offsets[r] = int(at);
+    at += std::size_t(counts[r]);
   }
-  slots.back() = stop && settings_.should_stop && settings_.should_stop() ? 1 : 0;
-  const auto reduced = Clock::now();
-  MPI_Allreduce(MPI_IN_PLACE, slots.data(), int(slots.size()), MPI_INT64_T, MPI_SUM, comm_);
-  times_.allreduce += since(reduced);
+  std::vector<double> all(std::size_t(offsets.back() + counts.back()));
+  const auto gathered = Clock::now();
+  MPI_Allgatherv(mine.data(), int(mine.size()), MPI_DOUBLE, all.data(), counts.data(), offsets.data(), MPI_DOUBLE,
+                 comm_);
+  times_.allreduce += since(gathered);
   times_.allreduces += 1;
-  if (stop) *stop = slots.back() > 0;
-  std::vector<double> out(count);
+  std::vector<double> out(count), dot;
   for (std::size_t d = 0; d < count; ++d) {
-    ExactSum sum;
-    std::copy(slots.begin() + std::ptrdiff_t(d * ExactSum::slots), slots.begin() + std::ptrdiff_t((d + 1) * ExactSum::slots),
-              sum.raw().begin());
-    out[d] = sum.value();
+    dot.clear();
+    for (std::size_t r = 0; r < ranks; ++r) {
+      const auto first = all.begin() + offsets[r] + std::ptrdiff_t(d) * rank_chunks_[r];
+      dot.insert(dot.end(), first, first + rank_chunks_[r]);
+    }
+    out[d] = fixed_order_sum(dot);
+  }
+  if (stop) {
+    *stop = false;
+    for (std::size_t r = 0; r < ranks; ++r) *stop = *stop || all[std::size_t(offsets[r] + counts[r] - 1)] > 0;
   }
   return out;
 }
@@ -245,13 +361,8 @@ solver::SolveInfo DistributedCg::solve(const std::vector<double>& b, std::vector
   const auto start = Clock::now();
   times_ = {};
   const std::size_t n = std::size_t(rows_);
-  const bool jacobi = settings_.preconditioner == solver::Preconditioner::jacobi;
   const std::size_t limit = settings_.iteration_limit(std::size_t(global_rows_));  // the same on every rank
   solver::SolveInfo info;
-  const auto finish = [&](Status status, std::string message) {
-    info.status = status;
-    info.message = std::move(message);
-  };
   cl::checked("the distributed solve", [&] {
     if (n) {
       solver::upload_vector(env_, b, type_, b_);
@@ -266,82 +377,20 @@ solver::SolveInfo DistributedCg::solve(const std::vector<double>& b, std::vector
       ops_->copy(n, b_, r_);
     }
     const double norm_b = std::sqrt(dots({{&b_, &b_}})[0]);
-    if (!std::isfinite(norm_b)) return finish(Status::non_finite, "b holds NaN or Inf");
-    if (norm_b == 0) {
+    if (!std::isfinite(norm_b)) {
+      info.status = Status::non_finite;
+      info.message = "b holds NaN or Inf";
+    } else if (norm_b == 0) {
       ops_->fill(n, 0.0, x_);
-      return finish(Status::converged, "b = 0: x = 0");
-    }
-    precondition(r_, z_);
-    const bool single = settings_.variant == solver::CgVariant::single;
-    double rz = 0, rr = 0, alpha = 0, beta = 0, previous_alpha = 0, previous_rz = 0;
-    if (single) spmv(z_, q_);  // w = A z
-    else {
-      const auto first = dots({{&r_, &z_}, {&r_, &r_}});
-      rz = first[0];
-      rr = first[1];
-      if (rz < 0) return finish(Status::breakdown, "breakdown at iteration 0: r^T z < 0, M is not positive definite");
-      ops_->copy(n, z_, p_);
-    }
-    for (std::size_t k = 0;; ++k) {
-      bool stop = false;
-      double pq = 0;
-      if (single) {
-        const auto d = dots({{&r_, &z_}, {&q_, &z_}, {&r_, &r_}}, &stop);
-        rz = d[0];
-        pq = d[1];  // w.z
-        rr = d[2];
-      }
-      info.iterations = k;
-      info.recursive_residual = std::sqrt(rr) / norm_b;
-      if (settings_.record_history && k > 0)
-        info.history.push_back({k, info.recursive_residual, alpha, beta, since(start)});
-      if (settings_.on_iteration && k > 0) settings_.on_iteration(k, info.recursive_residual);
-      if (!std::isfinite(info.recursive_residual) || !std::isfinite(rz))
-        return finish(Status::non_finite, "NaN or Inf in the residual at iteration " + std::to_string(k));
-      if (info.recursive_residual <= settings_.tolerance)
-        return finish(Status::converged, "converged in " + std::to_string(k) + " iterations");
-      if (k >= limit) return finish(Status::max_iterations, "not converged in " + std::to_string(k) + " iterations");
-      if (stop) return finish(Status::interrupted, "interrupted at iteration " + std::to_string(k));
-      if (single) {
-        beta = k == 0 ? 0.0 : rz / previous_rz;
-        const double denominator = k == 0 ? pq : pq - beta * rz / previous_alpha;
-        alpha = rz / denominator;
-        if (!(rz > 0) || !(denominator > 0))
-          return finish(Status::breakdown, "breakdown at iteration " + std::to_string(k) +
-                                               ": A (or M) is not positive definite");
-        if (k == 0) {
-          ops_->copy(n, z_, p_);
-          ops_->copy(n, q_, s_);
-        } else {
-          ops_->xpay(n, beta, z_, p_);  // p = z + beta p
-          ops_->xpay(n, beta, q_, s_);  // s = w + beta s
-        }
-        ops_->axpy(n, alpha, p_, x_);
-        ops_->axpy(n, -alpha, s_, r_);
-        precondition(r_, z_);
-        spmv(z_, q_);
-        previous_rz = rz;
-        previous_alpha = alpha;
-      } else {
-        spmv(p_, q_);
-        pq = dots({{&p_, &q_}}, &stop)[0];
-        if (stop) return finish(Status::interrupted, "interrupted at iteration " + std::to_string(k));
-        if (!(pq > 0))
-          return finish(std::isfinite(pq) ? Status::breakdown : Status::non_finite,
-                        "breakdown at iteration " + std::to_string(k) + ": p^T A p = " + std::to_string(pq) +
-                            ", A is not positive definite");
-        alpha = rz / pq;
-        if (jacobi) ops_->cg_update_xrz(n, alpha, p_, q_, inv_diag_, x_, r_, z_);
-        else ops_->cg_update_xr(n, alpha, p_, q_, x_, r_);
-        const auto d = dots({{&r_, &z_}, {&r_, &r_}});
-        if (d[0] < 0)
-          return finish(Status::breakdown, "breakdown at iteration " + std::to_string(k + 1) +
-                                               ": r^T z < 0, the preconditioner is not positive definite");
-        beta = d[0] / rz;
-        rz = d[0];
-        rr = d[1];
-        ops_->xpay(n, beta, z_, p_);
-      }
+      info.status = Status::converged;
+      info.message = "b = 0: x = 0";
+    } else {
+      precondition(r_, z_);
+      const auto steps = Clock::now();
+      if (settings_.variant == solver::CgVariant::single) single_steps(limit, norm_b, start, info);
+      else fused_steps(limit, norm_b, start, info);
+      env_.queue().finish();
+      times_.steps = since(steps);
     }
   });
   cl::checked("the true residual", [&] {
@@ -353,6 +402,156 @@ solver::SolveInfo DistributedCg::solve(const std::vector<double>& b, std::vector
   });
   info.seconds = since(start);
   return info;
+}
+
+// The convergence test and bookkeeping every step starts with: true where the solve ends
+// (info says why).
+bool DistributedCg::step_ends(std::size_t k, std::size_t limit, double norm_b, double rr, double rz, double alpha,
+                              double beta, bool stop, Clock::time_point start, solver::SolveInfo& info) {
+  using solver::Status;
+  const auto end = [&](Status status, std::string message) {
+    info.status = status;
+    info.message = std::move(message);
+    return true;
+  };
+  info.iterations = k;
+  info.recursive_residual = std::sqrt(rr) / norm_b;
+  if (settings_.record_history && k > 0) info.history.push_back({k, info.recursive_residual, alpha, beta, since(start)});
+  if (settings_.on_iteration && k > 0) settings_.on_iteration(k, info.recursive_residual);
+  if (!std::isfinite(info.recursive_residual) || !std::isfinite(rz))
+    return end(Status::non_finite, "NaN or Inf in the residual at iteration " + std::to_string(k));
+  if (info.recursive_residual <= settings_.tolerance)
+    return end(Status::converged, "converged in " + std::to_string(k) + " iterations");
+  if (k >= limit) return end(Status::max_iterations, "not converged in " + std::to_string(k) + " iterations");
+  if (stop) return end(Status::interrupted, "interrupted at iteration " + std::to_string(k));
+  return false;
+}
+
+void DistributedCg::fused_steps(std::size_t limit, double norm_b, Clock::time_point start, solver::SolveInfo& info) {
+  using solver::Status;
+  const std::size_t n = std::size_t(rows_), extended = n + std::size_t(halo_.ghosts);
+  const bool jacobi = settings_.preconditioner == solver::Preconditioner::jacobi;
+  // z's ghosts before the first step; p_old = 0, so the first step's p is z.
+  start_exchange(z_);
+  finish_exchange(z_);
+  ops_->fill(extended, 0.0, p_old_);
+  const auto first = dots({{&r_, &z_}, {&r_, &r_}});
+  double rz = first[0], rr = first[1], alpha = 0, beta = 0;
+  if (rz < 0) {
+    info.status = Status::breakdown;
+    info.message = "breakdown at iteration 0: r^T z < 0, M is not positive definite";
+    return;
+  }
+  bool x_behind = false;  // x still lacks alpha p_old (pass 1 applies it)
+  const auto settle = [&] {
+    finish_exchange(z_);
+    if (x_behind) ops_->axpy(n, alpha, p_old_, x_);
+    x_behind = false;
+  };
+  const auto end = [&](Status status, std::string message) {
+    settle();
+    info.status = status;
+    info.message = std::move(message);
+  };
+  for (std::size_t k = 0;; ++k) {
+    if (step_ends(k, limit, norm_b, rr, rz, alpha, beta, false, start, info)) return settle();
+    // Pass 1: p = z + beta p_old ; q = A p ; x += alpha p_old ; partials of p . q.
+    const auto pass = [&](cl_uint which) {
+      set_rows_args(direction_kernel_, which);
+      solver::set_real_arg(direction_kernel_, 7, type_, beta);
+      solver::set_real_arg(direction_kernel_, 8, type_, x_behind ? alpha : 0.0);
+      direction_kernel_.setArg(9, z_);
+      direction_kernel_.setArg(10, p_old_);
+      direction_kernel_.setArg(11, p_);
+      direction_kernel_.setArg(12, q_);
+      direction_kernel_.setArg(13, x_);
+      direction_kernel_.setArg(14, partials_);
+      solver::enqueue_groups(env_, direction_kernel_, "direction_spmv", local_chunks(), dot_wg_);
+    };
+    pass(first_pass());
+    if (first_pass() == interior_rows) {
+      env_.queue().flush();
+      finish_exchange(z_);
+      ghost_kernel_.setArg(0, cl_uint(rows_));
+      ghost_kernel_.setArg(1, cl_uint(halo_.ghosts));
+      solver::set_real_arg(ghost_kernel_, 2, type_, beta);
+      ghost_kernel_.setArg(3, z_);
+      ghost_kernel_.setArg(4, p_old_);
+      ghost_kernel_.setArg(5, p_);
+      solver::enqueue_grid_stride(env_, ghost_kernel_, "ghost_direction", std::size_t(halo_.ghosts),
+                                  solver::vector_ops_group);
+      pass(boundary_rows);
+    } else {
+      finish_exchange(z_);  // a rank that only sends
+    }
+    x_behind = false;
+    bool stop = false;
+    const double pq = sum_partials(1, &stop)[0];
+    if (stop) return end(Status::interrupted, "interrupted at iteration " + std::to_string(k));
+    if (!(pq > 0))
+      return end(std::isfinite(pq) ? Status::breakdown : Status::non_finite,
+                 "breakdown at iteration " + std::to_string(k) + ": p^T A p = " + std::to_string(pq) +
+                     ", A is not positive definite");
+    alpha = rz / pq;
+    // Pass 2: r -= alpha q ; z = D^-1 r ; partials of r . z and r . r ; z's halo starts.
+    update_kernel_.setArg(0, cl_uint(rows_));
+    solver::set_real_arg(update_kernel_, 1, type_, alpha);
+    update_kernel_.setArg(2, cl_uint(jacobi ? 1 : 0));
+    update_kernel_.setArg(3, q_);
+    update_kernel_.setArg(4, inv_diag_);
+    update_kernel_.setArg(5, r_);
+    update_kernel_.setArg(6, z_);
+    update_kernel_.setArg(7, partials_);
+    solver::enqueue_groups(env_, update_kernel_, "update_residual", local_chunks(), dot_wg_);
+    start_exchange(z_);
+    std::swap(p_, p_old_);  // x += alpha p waits for the next pass 1 (or settle)
+    x_behind = true;
+    const auto d = sum_partials(2, nullptr);
+    if (d[0] < 0)
+      return end(Status::breakdown, "breakdown at iteration " + std::to_string(k + 1) +
+                                        ": r^T z < 0, the preconditioner is not positive definite");
+    beta = d[0] / rz;
+    rz = d[0];
+    rr = d[1];
+  }
+}
+
+void DistributedCg::single_steps(std::size_t limit, double norm_b, Clock::time_point start, solver::SolveInfo& info) {
+  using solver::Status;
+  const std::size_t n = std::size_t(rows_);
+  const auto end = [&](Status status, std::string message) {
+    info.status = status;
+    info.message = std::move(message);
+  };
+  double rz = 0, rr = 0, alpha = 0, beta = 0, previous_alpha = 0, previous_rz = 0;
+  spmv(z_, q_);  // w = A z
+  for (std::size_t k = 0;; ++k) {
+    bool stop = false;
+    const auto d = dots({{&r_, &z_}, {&q_, &z_}, {&r_, &r_}}, &stop);
+    rz = d[0];
+    const double pq = d[1];  // w.z
+    rr = d[2];
+    if (step_ends(k, limit, norm_b, rr, rz, alpha, beta, stop, start, info)) return;
+    beta = k == 0 ? 0.0 : rz / previous_rz;
+    const double denominator = k == 0 ? pq : pq - beta * rz / previous_alpha;
+    alpha = rz / denominator;
+    if (!(rz > 0) || !(denominator > 0))
+      return end(Status::breakdown,
+                 "breakdown at iteration " + std::to_string(k) + ": A (or M) is not positive definite");
+    if (k == 0) {
+      ops_->copy(n, z_, p_);
+      ops_->copy(n, q_, s_);
+    } else {
+      ops_->xpay(n, beta, z_, p_);  // p = z + beta p
+      ops_->xpay(n, beta, q_, s_);  // s = w + beta s
+    }
+    ops_->axpy(n, alpha, p_, x_);
+    ops_->axpy(n, -alpha, s_, r_);
+    precondition(r_, z_);
+    spmv(z_, q_);
+    previous_rz = rz;
+    previous_alpha = alpha;
+  }
 }
 
 }  // namespace clcg::distributed

@@ -54,6 +54,7 @@ Halo build_halo(MPI_Comm comm, const Partition& partition, LocalRows& rows, std:
 
   // Local columns, and which rows touch a ghost.
   local_col.resize(rows.col.size());
+  halo.boundary.assign(std::size_t(rows.rows()), 0);
   for (std::int64_t i = 0; i < rows.rows(); ++i) {
     bool touches_ghost = false;
     for (std::int64_t j = rows.row_ptr[std::size_t(i)]; j < rows.row_ptr[std::size_t(i) + 1]; ++j) {
@@ -66,7 +67,8 @@ Halo build_halo(MPI_Comm comm, const Partition& partition, LocalRows& rows, std:
         local_col[std::size_t(j)] = std::int32_t(rows.rows() + (at - ghost.begin()));
       }
     }
-    (touches_ghost ? halo.boundary_rows : halo.interior_rows).push_back(std::uint32_t(i));
+    halo.boundary[std::size_t(i)] = touches_ghost ? 1 : 0;
+    halo.boundary_rows += touches_ghost ? 1 : 0;
   }
   std::vector<std::int64_t>().swap(rows.col);  // the global columns are no longer needed
   return halo;

@@ -67,10 +67,12 @@ Spmv::Spmv(const cl::Env& env, const DeviceCsrMatrix& a, SpmvKernel kernel, unsi
 SpmvKernel choose_spmv_kernel(const DeviceCsrMatrix& a, const cl::DeviceInfo& device) {
   if (cl::contiguous_blocks(device)) return SpmvKernel::scalar;  // a CPU work-item walks its rows in order
   const double mean = a.mean_row_length();
-  const std::int32_t longest = a.max_row_length();
-  // Rows about equally long (padding under 25%, short rows): ELL's coalesced reads win.
-  if (longest > 0 && longest <= 32 && double(longest) <= 1.25 * mean) return SpmvKernel::ell;
+  if (ell_suits(a.max_row_length(), mean)) return SpmvKernel::ell;
   return mean >= spmv_vector_threshold ? SpmvKernel::vector : SpmvKernel::scalar;
+}
+
+bool ell_suits(std::int64_t longest, double mean) noexcept {
+  return longest > 0 && longest <= 32 && double(longest) <= 1.25 * mean;
 }
 
 void Spmv::build_ell(const std::string& options) {

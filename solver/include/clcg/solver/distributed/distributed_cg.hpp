@@ -1,24 +1,27 @@
 #pragma once
 // CG over MPI ranks, one device per rank (docs/USAGE.md, "MPI"). Each rank holds its rows of A
-// (64-bit offsets, local columns) and its part of every vector on its device; each SpMV sends
-// only ghost values (packed on the device, MPI point-to-point through host memory, unpacked)
-// while the interior rows' SpMV runs; each dot product is summed over fixed global chunks and
-// the chunks' partials added exactly (ExactSum) across ranks, so iterates, iteration counts
-// and residuals have the same bits on any number of ranks.
+// (ELL or CSR with 64-bit offsets, local columns) and its part of every vector on its device;
+// each SpMV sends only ghost values (packed on the device, MPI point-to-point through host
+// memory, unpacked) while the interior rows' SpMV runs; each dot product is summed over fixed
+// global chunks, and every rank gathers all chunks' partials and adds them in one fixed order
+// (fixed_order_sum), so iterates, iteration counts and residuals have the same bits on any
+// number of ranks.
 //
-// Variants: fused (two allreduces a step: p.Ap, then r.z and r.r together; the x, r, z
-// updates in one pass) and single (Chronopoulos-Gear: one allreduce a step of r.z, w.z, r.r).
+// Variants: fused (two passes and two allreduces a step, as the one-device fused CG: p = z +
+// beta p inside the SpMV, which also writes p.Ap's partials and the deferred x update; then
+// r, z and the partials of r.z and r.r; the halo sends z, whose exchange runs behind the
+// allreduce and the interior rows) and single (Chronopoulos-Gear: one allreduce a step of r.z, w.z, r.r).
 // Preconditioners: none, jacobi. The stopping rule, statuses, true residual and history are
 // those of the one-device solvers.
 #include <mpi.h>
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <vector>
 
 #include "clcg/cl/env.hpp"
 #include "clcg/cl/pinned_buffer.hpp"
-#include "clcg/solver/distributed/exact_sum.hpp"
 #include "clcg/solver/distributed/halo.hpp"
 #include "clcg/solver/distributed/local_rows.hpp"
 #include "clcg/solver/distributed/partition.hpp"
@@ -35,6 +38,7 @@ struct StepTimes {
   double halo = 0;        // pack, device -> host, MPI exchange, host -> device (host wall time)
   double allreduce = 0;   // MPI_Allreduce of the dot partials
   double partials = 0;    // waiting for the device's dot partials (the device work before them)
+  double steps = 0;       // the steps themselves: the solve less b's upload, x's download and the true residual
   std::size_t exchanges = 0, allreduces = 0;
   std::uint64_t halo_bytes = 0;  // sent + received
 };
@@ -60,6 +64,9 @@ class DistributedCg {
   const StepTimes& times() const noexcept { return times_; }
   double setup_seconds() const noexcept { return setup_seconds_; }
   std::uint64_t device_bytes() const noexcept { return device_bytes_; }
+  // How the SpMV reads the rows, the same on every rank: "ell" (rows padded to the longest,
+  // column-major) or "csr" (Settings::spmv, else ELL on GPUs where the rows suit it).
+  const char* row_layout() const noexcept { return ell_ ? "ell" : "csr"; }
   // Bytes one step of this variant reads and writes on this rank's device, each kernel's
   // operands counted once (the bandwidth floor).
   std::uint64_t bytes_per_step() const noexcept;
@@ -67,13 +74,42 @@ class DistributedCg {
  private:
   // Checks the device's memory, builds the kernels, uploads the rows and allocates the vectors.
   void upload(LocalRows& rows, const std::vector<double>& diagonal, std::vector<std::int32_t>& local_col);
-  void spmv(const ::cl::Buffer& x, ::cl::Buffer& y);  // y = A x, x with room for the ghosts
+  // The rows' layout on the device (ELL or CSR), one answer for every rank (collective).
+  bool choose_ell(std::int64_t longest);
+  void upload_ell(const LocalRows& rows, const std::vector<std::int32_t>& local_col);
+
+  // The halo of `x` (its ghost values from their owners) in three steps, so that work can run
+  // between them: pack and start reading the owned values out; post the MPI transfers (waits
+  // for the read); wait for them and write the ghosts into x. finish_exchange does nothing
+  // where no exchange is posted.
+  void start_exchange(const ::cl::Buffer& x);
+  void post_exchange();
+  void finish_exchange(::cl::Buffer& x);
+  bool exchanges() const noexcept { return !neighbours_.empty(); }
+  // The pass over rows a kernel runs first: every row where no row waits for ghosts, else
+  // the interior ones (kernels/distributed.cl's ALL_ROWS, INTERIOR_ROWS).
+  cl_uint first_pass() const noexcept;
+  std::size_t local_chunks() const noexcept;  // this rank's dot chunks: a work-group each in the row kernels
+  // Sets the matrix arguments (0 to 4) and the pass (5, with the boundary mask 6) of a row kernel.
+  void set_rows_args(::cl::Kernel& kernel, cl_uint pass);
+
+  void spmv(::cl::Buffer& x, ::cl::Buffer& y);  // y = A x, x with room for the ghosts (written)
   // Global dot products (a_d, b_d), d < pairs.size() (1 to 3), in one allreduce.
   std::vector<double> dots(const std::vector<std::pair<const ::cl::Buffer*, const ::cl::Buffer*>>& pairs,
                            bool* stop = nullptr);
+  // The `count` dots whose chunk partials a kernel has written: every rank gathers every
+  // chunk's partials and sums them in one fixed order (reads the partials back: blocks).
+  // Posts a started exchange once the read is done.
+  std::vector<double> sum_partials(std::size_t count, bool* stop);
   void precondition(const ::cl::Buffer& r, ::cl::Buffer& z);  // z = M^-1 r
-  void launch_rows(const std::vector<std::uint32_t>& list, const ::cl::Buffer& rows, const ::cl::Buffer& x,
-                   ::cl::Buffer& y);
+  using Clock = std::chrono::steady_clock;
+  // The steps of each variant, from r = b - A x and z = M^-1 r; they fill info.
+  void fused_steps(std::size_t limit, double norm_b, Clock::time_point start, solver::SolveInfo& info);
+  void single_steps(std::size_t limit, double norm_b, Clock::time_point start, solver::SolveInfo& info);
+  // Step k's bookkeeping (iterations, residual, history, callback) and the tests that end a
+  // solve: true where it ends, with info's status and message set.
+  bool step_ends(std::size_t k, std::size_t limit, double norm_b, double rr, double rz, double alpha, double beta,
+                 bool stop, Clock::time_point start, solver::SolveInfo& info);
 
   MPI_Comm comm_;
   cl::Env env_;
@@ -81,12 +117,19 @@ class DistributedCg {
   solver::Settings settings_;
   std::int64_t rows_ = 0, global_rows_ = 0, nnz_ = 0, chunk_ = 32;
   Halo halo_;
+  std::vector<std::int64_t> rank_chunks_;  // dot chunks each rank holds, in rank order
   std::vector<int> neighbours_;
   std::size_t element_ = 8;
-  ::cl::Buffer row_ptr_, col_, values_, interior_, boundary_, send_index_, send_buffer_, inv_diag_;
-  ::cl::Buffer r_, z_, p_, q_, s_, b_, x_, partials_;
+  bool ell_ = false;
+  unsigned ell_width_ = 0;
+  std::uint64_t stored_ = 0;  // matrix entries on the device (ELL: rows x width)
+  ::cl::Buffer row_ptr_, col_, values_, boundary_, send_index_, send_buffer_, inv_diag_;
+  ::cl::Buffer r_, z_, p_, p_old_, q_, s_, b_, x_, partials_;
   cl::PinnedBuffer send_host_, recv_host_, partials_host_;
-  ::cl::Kernel spmv_kernel_, pack_kernel_, dots_kernel_;
+  ::cl::Kernel spmv_kernel_, direction_kernel_, ghost_kernel_, update_kernel_, pack_kernel_, dots_kernel_;
+  ::cl::Event sent_;                      // the read of the packed values
+  bool started_ = false;                  // an exchange is packed (start_exchange) and not posted
+  std::vector<MPI_Request> requests_;     // posted transfers not yet waited for
   std::optional<solver::VectorOps> ops_;  // built with the kernels, in upload()
   std::size_t dot_wg_ = 256;
   StepTimes times_;

@@ -17,8 +17,9 @@ struct Halo {
   std::vector<int> recv_counts, recv_offsets;  // per rank: its ghosts' span in the ghost block
   std::vector<int> send_counts, send_offsets;  // per rank: its span in send_rows
   std::vector<std::uint32_t> send_rows;        // local rows to pack, grouped by receiving rank
-  std::vector<std::uint32_t> interior_rows;    // rows touching no ghost: their SpMV needs no exchange
-  std::vector<std::uint32_t> boundary_rows;    // the others
+  std::vector<std::uint8_t> boundary;         // per local row: 1 where it touches a ghost (its SpMV waits
+                                               // for the exchange), 0 where not
+  std::int64_t boundary_rows = 0;              // rows with boundary 1
   std::vector<int> neighbours() const;         // ranks sent to or received from
   std::int64_t send_count() const noexcept { return std::int64_t(send_rows.size()); }
 };

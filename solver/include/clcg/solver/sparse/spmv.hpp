@@ -32,8 +32,11 @@ SpmvKernel parse_spmv_kernel(std::string_view name);            // std::invalid_
 // this leave most of a vector idle; the scalar kernel's uncoalesced reads cost less there.
 inline constexpr double spmv_vector_threshold = 12.0;
 
-// On a GPU: ELL when every row is about as long as the mean (longest <= 1.25 x mean and <= 32:
-// stencils, meshes); else vector when the mean row length is >= spmv_vector_threshold, else
+// Whether an ELL copy suits rows of this longest and mean length: every row about as long as
+// the mean (longest <= 1.25 x mean and <= 32: stencils, meshes), so padding stays under 25%.
+bool ell_suits(std::int64_t longest, double mean) noexcept;
+
+// On a GPU: ELL where ell_suits; else vector when the mean row length is >= spmv_vector_threshold, else
 // scalar (measured on the H100: docs/PERFORMANCE.md). On a CPU: scalar, each work-item
 // walking its block of rows in order (clcg/cl/launch_policy.hpp).
 SpmvKernel choose_spmv_kernel(const DeviceCsrMatrix& a, const cl::DeviceInfo& device);
