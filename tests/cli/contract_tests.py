@@ -105,6 +105,16 @@ class ContractTest(unittest.TestCase):
         # The matrix's diagonal varies, so Jacobi must change (here: shorten) the run.
         self.assertLess(iterations["jacobi"], iterations["none"], iterations)
 
+    def test_every_spmv_layout_solves_alike(self):
+        # Each layout sums a row in another order: the counts may differ by a step, no more.
+        counts = {}
+        for layout in ("auto", "scalar", "vector", "ell"):
+            out = self.solve_json(["--generate", "poisson3d:17x13x11", "--precond", "jacobi", "--spmv", layout])
+            self.assertIs(out["result"]["converged"], True, layout)
+            self.assertLess(out["result"]["error_vs_ones"], 1e-6, layout)
+            counts[layout] = out["result"]["iterations"]
+        self.assertLessEqual(max(counts.values()) - min(counts.values()), 1, counts)
+
     def test_each_preconditioner_reports_its_setup(self):
         matrix = os.path.join(support.DATA, POISSON)
         jacobi = self.solve_json(["--matrix", matrix, "--precond", "jacobi"])["result"]["iterations"]
@@ -265,6 +275,12 @@ class OptionsTest(unittest.TestCase):
         self.assertIn("frobnicate", proc.stderr)
         self.assertIn(USAGE_PREFIX, proc.stderr)
         self.assertEqual(proc.stdout, "")
+
+    def test_unknown_spmv_layout(self):
+        proc = run_cg(["--generate", "poisson2d:8", "--spmv", "diagonal"])
+        self.assertEqual(proc.returncode, EXIT_INPUT, describe(proc))
+        self.assertIn("--spmv", proc.stderr)
+        self.assertIn("known: auto, scalar, vector, ell", proc.stderr)
 
     def test_output_unconverged_needs_output(self):
         proc = run_cg(["--matrix", os.path.join(support.DATA, SMALL), "--output-unconverged"])
