@@ -94,25 +94,25 @@ void direction_spmv(MATRIX_ARGS, const uint pass, __global const uchar* boundary
                     __global REAL* x, __global ACC* partials) {
   __local ACC scratch[DOT_WG];
   FOR_EACH_CHUNK(chunk) {
-  ACC pq = 0;
-  CHUNK_ROWS(row, chunk) {
-    REAL p_row, q_row;
-    if (SKIPS(pass, boundary, row)) {
-      if (pass == INTERIOR_ROWS) continue;
-      p_row = p[row];
-      q_row = q[row];
-    } else {
-      REAL sum = 0;
-      ROW_SUM(row, sum, DIRECTION)
-      p_row = DIRECTION(row);
-      q_row = sum;
-      p[row] = p_row;
-      q[row] = sum;
-      x[row] = fma(alpha_x, p_old[row], x[row]);
+    ACC pq = 0;
+    CHUNK_ROWS(row, chunk) {
+      REAL p_row, q_row;
+      if (SKIPS(pass, boundary, row)) {
+        if (pass == INTERIOR_ROWS) continue;
+        p_row = p[row];
+        q_row = q[row];
+      } else {
+        REAL sum = 0;
+        ROW_SUM(row, sum, DIRECTION)
+        p_row = DIRECTION(row);
+        q_row = sum;
+        p[row] = p_row;
+        q[row] = sum;
+        x[row] = fma(alpha_x, p_old[row], x[row]);
+      }
+      pq += (ACC)p_row * (ACC)q_row;
     }
-    pq += (ACC)p_row * (ACC)q_row;
-  }
-  if (pass != INTERIOR_ROWS) chunk_partial(scratch, pq, partials, 0, chunk, rows);
+    if (pass != INTERIOR_ROWS) chunk_partial(scratch, pq, partials, 0, chunk, rows);
   }
 }
 
@@ -129,20 +129,20 @@ void update_residual(const uint rows, const REAL alpha, const uint jacobi, __glo
                      __global const REAL* inv_diag, __global REAL* r, __global REAL* z, __global ACC* partials) {
   __local ACC scratch[DOT_WG];
   FOR_EACH_CHUNK(chunk) {
-  ACC rz = 0, rr = 0;
-  CHUNK_ROWS(row, chunk) {
-    const REAL r_row = fma(-alpha, q[row], r[row]);
-    r[row] = r_row;
-    REAL z_row = r_row;
-    if (jacobi) {
-      z_row = inv_diag[row] * r_row;
-      z[row] = z_row;
+    ACC rz = 0, rr = 0;
+    CHUNK_ROWS(row, chunk) {
+      const REAL r_row = fma(-alpha, q[row], r[row]);
+      r[row] = r_row;
+      REAL z_row = r_row;
+      if (jacobi) {
+        z_row = inv_diag[row] * r_row;
+        z[row] = z_row;
+      }
+      rz += (ACC)r_row * (ACC)z_row;
+      rr += (ACC)r_row * (ACC)r_row;
     }
-    rz += (ACC)r_row * (ACC)z_row;
-    rr += (ACC)r_row * (ACC)r_row;
-  }
-  chunk_partial(scratch, rz, partials, 0, chunk, rows);
-  chunk_partial(scratch, rr, partials, 1, chunk, rows);
+    chunk_partial(scratch, rz, partials, 0, chunk, rows);
+    chunk_partial(scratch, rr, partials, 1, chunk, rows);
   }
 }
 
