@@ -44,6 +44,19 @@
 
 // Which rows a pass computes: all of them (a rank with no ghosts), those that need no ghost
 // value (while the ghosts travel), or those that do (after), by `boundary` (1 on such rows).
+// The boundary pass visits only the chunks listed in chunk_list (those holding a boundary
+// row); chunk_flag marks them (1) for the interior pass, which leaves their partials to it.
+#define PASS_ARGS                                                                                   \
+  const uint pass, __global const uchar *boundary, __global const uchar *chunk_flag,              \
+      __global const uint *chunk_list, const uint listed
+// The chunks a pass visits, a work-group at a time.
+#define PASS_CHUNKS(chunk)                                                                           \
+  for (uint i_ = get_group_id(0), n_ = pass == BOUNDARY_ROWS ? listed : (rows + CHUNK - 1) / CHUNK; i_ < n_; \
+       i_ += get_num_groups(0))                                                                        \
+    for (uint chunk = pass == BOUNDARY_ROWS ? chunk_list[i_] : i_, once_ = 1; once_; once_ = 0)
+// Whether this pass writes the chunk's partials: every pass but the interior one, which does
+// only for chunks without boundary rows.
+#define WRITES_PARTIAL(chunk) (pass != INTERIOR_ROWS || chunk_flag[chunk] == 0)
 #define ALL_ROWS 0
 #define INTERIOR_ROWS 1
 #define BOUNDARY_ROWS 2
@@ -72,9 +85,8 @@ inline void chunk_partial(__local ACC* scratch, ACC value, __global ACC* partial
 // y = A x on the rows `pass` selects.
 #define PLAIN(c) x[c]
 __kernel __attribute__((reqd_work_group_size(DOT_WG, 1, 1)))
-void spmv_rows(MATRIX_ARGS, const uint pass, __global const uchar* boundary, __global const REAL* x,
-               __global REAL* y) {
-  FOR_EACH_CHUNK(chunk) CHUNK_ROWS(row, chunk) {
+void spmv_rows(MATRIX_ARGS, PASS_ARGS, __global const REAL* x, __global REAL* y) {
+  PASS_CHUNKS(chunk) CHUNK_ROWS(row, chunk) {
     if (SKIPS(pass, boundary, row)) continue;
     REAL sum = 0;
     ROW_SUM(row, sum, PLAIN)
@@ -85,15 +97,15 @@ void spmv_rows(MATRIX_ARGS, const uint pass, __global const uchar* boundary, __g
 // The fused CG's first pass (as kernels/cg_fused.cl's, one device): p = z + beta p_old, built
 // wherever the SpMV needs it (ghost columns too: z's and p_old's ghost values are there), so
 // p is written once; q = A p; the previous step's x += alpha_x p_old, deferred to here; the
-// chunk partials of p . q. The interior pass writes no partials; the boundary pass reads the
-// interior rows' p and q back for them.
+// chunk partials of p . q. A chunk with boundary rows gets its partials from the boundary pass,
+// which reads its interior rows' p and q back for them.
 #define DIRECTION(c) fma(beta, p_old[c], z[c])
 __kernel __attribute__((reqd_work_group_size(DOT_WG, 1, 1)))
-void direction_spmv(MATRIX_ARGS, const uint pass, __global const uchar* boundary, const REAL beta, const REAL alpha_x,
+void direction_spmv(MATRIX_ARGS, PASS_ARGS, const REAL beta, const REAL alpha_x,
                     __global const REAL* z, __global const REAL* p_old, __global REAL* p, __global REAL* q,
                     __global REAL* x, __global ACC* partials) {
   __local ACC scratch[DOT_WG];
-  FOR_EACH_CHUNK(chunk) {
+  PASS_CHUNKS(chunk) {
     ACC pq = 0;
     CHUNK_ROWS(row, chunk) {
       REAL p_row, q_row;
@@ -112,7 +124,7 @@ void direction_spmv(MATRIX_ARGS, const uint pass, __global const uchar* boundary
       }
       pq += (ACC)p_row * (ACC)q_row;
     }
-    if (pass != INTERIOR_ROWS) chunk_partial(scratch, pq, partials, 0, chunk, rows);
+    if (WRITES_PARTIAL(chunk)) chunk_partial(scratch, pq, partials, 0, chunk, rows);
   }
 }
 

@@ -147,6 +147,22 @@ void DistributedCg::upload(LocalRows& rows, const std::vector<double>& diagonal,
   std::vector<std::int32_t>().swap(local_col);
   std::vector<double>().swap(rows.values);
   boundary_ = device_array(env_, halo_.boundary_rows ? halo_.boundary : std::vector<std::uint8_t>{0}, "the boundary rows");
+  {  // the chunks holding a boundary row: the boundary passes visit only them
+    std::vector<std::uint8_t> flag(std::max<std::uint64_t>(groups, 1), 0);
+    std::vector<std::uint32_t> list;
+    for (std::uint64_t c = 0; c < groups && halo_.boundary_rows; ++c) {
+      for (std::uint64_t i = c * std::uint64_t(chunk_); i < std::min(n, (c + 1) * std::uint64_t(chunk_)); ++i)
+        if (halo_.boundary[std::size_t(i)]) {
+          flag[std::size_t(c)] = 1;
+          list.push_back(std::uint32_t(c));
+          break;
+        }
+    }
+    boundary_chunks_ = list.size();
+    if (list.empty()) list.push_back(0);
+    chunk_flag_ = device_array(env_, flag, "the boundary chunks' flags");
+    chunk_list_ = device_array(env_, list, "the boundary chunks");
+  }
   send_index_ = device_array(env_, halo_.send_rows, "the halo's send list");
   if (jacobi) {
     std::vector<double> inverse(diagonal.size());
@@ -200,22 +216,24 @@ void DistributedCg::upload_ell(const LocalRows& rows, const std::vector<std::int
 }
 
 std::uint64_t DistributedCg::bytes_per_step() const noexcept {
-  // The matrix once (CSR: its 8-byte offsets too; a boundary mask byte a row where the rows
-  // are split), then the vectors kernel by kernel (e = element bytes), each operand once:
-  // fused: z, p_old, x read, p, q, x written 6; r, q read, r written, with Jacobi D read and
-  // z written 5 (3 without): 11 n e; single: SpMV x read, y written 2, three dots 3, p and s
-  // updates 6, x and r updates 6, z = D r 3: 20 n e.
+  // The matrix once (CSR: its 8-byte offsets too), then the vectors kernel by kernel (e =
+  // element bytes), each operand once: fused: z, p_old, x read, p, q, x written 6; r, q read,
+  // r written, with Jacobi D read and z written 5 (3 without): 11 n e; single: SpMV x read, y
+  // written 2, three dots 3, p and s updates 6, x and r updates 6, z = D r 3: 20 n e.
   const std::uint64_t n = std::uint64_t(rows_), e = element_;
   const bool jacobi = settings_.preconditioner == solver::Preconditioner::jacobi;
   const std::uint64_t passes = settings_.variant == solver::CgVariant::single ? 20 : (jacobi ? 11 : 9);
-  return (ell_ ? 0 : 8 * n) + stored_ * (4 + e) + (halo_.boundary_rows ? 2 * n : 0) + passes * n * e;
+  // Split rows: the interior pass reads the mask, the boundary pass the chunks it visits again.
+  const std::uint64_t split =
+      halo_.boundary_rows ? n + std::uint64_t(boundary_chunks_) * std::uint64_t(chunk_) * 2 * e : 0;
+  return (ell_ ? 0 : 8 * n) + stored_ * (4 + e) + split + passes * n * e;
 }
 
 std::size_t DistributedCg::local_chunks() const noexcept { return std::size_t((rows_ + chunk_ - 1) / chunk_); }
 
 cl_uint DistributedCg::first_pass() const noexcept { return halo_.boundary_rows > 0 ? interior_rows : all_rows; }
 
-void DistributedCg::set_rows_args(::cl::Kernel& kernel, cl_uint pass) {
+std::size_t DistributedCg::set_rows_args(::cl::Kernel& kernel, cl_uint pass) {
   kernel.setArg(0, cl_uint(rows_));
   kernel.setArg(1, cl_uint(ell_width_));
   kernel.setArg(2, row_ptr_);
@@ -223,6 +241,10 @@ void DistributedCg::set_rows_args(::cl::Kernel& kernel, cl_uint pass) {
   kernel.setArg(4, values_);
   kernel.setArg(5, pass);
   kernel.setArg(6, boundary_);
+  kernel.setArg(7, chunk_flag_);
+  kernel.setArg(8, chunk_list_);
+  kernel.setArg(9, cl_uint(boundary_chunks_));
+  return pass == boundary_rows ? boundary_chunks_ : local_chunks();
 }
 
 void DistributedCg::start_exchange(const ::cl::Buffer& x) {
@@ -279,10 +301,10 @@ void DistributedCg::finish_exchange(::cl::Buffer& x) {
 void DistributedCg::spmv(::cl::Buffer& x, ::cl::Buffer& y) {
   start_exchange(x);
   const auto rows = [&](cl_uint pass) {
-    set_rows_args(spmv_kernel_, pass);
-    spmv_kernel_.setArg(7, x);
-    spmv_kernel_.setArg(8, y);
-    solver::enqueue_groups(env_, spmv_kernel_, "spmv_rows", local_chunks(), dot_wg_);
+    const std::size_t groups = set_rows_args(spmv_kernel_, pass);
+    spmv_kernel_.setArg(10, x);
+    spmv_kernel_.setArg(11, y);
+    solver::enqueue_groups(env_, spmv_kernel_, "spmv_rows", groups, dot_wg_);
   };
   rows(first_pass());  // the interior rows run while the ghosts travel
   finish_exchange(x);
@@ -457,16 +479,16 @@ void DistributedCg::fused_steps(std::size_t limit, double norm_b, Clock::time_po
     if (step_ends(k, limit, norm_b, rr, rz, alpha, beta, false, start, info)) return settle();
     // Pass 1: p = z + beta p_old ; q = A p ; x += alpha p_old ; partials of p . q.
     const auto pass = [&](cl_uint which) {
-      set_rows_args(direction_kernel_, which);
-      solver::set_real_arg(direction_kernel_, 7, type_, beta);
-      solver::set_real_arg(direction_kernel_, 8, type_, x_behind ? alpha : 0.0);
-      direction_kernel_.setArg(9, z_);
-      direction_kernel_.setArg(10, p_old_);
-      direction_kernel_.setArg(11, p_);
-      direction_kernel_.setArg(12, q_);
-      direction_kernel_.setArg(13, x_);
-      direction_kernel_.setArg(14, partials_);
-      solver::enqueue_groups(env_, direction_kernel_, "direction_spmv", local_chunks(), dot_wg_);
+      const std::size_t groups = set_rows_args(direction_kernel_, which);
+      solver::set_real_arg(direction_kernel_, 10, type_, beta);
+      solver::set_real_arg(direction_kernel_, 11, type_, x_behind ? alpha : 0.0);
+      direction_kernel_.setArg(12, z_);
+      direction_kernel_.setArg(13, p_old_);
+      direction_kernel_.setArg(14, p_);
+      direction_kernel_.setArg(15, q_);
+      direction_kernel_.setArg(16, x_);
+      direction_kernel_.setArg(17, partials_);
+      solver::enqueue_groups(env_, direction_kernel_, "direction_spmv", groups, dot_wg_);
     };
     pass(first_pass());
     if (first_pass() == interior_rows) {

@@ -90,8 +90,10 @@ class DistributedCg {
   // the interior ones (kernels/distributed.cl's ALL_ROWS, INTERIOR_ROWS).
   cl_uint first_pass() const noexcept;
   std::size_t local_chunks() const noexcept;  // this rank's dot chunks: a work-group each in the row kernels
-  // Sets the matrix arguments (0 to 4) and the pass (5, with the boundary mask 6) of a row kernel.
-  void set_rows_args(::cl::Kernel& kernel, cl_uint pass);
+  // Sets a row kernel's matrix arguments (0 to 4) and its pass's (5 to 9: the pass, the
+  // boundary rows' mask, the boundary chunks' flags and list, their count); returns the
+  // work-groups to launch (one a chunk the pass visits).
+  std::size_t set_rows_args(::cl::Kernel& kernel, cl_uint pass);
 
   void spmv(::cl::Buffer& x, ::cl::Buffer& y);  // y = A x, x with room for the ghosts (written)
   // Global dot products (a_d, b_d), d < pairs.size() (1 to 3), in one allreduce.
@@ -123,7 +125,8 @@ class DistributedCg {
   bool ell_ = false;
   unsigned ell_width_ = 0;
   std::uint64_t stored_ = 0;  // matrix entries on the device (ELL: rows x width)
-  ::cl::Buffer row_ptr_, col_, values_, boundary_, send_index_, send_buffer_, inv_diag_;
+  ::cl::Buffer row_ptr_, col_, values_, boundary_, chunk_flag_, chunk_list_, send_index_, send_buffer_, inv_diag_;
+  std::size_t boundary_chunks_ = 0;  // chunks holding a row that touches a ghost
   ::cl::Buffer r_, z_, p_, p_old_, q_, s_, b_, x_, partials_;
   cl::PinnedBuffer send_host_, recv_host_, partials_host_;
   ::cl::Kernel spmv_kernel_, direction_kernel_, ghost_kernel_, update_kernel_, pack_kernel_, dots_kernel_;
