@@ -12,6 +12,7 @@
 #include "clcg/solver/precond/cholesky.hpp"
 #include "clcg/solver/precond/jacobi.hpp"
 #include "clcg/solver/precond/spectrum.hpp"
+#include "clcg/solver/sparse/device_memory.hpp"
 
 namespace clcg::solver {
 namespace {
@@ -148,7 +149,7 @@ struct AmgPreconditioner::Hierarchy {
   std::vector<std::pair<std::string, double>> phases;
 };
 
-AmgPreconditioner::AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& a, const AmgOptions& options)
+AmgPreconditioner::AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& a, const AmgOptions& options) try
     : env_(env),
       options_(options),
       spectrum_(env, a.type()),
@@ -204,6 +205,12 @@ AmgPreconditioner::AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& 
               {"Galerkin products (device)", galerkin_s}};
   build_levels(h);
   report_.kernels = coarsening_->take_kernel_times();
+} catch (const cl::Error& e) {
+  // The set-up's memory grows level by level: where it does not fit, say so (3D Poisson peaks at
+  // about 5 times A's CSR bytes: docs/PERFORMANCE.md).
+  rethrow_allocation_failure(e, env.info(), "the AMG set-up of " + std::to_string(a.rows()) + " rows",
+                             "AMG's hierarchy and set-up scratch need about 5 times A's bytes; --precond chebyshev "
+                             "or jacobi need none of it");
 }
 
 bool AmgPreconditioner::update_values(const DeviceCsrMatrix& a) {

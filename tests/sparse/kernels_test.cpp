@@ -17,6 +17,7 @@
 #include "clcg/solver/precond/jacobi.hpp"
 #include "clcg/solver/sparse/conversion.hpp"
 #include "clcg/solver/sparse/spmv.hpp"
+#include "clcg/solver/sparse/device_memory.hpp"
 #include "support/device_fixture.hpp"
 
 namespace {
@@ -133,6 +134,43 @@ TEST(CsrMatrix, ChecksDeviceMemoryBeforeAllocating) {
     EXPECT_NE(message.find("matrix needs " + std::to_string(needed) + " bytes on " + small.info().name), std::string::npos)
         << message;
     EXPECT_NE(message.find("only 1000 are available (global memory)"), std::string::npos) << message;
+  }
+}
+
+// A set-up whose memory grows as it goes (AMG) learns it ran out from an OpenCL error: only an
+// allocation failure becomes a DeviceMemoryError that says so; other errors pass unchanged.
+TEST(DeviceMemory, AllocationFailuresAreReportedAsMemory) {
+  clcg::cl::DeviceInfo device;
+  device.name = "Test GPU";
+  device.global_memory_bytes = 80'000'000'000;
+  for (cl_int code : {CL_MEM_OBJECT_ALLOCATION_FAILURE, CL_OUT_OF_RESOURCES}) {
+    try {
+      try {
+        throw clcg::cl::Error(code, "clEnqueueNDRangeKernel", "running spgemm_hashed");
+      } catch (const clcg::cl::Error& e) {
+        clcg::solver::rethrow_allocation_failure(e, device, "the AMG set-up of 216000000 rows", "use less");
+      }
+      FAIL() << "nothing thrown";
+    } catch (const clcg::solver::DeviceMemoryError& e) {
+      const std::string message = e.what();
+      EXPECT_EQ(e.available(), device.global_memory_bytes);
+      EXPECT_NE(message.find("the AMG set-up of 216000000 rows ran out of memory on Test GPU (80.0 GB): use less"),
+                std::string::npos)
+          << message;
+      EXPECT_NE(message.find("spgemm_hashed"), std::string::npos) << message;
+    }
+  }
+  try {
+    try {
+      throw clcg::cl::Error(CL_INVALID_KERNEL_ARGS, "clEnqueueNDRangeKernel", "running x");
+    } catch (const clcg::cl::Error& e) {
+      clcg::solver::rethrow_allocation_failure(e, device, "the AMG set-up", "use less");
+    }
+    FAIL() << "nothing thrown";
+  } catch (const clcg::solver::DeviceMemoryError&) {
+    FAIL() << "an argument error reported as memory";
+  } catch (const clcg::cl::Error& e) {
+    EXPECT_EQ(e.code(), CL_INVALID_KERNEL_ARGS);
   }
 }
 

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "clcg/cl/device.hpp"
+#include "clcg/cl/error.hpp"
 
 namespace clcg::solver {
 
@@ -29,5 +30,12 @@ class DeviceMemoryError : public std::runtime_error {
 // device.max_allocation_bytes. DeviceInfo honours CLCG_DEVICE_MEMORY_LIMIT.
 void check_device_memory(const cl::DeviceInfo& device, std::uint64_t total, std::uint64_t largest_buffer,
                          std::string_view what);
+
+// Called in a handler of an OpenCL error met while building `what`, whose need is known only as
+// it grows (the AMG set-up): an allocation failure (CL_MEM_OBJECT_ALLOCATION_FAILURE,
+// CL_OUT_OF_RESOURCES) becomes a DeviceMemoryError that says the device ran out of memory,
+// with its size and `hint`; any other error is rethrown as it is.
+[[noreturn]] void rethrow_allocation_failure(const cl::Error& error, const cl::DeviceInfo& device,
+                                             std::string_view what, std::string_view hint);
 
 }  // namespace clcg::solver
