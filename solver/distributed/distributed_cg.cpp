@@ -12,6 +12,7 @@
 #include "clcg/cl/launch_policy.hpp"
 #include "clcg/solver/distributed/fixed_order_sum.hpp"
 #include "clcg/solver/distributed/rank_failure.hpp"
+#include "clcg/solver/io/host_threads.hpp"
 #include "clcg/solver/krylov/solve.hpp"
 #include "clcg/solver/sparse/device_memory.hpp"
 #include "clcg/solver/sparse/launch.hpp"
@@ -197,13 +198,16 @@ void DistributedCg::upload_ell(const LocalRows& rows, const std::vector<std::int
     std::vector<std::int32_t> columns(n);
     std::vector<double> values(n);
     std::vector<float> narrow(type_ == ElementType::f32 ? n : 0);
+    const unsigned threads = solver::threads_for(n, std::size_t(1) << 16);
     for (unsigned k = 0; k < ell_width_; ++k) {
-      for (std::size_t i = 0; i < n; ++i) {
-        const std::int64_t j = rows.row_ptr[i] + std::int64_t(k);
-        const bool stored = j < rows.row_ptr[i + 1];
-        columns[i] = stored ? local_col[std::size_t(j)] : std::int32_t(i);  // padding: 0 on the row's own column
-        values[i] = stored ? rows.values[std::size_t(j)] : 0.0;
-      }
+      solver::parallel_ranges(n, threads, [&](std::size_t first, std::size_t last, unsigned) {
+        for (std::size_t i = first; i < last; ++i) {
+          const std::int64_t j = rows.row_ptr[i] + std::int64_t(k);
+          const bool stored = j < rows.row_ptr[i + 1];
+          columns[i] = stored ? local_col[std::size_t(j)] : std::int32_t(i);  // padding: 0 on the row's own column
+          values[i] = stored ? rows.values[std::size_t(j)] : 0.0;
+        }
+      });
       env_.queue().enqueueWriteBuffer(col_, CL_TRUE, std::size_t(k) * n * 4, n * 4, columns.data());
       if (type_ == ElementType::f64) {
         env_.queue().enqueueWriteBuffer(values_, CL_TRUE, std::size_t(k) * n * 8, n * 8, values.data());

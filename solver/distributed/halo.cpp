@@ -7,6 +7,7 @@
 #include <string>
 
 #include "clcg/solver/distributed/rank_failure.hpp"
+#include "clcg/solver/io/host_threads.hpp"
 
 namespace clcg::distributed {
 
@@ -52,24 +53,28 @@ Halo build_halo(MPI_Comm comm, const Partition& partition, LocalRows& rows, std:
   halo.send_rows.resize(sends);
   for (std::size_t i = 0; i < sends; ++i) halo.send_rows[i] = std::uint32_t(wanted[i] - begin);
 
-  // Local columns, and which rows touch a ghost.
+  // Local columns, and which rows touch a ghost, row by row on the host's threads.
   local_col.resize(rows.col.size());
   halo.boundary.assign(std::size_t(rows.rows()), 0);
-  for (std::int64_t i = 0; i < rows.rows(); ++i) {
-    bool touches_ghost = false;
-    for (std::int64_t j = rows.row_ptr[std::size_t(i)]; j < rows.row_ptr[std::size_t(i) + 1]; ++j) {
-      const std::int64_t c = rows.col[std::size_t(j)];
-      if (c >= begin && c < end) {
-        local_col[std::size_t(j)] = std::int32_t(c - begin);
-      } else {
-        touches_ghost = true;
-        const auto at = std::lower_bound(ghost.begin(), ghost.end(), c);
-        local_col[std::size_t(j)] = std::int32_t(rows.rows() + (at - ghost.begin()));
+  const std::size_t n = std::size_t(rows.rows());
+  const unsigned threads = solver::threads_for(n, std::size_t(1) << 16);
+  solver::parallel_ranges(n, threads, [&](std::size_t first, std::size_t last, unsigned) {
+    for (std::size_t i = first; i < last; ++i) {
+      bool touches_ghost = false;
+      for (std::int64_t j = rows.row_ptr[i]; j < rows.row_ptr[i + 1]; ++j) {
+        const std::int64_t c = rows.col[std::size_t(j)];
+        if (c >= begin && c < end) {
+          local_col[std::size_t(j)] = std::int32_t(c - begin);
+        } else {
+          touches_ghost = true;
+          const auto at = std::lower_bound(ghost.begin(), ghost.end(), c);
+          local_col[std::size_t(j)] = std::int32_t(rows.rows() + (at - ghost.begin()));
+        }
       }
+      halo.boundary[i] = touches_ghost ? 1 : 0;
     }
-    halo.boundary[std::size_t(i)] = touches_ghost ? 1 : 0;
-    halo.boundary_rows += touches_ghost ? 1 : 0;
-  }
+  });
+  halo.boundary_rows = std::int64_t(std::count(halo.boundary.begin(), halo.boundary.end(), std::uint8_t(1)));
   std::vector<std::int64_t>().swap(rows.col);  // the global columns are no longer needed
   return halo;
 }

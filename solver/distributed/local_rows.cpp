@@ -3,25 +3,41 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "clcg/solver/io/host_threads.hpp"
+
 namespace clcg::distributed {
+
+namespace {
+constexpr std::size_t rows_a_thread = std::size_t(1) << 16;  // below this a thread costs more than it saves
+
+// f(i) for every row i, on the host's threads (each row's result depends on the row alone).
+template <class F>
+void for_each_row(std::size_t rows, F&& f) {
+  const unsigned threads = solver::threads_for(rows, rows_a_thread);
+  solver::parallel_ranges(rows, threads, [&](std::size_t begin, std::size_t end, unsigned) {
+    for (std::size_t i = begin; i < end; ++i) f(i);
+  });
+}
+}  // namespace
 
 std::vector<double> LocalRows::row_sums() const {
   std::vector<double> sums(std::size_t(rows()), 0.0);
-  for (std::int64_t i = 0; i < rows(); ++i) {
+  for_each_row(sums.size(), [&](std::size_t i) {
     double sum = 0;
-    for (std::int64_t j = row_ptr[std::size_t(i)]; j < row_ptr[std::size_t(i) + 1]; ++j) sum += values[std::size_t(j)];
-    sums[std::size_t(i)] = sum;
-  }
+    for (std::int64_t j = row_ptr[i]; j < row_ptr[i + 1]; ++j) sum += values[std::size_t(j)];
+    sums[i] = sum;
+  });
   return sums;
 }
 
 std::vector<double> LocalRows::diagonal() const {
   std::vector<double> d(std::size_t(rows()), 0.0);
-  for (std::int64_t i = 0; i < rows(); ++i) {
-    const auto first = col.begin() + row_ptr[std::size_t(i)], last = col.begin() + row_ptr[std::size_t(i) + 1];
-    const auto at = std::lower_bound(first, last, row_begin + i);
-    if (at != last && *at == row_begin + i) d[std::size_t(i)] = values[std::size_t(at - col.begin())];
-  }
+  for_each_row(d.size(), [&](std::size_t i) {
+    const auto first = col.begin() + row_ptr[i], last = col.begin() + row_ptr[i + 1];
+    const std::int64_t own = row_begin + std::int64_t(i);
+    const auto at = std::lower_bound(first, last, own);
+    if (at != last && *at == own) d[i] = values[std::size_t(at - col.begin())];
+  });
   return d;
 }
 
@@ -36,19 +52,11 @@ LocalRows poisson_rows(int dimensions, std::int64_t nx, std::int64_t ny, std::in
   LocalRows a;
   a.global_rows = n;
   a.row_begin = row_begin;
-  const std::size_t rows = std::size_t(row_end - row_begin), per_row = three_d ? 7 : 5;
-  a.row_ptr.assign(rows + 1, 0);
-  a.col.resize(rows * per_row);
-  a.values.resize(rows * per_row);
-  std::size_t k = 0;
+  const std::size_t rows = std::size_t(row_end - row_begin);
   const std::int64_t plane = nx * ny;
-  for (std::int64_t r = row_begin; r < row_end; ++r) {
+  // Row r's stencil, in column order: calls put(column, value) for each entry.
+  const auto stencil = [&](std::int64_t r, auto&& put) {
     const std::int64_t i = r % nx, j = (r / nx) % ny, l = r / plane;
-    auto put = [&](std::int64_t c, double v) {
-      a.col[k] = c;
-      a.values[k] = v;
-      ++k;
-    };
     if (three_d && l > 0) put(r - plane, -1.0);
     if (j > 0) put(r - nx, -1.0);
     if (i > 0) put(r - 1, -1.0);
@@ -56,12 +64,26 @@ LocalRows poisson_rows(int dimensions, std::int64_t nx, std::int64_t ny, std::in
     if (i + 1 < nx) put(r + 1, -1.0);
     if (j + 1 < ny) put(r + nx, -1.0);
     if (three_d && l + 1 < nz) put(r + plane, -1.0);
-    a.row_ptr[std::size_t(r - row_begin) + 1] = std::int64_t(k);
-  }
-  a.col.resize(k);
-  a.values.resize(k);
-  a.col.shrink_to_fit();
-  a.values.shrink_to_fit();
+  };
+  // The offsets (each row's length, then a running sum), then every row's entries, on the
+  // host's threads: the same arrays for any thread count.
+  a.row_ptr.assign(rows + 1, 0);
+  for_each_row(rows, [&](std::size_t k) {
+    std::int64_t length = 0;
+    stencil(row_begin + std::int64_t(k), [&](std::int64_t, double) { ++length; });
+    a.row_ptr[k + 1] = length;
+  });
+  for (std::size_t k = 0; k < rows; ++k) a.row_ptr[k + 1] += a.row_ptr[k];
+  a.col.resize(std::size_t(a.row_ptr.back()));
+  a.values.resize(std::size_t(a.row_ptr.back()));
+  for_each_row(rows, [&](std::size_t k) {
+    std::size_t at = std::size_t(a.row_ptr[k]);
+    stencil(row_begin + std::int64_t(k), [&](std::int64_t c, double v) {
+      a.col[at] = c;
+      a.values[at] = v;
+      ++at;
+    });
+  });
   return a;
 }
 
