@@ -194,3 +194,25 @@ void chunk_dots(ulong n, uint dots, __global const REAL* a0, __global const REAL
   if (lid == 0)
     for (uint d = 0; d < dots; ++d) partials[d * groups + g] = scratch[d][0];
 }
+
+// Chebyshev preconditioning of the distributed CG, z = p(D^-1 A) D^-1 r (as ChebyshevSmoother
+// from a zero guess, Saad Algorithm 12.1), one element-wise pass around each distributed SpMV:
+// start: d = D^-1 r / theta, z = d; then per SpMV w = A z:
+// d = c_d d + c_r D^-1 (r - w), z += d. Each row's values depend on its own entries only.
+__kernel void chebyshev_start(const uint rows, const REAL inv_theta, __global const REAL* inv_diag,
+                              __global const REAL* r, __global REAL* d, __global REAL* z) {
+  CLCG_FOR_EACH(uint, i, rows) {
+    const REAL di = inv_diag[i] * r[i] * inv_theta;
+    d[i] = di;
+    z[i] = di;
+  }
+}
+
+__kernel void chebyshev_update(const uint rows, const REAL c_d, const REAL c_r, __global const REAL* inv_diag,
+                               __global const REAL* r, __global const REAL* w, __global REAL* d, __global REAL* z) {
+  CLCG_FOR_EACH(uint, i, rows) {
+    const REAL di = fma(c_d, d[i], c_r * inv_diag[i] * (r[i] - w[i]));
+    d[i] = di;
+    z[i] += di;
+  }
+}

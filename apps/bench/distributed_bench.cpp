@@ -3,8 +3,8 @@
 // scaling (--weak: an N^3 block per rank, the grid N x N x N*ranks), one row per (problem,
 // variant), printed by rank 0 and written as CSV/JSON:
 //
-//   mpirun -np 2 cg-bench --poisson3d 256,512 [--weak] [--variants fused,single] [--precond jacobi|none] [--iterations 200]
-//                         [--repeats 3] [--solve] [--csv rows.csv] [--json rows.json]
+//   mpirun -np 2 cg-bench --poisson3d 256,512 [--weak] [--variants fused,single] [--precond jacobi|chebyshev|none]
+//                         [--iterations 200] [--repeats 3] [--solve] [--csv rows.csv] [--json rows.json]
 //
 // Method: per problem, one warm-up solve, then `repeats` fixed-work solves of `iterations` steps
 // (a tolerance that cannot be met), each timed as the slowest rank's steps (StepTimes::steps:
@@ -69,7 +69,7 @@ clcg::apps::CommandLine command_line() {
       ("repeats", po::value<clcg::apps::Count>()->default_value(clcg::apps::Count{3}, "3"),
        "timed solves, median taken (1 .. 1000)")
       ("variants", po::value<clcg::apps::NameList>(), "fused, single (default: both)")
-      ("precond", po::value<std::string>()->default_value("jacobi"), "jacobi | none")
+      ("precond", po::value<std::string>()->default_value("jacobi"), "jacobi | chebyshev | none (Chebyshev of degree 4)")
       ("solve", "also solve to 1e-8 once per problem and variant")
       ("csv", po::value<std::string>(), "write the rows as CSV here (rank 0)")
       ("json", po::value<std::string>(), "write the rows as JSON here (rank 0)");
@@ -99,8 +99,9 @@ Args args_from(const po::variables_map& vm) {
     }
   }
   const std::string precond = vm["precond"].as<std::string>();
-  if (precond != "jacobi" && precond != "none") throw UsageError("--precond: jacobi or none, not '" + precond + "'");
-  a.precond = precond == "none" ? solver::Preconditioner::none : solver::Preconditioner::jacobi;
+  if (precond != "jacobi" && precond != "chebyshev" && precond != "none")
+    throw UsageError("--precond: jacobi, chebyshev or none, not '" + precond + "'");
+  a.precond = solver::parse_preconditioner(precond);
   a.device = vm["device"].as<std::string>();
   a.platform = vm["platform"].as<std::string>();
   if (vm.count("csv")) a.csv = vm["csv"].as<std::string>();

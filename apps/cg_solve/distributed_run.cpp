@@ -93,9 +93,10 @@ solver::Settings distributed_settings(const CliOptions& cli, std::int64_t rows) 
     case Preconditioner::automatic:
     case Preconditioner::jacobi: settings.preconditioner = Preconditioner::jacobi; break;
     case Preconditioner::none: settings.preconditioner = Preconditioner::none; break;
+    case Preconditioner::chebyshev: settings.preconditioner = Preconditioner::chebyshev; break;
     default:
       throw UsageError("--precond " + std::string(solver::preconditioner_name(cli.preconditioner)) +
-                       ": under mpirun cg-solve applies jacobi or none");
+                       ": under mpirun cg-solve applies jacobi, chebyshev or none");
   }
   if (cli.near_nullspace.given())
     throw UsageError("--near-nullspace, --coordinates and --block-size set up AMG, which cg-solve does not run under "
@@ -324,7 +325,8 @@ int run_ranks(World& world, int argc, char** argv) {
   failure = attempt(cli, [&] { env.emplace(rank_env(cli, world)); });
   if (Failure agreed = agree(world, failure); agreed.code) return agreed.code;
   // collective inside: all ranks leave it together, the failed ones with their own error
-  failure = attempt(cli, [&] { cg.emplace(world.comm, *env, partition, std::move(local), cli.precision, settings); });
+  failure = attempt(cli, [&] { cg.emplace(world.comm, *env, partition, std::move(local), cli.precision, settings,
+                                             cli.precond_options.chebyshev); });
   if (Failure agreed = agree(world, failure); agreed.code) return agreed.code;
 
   // Phase 4: the solve (collective inside; a device error mid-solve ends every rank: MPI_Abort).

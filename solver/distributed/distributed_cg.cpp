@@ -52,25 +52,42 @@ template <class T>
 
 MPI_Datatype mpi_type(ElementType type) { return type == ElementType::f64 ? MPI_DOUBLE : MPI_FLOAT; }
 
+// max over these rows of sum_j |a_ij| / a_ii: a bound on the eigenvalues of D^-1 A (Gershgorin,
+// on the similar D^-1/2 A D^-1/2). A row without a positive diagonal gives +Inf.
+double gershgorin_bound(const LocalRows& rows, const std::vector<double>& diagonal) {
+  double bound = 0;
+  for (std::size_t i = 0; i < diagonal.size(); ++i) {
+    double sum = 0;
+    for (std::int64_t j = rows.row_ptr[i]; j < rows.row_ptr[i + 1]; ++j) sum += std::fabs(rows.values[std::size_t(j)]);
+    bound = std::max(bound, diagonal[i] > 0 ? sum / diagonal[i] : std::numeric_limits<double>::infinity());
+  }
+  return bound;
+}
+
 // The passes of kernels/distributed.cl's row kernels.
 constexpr cl_uint all_rows = 0, interior_rows = 1, boundary_rows = 2;
 
 }  // namespace
 
 DistributedCg::DistributedCg(MPI_Comm comm, const cl::Env& env, const Partition& partition, LocalRows rows,
-                             ElementType type, const solver::Settings& settings)
-    : comm_(comm), env_(env), type_(type), settings_(settings) {
+                             ElementType type, const solver::Settings& settings,
+                             const solver::ChebyshevOptions& chebyshev)
+    : comm_(comm), env_(env), type_(type), settings_(settings), chebyshev_(chebyshev) {
   const auto start = Clock::now();
   std::vector<double> diagonal;
   std::vector<std::int32_t> local_col;
   std::int64_t longest = 0;
+  double gershgorin = 0;
   throw_if_any_rank_failed(comm_, capture([&] {
     using solver::CgVariant;
     using solver::Preconditioner;
     if (settings_.variant != CgVariant::fused && settings_.variant != CgVariant::single)
       throw std::invalid_argument("the distributed solver runs the fused and single variants");
-    if (settings_.preconditioner != Preconditioner::none && settings_.preconditioner != Preconditioner::jacobi)
-      throw std::invalid_argument("the distributed solver applies no preconditioner or Jacobi");
+    if (settings_.preconditioner != Preconditioner::none && settings_.preconditioner != Preconditioner::jacobi &&
+        settings_.preconditioner != Preconditioner::chebyshev)
+      throw std::invalid_argument("the distributed solver applies no preconditioner, Jacobi or Chebyshev");
+    if (settings_.preconditioner == Preconditioner::chebyshev && (chebyshev_.degree < 1 || !(chebyshev_.lower_ratio > 1)))
+      throw std::invalid_argument("Chebyshev needs a degree of at least 1 and a lower ratio above 1");
     if (settings_.spmv == solver::SpmvKernel::vector)
       throw std::invalid_argument("the distributed solver reads its rows as CSR (scalar) or ELL, not the vector layout");
     solver::require_precision(env_.info(), type_);
@@ -82,7 +99,17 @@ DistributedCg::DistributedCg(MPI_Comm comm, const cl::Env& env, const Partition&
     diagonal = rows.diagonal();  // before build_halo frees the global columns
     for (std::size_t i = 0; i + 1 < rows.row_ptr.size(); ++i)
       longest = std::max(longest, rows.row_ptr[i + 1] - rows.row_ptr[i]);
+    if (settings_.preconditioner == Preconditioner::chebyshev) gershgorin = gershgorin_bound(rows, diagonal);
   }));
+  if (settings_.preconditioner == solver::Preconditioner::chebyshev) {
+    // The polynomial's interval: [upper / lower_ratio, upper], upper the largest row bound over the ranks.
+    double upper = 0;
+    MPI_Allreduce(&gershgorin, &upper, 1, MPI_DOUBLE, MPI_MAX, comm_);
+    if (!(upper > 0)) upper = 1;
+    const double lower = upper / chebyshev_.lower_ratio;
+    theta_ = 0.5 * (upper + lower);
+    delta_ = 0.5 * (upper - lower);
+  }
   halo_ = build_halo(comm_, partition, rows, local_col);
   for (int r = 0; r < partition.ranks(); ++r)
     rank_chunks_.push_back(std::int64_t((partition.size(r) + chunk_ - 1) / chunk_));
@@ -112,16 +139,17 @@ void DistributedCg::upload(LocalRows& rows, const std::vector<double>& diagonal,
   using solver::Preconditioner;
   ops_.emplace(env_, type_);
   const bool jacobi = settings_.preconditioner == Preconditioner::jacobi;
+  const bool chebyshev = settings_.preconditioner == Preconditioner::chebyshev;
   const bool single = settings_.variant == solver::CgVariant::single;
   const std::uint64_t n = std::uint64_t(rows_), extended = n + std::uint64_t(halo_.ghosts);
   const std::uint64_t groups = (n + std::uint64_t(chunk_) - 1) / std::uint64_t(chunk_);
   stored_ = ell_ ? n * ell_width_ : std::uint64_t(nnz_);
-  const std::uint64_t extended_vectors = 3 + (jacobi ? 1 : 0) + (single ? 0 : 1);  // x r p (z) (p_old)
-  const std::uint64_t row_vectors = 2 + (single ? 1 : 0);                          // q b (s)
+  const std::uint64_t extended_vectors = 3 + (jacobi || chebyshev ? 1 : 0) + (single ? 0 : 1);  // x r p (z) (p_old)
+  const std::uint64_t row_vectors = 2 + (single ? 1 : 0) + (chebyshev ? 2 : 0);  // q b (s) (Chebyshev's d, w)
   device_bytes_ = (ell_ ? 0 : 8 * (n + 1)) + stored_ * (4 + element_) + (halo_.boundary_rows ? n : 0) +
                   4 * std::uint64_t(halo_.send_count()) +
                   element_ * (extended_vectors * extended + row_vectors * n + 3 * groups +
-                              std::uint64_t(halo_.send_count()) + (jacobi ? n : 0));
+                              std::uint64_t(halo_.send_count()) + (jacobi || chebyshev ? n : 0));
   solver::check_device_memory(env_.info(), device_bytes_, std::max({8 * (n + 1), stored_ * 4, stored_ * element_}),
                               "distributed CG (this rank's rows)");
 
@@ -135,6 +163,10 @@ void DistributedCg::upload(LocalRows& rows, const std::vector<double>& diagonal,
   update_kernel_ = env_.kernel("distributed.cl", "update_residual", dot_options);
   pack_kernel_ = env_.kernel("distributed.cl", "pack", dot_options);
   dots_kernel_ = env_.kernel("distributed.cl", "chunk_dots", dot_options);
+  if (chebyshev) {
+    cheb_start_ = env_.kernel("distributed.cl", "chebyshev_start", dot_options);
+    cheb_update_ = env_.kernel("distributed.cl", "chebyshev_update", dot_options);
+  }
 
   if (ell_) {
     upload_ell(rows, local_col);
@@ -165,7 +197,7 @@ void DistributedCg::upload(LocalRows& rows, const std::vector<double>& diagonal,
     chunk_list_ = device_array(env_, list, "the boundary chunks");
   }
   send_index_ = device_array(env_, halo_.send_rows, "the halo's send list");
-  if (jacobi) {
+  if (jacobi || chebyshev) {
     std::vector<double> inverse(diagonal.size());
     for (std::size_t i = 0; i < inverse.size(); ++i) inverse[i] = 1.0 / diagonal[i];  // 0 -> Inf: breakdown shows
     inv_diag_ = device_reals(env_, inverse, type_, "the inverse diagonal");
@@ -176,7 +208,11 @@ void DistributedCg::upload(LocalRows& rows, const std::vector<double>& diagonal,
   x_ = vector(extended);
   r_ = vector(extended);
   p_ = vector(extended);
-  z_ = jacobi ? vector(extended) : r_;  // none: z is r
+  z_ = jacobi || chebyshev ? vector(extended) : r_;  // none: z is r
+  if (chebyshev) {
+    cheb_d_ = vector(n);
+    cheb_w_ = vector(n);
+  }
   if (!single) p_old_ = vector(extended);
   q_ = vector(n);
   if (single) s_ = vector(n);
@@ -220,17 +256,26 @@ void DistributedCg::upload_ell(const LocalRows& rows, const std::vector<std::int
 }
 
 std::uint64_t DistributedCg::bytes_per_step() const noexcept {
-  // The matrix once (CSR: its 8-byte offsets too), then the vectors kernel by kernel (e =
-  // element bytes), each operand once: fused: z, p_old, x read, p, q, x written 6; r, q read,
+  // The matrix once a SpMV (CSR: its 8-byte offsets too), then the vectors kernel by kernel (e
+  // = element bytes), each operand once: fused: z, p_old, x read, p, q, x written 6; r, q read,
   // r written, with Jacobi D read and z written 5 (3 without): 11 n e; single: SpMV x read, y
-  // written 2, three dots 3, p and s updates 6, x and r updates 6, z = D r 3: 20 n e.
+  // written 2, three dots 3, p and s updates 6, x and r updates 6, z = D r 3: 20 n e (17
+  // without z = D r). Chebyshev adds to the step without a preconditioner its start (D, r
+  // read, d, z written 4), per further SpMV z read and w written 2 and the update 7 (D, r, w,
+  // d, z read, d, z written), and in fused the dots r.z and r.r 2.
   const std::uint64_t n = std::uint64_t(rows_), e = element_;
-  const bool jacobi = settings_.preconditioner == solver::Preconditioner::jacobi;
-  const std::uint64_t passes = settings_.variant == solver::CgVariant::single ? 20 : (jacobi ? 11 : 9);
+  const bool single = settings_.variant == solver::CgVariant::single;
+  const std::uint64_t matrix = (ell_ ? 0 : 8 * n) + stored_ * (4 + e);
+  std::uint64_t passes = single ? 17 : 9, spmvs = 1;
+  if (settings_.preconditioner == solver::Preconditioner::jacobi) passes += single ? 3 : 2;
+  if (settings_.preconditioner == solver::Preconditioner::chebyshev) {
+    spmvs += chebyshev_.degree - 1;
+    passes += 4 + 9 * (chebyshev_.degree - 1) + (single ? 0 : 2);
+  }
   // Split rows: the interior pass reads the mask, the boundary pass the chunks it visits again.
   const std::uint64_t split =
       halo_.boundary_rows ? n + std::uint64_t(boundary_chunks_) * std::uint64_t(chunk_) * 2 * e : 0;
-  return (ell_ ? 0 : 8 * n) + stored_ * (4 + e) + split + passes * n * e;
+  return spmvs * (matrix + split) + passes * n * e;
 }
 
 std::size_t DistributedCg::local_chunks() const noexcept { return std::size_t((rows_ + chunk_ - 1) / chunk_); }
@@ -377,7 +422,35 @@ std::vector<double> DistributedCg::sum_partials(std::size_t count, bool* stop) {
 }
 
 void DistributedCg::precondition(const ::cl::Buffer& r, ::cl::Buffer& z) {
-  if (settings_.preconditioner == solver::Preconditioner::jacobi) ops_->diag_mul(std::size_t(rows_), inv_diag_, r, z);
+  const std::size_t n = std::size_t(rows_);
+  if (settings_.preconditioner == solver::Preconditioner::jacobi) ops_->diag_mul(n, inv_diag_, r, z);
+  if (settings_.preconditioner != solver::Preconditioner::chebyshev) return;
+  // ChebyshevSmoother::apply from a zero guess, its fused SpMV step split around the
+  // distributed SpMV: d = D^-1 r / theta, z = d; then degree - 1 times w = A z,
+  // d = c_d d + c_r D^-1 (r - w), z += d.
+  const double sigma = theta_ / delta_;
+  double rho = 1 / sigma;
+  cheb_start_.setArg(0, cl_uint(n));
+  solver::set_real_arg(cheb_start_, 1, type_, 1 / theta_);
+  cheb_start_.setArg(2, inv_diag_);
+  cheb_start_.setArg(3, r);
+  cheb_start_.setArg(4, cheb_d_);
+  cheb_start_.setArg(5, z);
+  solver::enqueue_grid_stride(env_, cheb_start_, "chebyshev_start", n, solver::vector_ops_group);
+  for (unsigned k = 1; k < chebyshev_.degree; ++k) {
+    spmv(z, cheb_w_);
+    const double rho_next = 1 / (2 * sigma - rho);
+    cheb_update_.setArg(0, cl_uint(n));
+    solver::set_real_arg(cheb_update_, 1, type_, rho_next * rho);
+    solver::set_real_arg(cheb_update_, 2, type_, 2 * rho_next / delta_);
+    cheb_update_.setArg(3, inv_diag_);
+    cheb_update_.setArg(4, r);
+    cheb_update_.setArg(5, cheb_w_);
+    cheb_update_.setArg(6, cheb_d_);
+    cheb_update_.setArg(7, z);
+    solver::enqueue_grid_stride(env_, cheb_update_, "chebyshev_update", n, solver::vector_ops_group);
+    rho = rho_next;
+  }
 }
 
 solver::SolveInfo DistributedCg::solve(const std::vector<double>& b, std::vector<double>& x, bool use_guess) {
@@ -519,7 +592,8 @@ void DistributedCg::fused_steps(std::size_t limit, double norm_b, Clock::time_po
                  "breakdown at iteration " + std::to_string(k) + ": p^T A p = " + std::to_string(pq) +
                      ", A is not positive definite");
     alpha = rz / pq;
-    // Pass 2: r -= alpha q ; z = D^-1 r ; partials of r . z and r . r ; z's halo starts.
+    // Pass 2: r -= alpha q ; z = D^-1 r ; partials of r . z and r . r ; z's halo starts. With
+    // Chebyshev the pass updates r alone, and z and its dots follow.
     update_kernel_.setArg(0, cl_uint(rows_));
     solver::set_real_arg(update_kernel_, 1, type_, alpha);
     update_kernel_.setArg(2, cl_uint(jacobi ? 1 : 0));
@@ -529,10 +603,17 @@ void DistributedCg::fused_steps(std::size_t limit, double norm_b, Clock::time_po
     update_kernel_.setArg(6, z_);
     update_kernel_.setArg(7, partials_);
     solver::enqueue_groups(env_, update_kernel_, "update_residual", local_chunks(), dot_wg_);
-    start_exchange(z_);
     std::swap(p_, p_old_);  // x += alpha p waits for the next pass 1 (or settle)
     x_behind = true;
-    const auto d = sum_partials(2, nullptr);
+    std::vector<double> d;
+    if (settings_.preconditioner == solver::Preconditioner::chebyshev) {  // z = M^-1 r, then its dots
+      precondition(r_, z_);
+      start_exchange(z_);
+      d = dots({{&r_, &z_}, {&r_, &r_}});
+    } else {
+      start_exchange(z_);
+      d = sum_partials(2, nullptr);
+    }
     if (d[0] < 0)
       return end(Status::breakdown, "breakdown at iteration " + std::to_string(k + 1) +
                                         ": r^T z < 0, the preconditioner is not positive definite");

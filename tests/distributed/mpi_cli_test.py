@@ -106,6 +106,25 @@ class BitsTest(DistributedTest):
         self.assertEqual(ell[1][1], csr[1][1])
         self.assertEqual(ell[1][0]["result"]["iterations"], csr[1][0]["result"]["iterations"])
 
+    def test_chebyshev_has_the_same_bits_on_any_rank_count(self):
+        problem = ["--generate", "poisson3d:13x11x9", "--precond", "chebyshev"]
+        for variant in ("fused", "single"):
+            with self.subTest(variant=variant):
+                runs = self.assert_same_bits(problem, [1, 2, 3], ["--variant", variant], cuts=[64, 192])
+                self.assertEqual(runs[3][0]["solver"]["precond"], "chebyshev")
+                self.assertLess(runs[1][0]["result"]["error_vs_ones"], 1e-6)
+        jacobi = self.solve(2, ["--generate", "poisson3d:13x11x9", "--precond", "jacobi"], name="x_j.mtx")[0]
+        chebyshev = self.solve(2, problem, name="x_c.mtx")[0]
+        degree_1 = self.solve(2, problem + ["--chebyshev-degree", "1"], name="x_c1.mtx")[0]
+        # a degree-4 polynomial cuts the steps well below Jacobi's; degree 1 is a scaled Jacobi
+        self.assertLess(chebyshev["result"]["iterations"], 0.6 * jacobi["result"]["iterations"])
+        self.assertEqual(degree_1["result"]["iterations"], jacobi["result"]["iterations"])
+        one = subprocess.run([CG_SOLVE] + problem + ["--json", "--quiet"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+        self.assertEqual(one.returncode, 0, describe(one))
+        # one device bounds the spectrum by Lanczos, the ranks by Gershgorin: a few steps apart
+        self.assertLessEqual(abs(json.loads(one.stdout)["result"]["iterations"] - chebyshev["result"]["iterations"]), 3)
+
     def test_one_device_and_one_rank_agree_on_the_count(self):
         runs = self.assert_same_bits(["--generate", "poisson3d:12"], [1])
         one = subprocess.run([CG_SOLVE, "--generate", "poisson3d:12", "--precond", "jacobi", "--variant", "fused",

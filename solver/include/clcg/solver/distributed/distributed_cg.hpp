@@ -11,7 +11,7 @@
 // beta p inside the SpMV, which also writes p.Ap's partials and the deferred x update; then
 // r, z and the partials of r.z and r.r; the halo sends z, whose exchange runs behind the
 // allreduce and the interior rows) and single (Chronopoulos-Gear: one allreduce a step of r.z, w.z, r.r).
-// Preconditioners: none, jacobi. The stopping rule, statuses, true residual and history are
+// Preconditioners: none, jacobi, chebyshev (its SpMVs exchange halos; no dot). The stopping rule, statuses, true residual and history are
 // those of the one-device solvers.
 #include <mpi.h>
 
@@ -26,6 +26,7 @@
 #include "clcg/solver/distributed/local_rows.hpp"
 #include "clcg/solver/distributed/partition.hpp"
 #include "clcg/solver/krylov/settings.hpp"
+#include "clcg/solver/precond/preconditioner.hpp"
 #include "clcg/solver/krylov/solve_info.hpp"
 #include "clcg/solver/sparse/vector_ops.hpp"
 
@@ -47,12 +48,14 @@ class DistributedCg {
  public:
   // Collective: every rank of `comm` calls it with its rows (partition.begin(rank) ..). Checks
   // the device's memory (needed vs available, the largest buffer against the single-allocation
-  // limit) and uploads. `settings`: variant fused or single, preconditioner none or jacobi
-  // (std::invalid_argument otherwise; an error on any rank makes the others throw
+  // limit) and uploads. `settings`: variant fused or single, preconditioner none, jacobi or
+  // chebyshev (with `chebyshev`'s degree and lower_ratio; its upper end is the Gershgorin bound
+  // of D^-1 A, a true bound and the same on every rank, where one device runs a Lanczos
+  // estimate) (std::invalid_argument otherwise; an error on any rank makes the others throw
   // AnotherRankFailed, so all leave together); tolerance, max_iterations, record_history, should_stop
   // are read at each solve.
   DistributedCg(MPI_Comm comm, const cl::Env& env, const Partition& partition, LocalRows rows, ElementType type,
-                const solver::Settings& settings);
+                const solver::Settings& settings, const solver::ChebyshevOptions& chebyshev = {});
 
   // Collective. b and x: this rank's rows; x is the guess when use_guess, the last iterate after.
   solver::SolveInfo solve(const std::vector<double>& b, std::vector<double>& x, bool use_guess);
@@ -103,7 +106,7 @@ class DistributedCg {
   // chunk's partials and sums them in one fixed order (reads the partials back: blocks).
   // Posts a started exchange once the read is done.
   std::vector<double> sum_partials(std::size_t count, bool* stop);
-  void precondition(const ::cl::Buffer& r, ::cl::Buffer& z);  // z = M^-1 r
+  void precondition(const ::cl::Buffer& r, ::cl::Buffer& z);  // z = M^-1 r (z with room for the ghosts)
   using Clock = std::chrono::steady_clock;
   // The steps of each variant, from r = b - A x and z = M^-1 r; they fill info.
   void fused_steps(std::size_t limit, double norm_b, Clock::time_point start, solver::SolveInfo& info);
@@ -127,6 +130,10 @@ class DistributedCg {
   std::uint64_t stored_ = 0;  // matrix entries on the device (ELL: rows x width)
   ::cl::Buffer row_ptr_, col_, values_, boundary_, chunk_flag_, chunk_list_, send_index_, send_buffer_, inv_diag_;
   std::size_t boundary_chunks_ = 0;  // chunks holding a row that touches a ghost
+  solver::ChebyshevOptions chebyshev_;
+  double theta_ = 0, delta_ = 0;        // Chebyshev: the interval's centre and half-width
+  ::cl::Buffer cheb_d_, cheb_w_;        // Chebyshev: its direction, A z
+  ::cl::Kernel cheb_start_, cheb_update_;
   ::cl::Buffer r_, z_, p_, p_old_, q_, s_, b_, x_, partials_;
   cl::PinnedBuffer send_host_, recv_host_, partials_host_;
   ::cl::Kernel spmv_kernel_, direction_kernel_, ghost_kernel_, update_kernel_, pack_kernel_, dots_kernel_;
