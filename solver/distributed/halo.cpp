@@ -24,8 +24,17 @@ Halo build_halo(MPI_Comm comm, const Partition& partition, LocalRows& rows, std:
   // The ghost columns, sorted: grouped by owner, since owners hold contiguous rows.
   std::vector<std::int64_t> ghost;
   throw_if_any_rank_failed(comm, capture([&] {
-    for (std::int64_t c : rows.col)
-      if (c < begin || c >= end) ghost.push_back(c);
+    // Each thread collects its share of the columns, sorted and unique; then one merge.
+    const std::size_t entries = rows.col.size();
+    const unsigned threads = solver::threads_for(entries, std::size_t(1) << 20);
+    std::vector<std::vector<std::int64_t>> found(threads);
+    solver::parallel_ranges(entries, threads, [&](std::size_t first, std::size_t last, unsigned t) {
+      for (std::size_t k = first; k < last; ++k)
+        if (rows.col[k] < begin || rows.col[k] >= end) found[t].push_back(rows.col[k]);
+      std::sort(found[t].begin(), found[t].end());
+      found[t].erase(std::unique(found[t].begin(), found[t].end()), found[t].end());
+    });
+    for (const auto& part : found) ghost.insert(ghost.end(), part.begin(), part.end());
     std::sort(ghost.begin(), ghost.end());
     ghost.erase(std::unique(ghost.begin(), ghost.end()), ghost.end());
     constexpr std::int64_t limit = std::numeric_limits<std::int32_t>::max();
