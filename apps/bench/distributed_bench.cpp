@@ -238,6 +238,7 @@ int run(const Args& args) {
 
 int run_distributed_bench(int argc, char** argv) {
   MPI_Init(&argc, &argv);
+  dist::share_host_threads(MPI_COMM_WORLD);
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank != 0 && !std::freopen("/dev/null", "w", stdout)) return 3;

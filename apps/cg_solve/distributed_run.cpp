@@ -422,6 +422,7 @@ int run_ranks(World& world, int argc, char** argv) {
 
 int run_distributed(int argc, char** argv) {
   MPI_Init(&argc, &argv);
+  dist::share_host_threads(MPI_COMM_WORLD);
   std::signal(SIGINT, on_interrupt);
   std::signal(SIGTERM, on_interrupt);
   World world;

@@ -1,6 +1,9 @@
 #include "clcg/solver/distributed/launch.hpp"
 
+#include <algorithm>
 #include <cstdlib>
+#include <string>
+#include <thread>
 #include <vector>
 
 namespace clcg::distributed {
@@ -23,6 +26,18 @@ cl::DeviceSelector rank_device(MPI_Comm comm, const cl::DeviceSelector& requeste
   selector.kind = cl::DeviceSelector::Kind::index;
   selector.index = cl::select_device(cl::list_devices(), requested, std::size_t(local_rank)).index;
   return selector;
+}
+
+void share_host_threads(MPI_Comm comm) {
+  int rank = 0, local_ranks = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm node;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+  MPI_Comm_size(node, &local_ranks);
+  MPI_Comm_free(&node);
+  if (const char* set = std::getenv("CLCG_THREADS"); set && *set) return;  // the user's choice stands
+  const unsigned share = std::max(1U, std::thread::hardware_concurrency() / unsigned(std::max(1, local_ranks)));
+  setenv("CLCG_THREADS", std::to_string(share).c_str(), 1);
 }
 
 }  // namespace clcg::distributed

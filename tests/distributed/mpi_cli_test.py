@@ -181,6 +181,11 @@ class FailureTest(DistributedTest):
             with self.subTest(args=args):
                 self.assert_one_message(mpirun(2, args), EXIT_INPUT, fragment)
 
+    def test_a_bad_thread_count_is_exit_2_once(self):
+        # the ranks share the node's cores only where CLCG_THREADS is not given; a given one is checked
+        proc = mpirun(2, ["--generate", "poisson2d:20"], env_extra={"CLCG_THREADS": "abc"})
+        self.assert_one_message(proc, EXIT_INPUT, "CLCG_THREADS")
+
     def test_a_device_error_on_one_rank_ends_all_with_exit_3(self):
         proc = mpirun(3, ["--generate", "poisson3d:10"], rank_env={"CLCG_DEVICE_MEMORY_LIMIT": "4096"})
         self.assert_one_message(proc, EXIT_DEVICE, "rank 2")

@@ -18,4 +18,9 @@ bool launched_by_mpi();
 // CPU devices. Collective over `comm`.
 cl::DeviceSelector rank_device(MPI_Comm comm, const cl::DeviceSelector& requested);
 
+// Where CLCG_THREADS is not set, sets it to this node's hardware threads shared among its ranks
+// (at least 1), so the ranks' host passes (reading, generation, the halo) do not oversubscribe
+// the cores. Collective over `comm`; call before any host pass.
+void share_host_threads(MPI_Comm comm);
+
 }  // namespace clcg::distributed
