@@ -100,7 +100,7 @@ solver::Settings distributed_settings(const CliOptions& cli, std::int64_t rows) 
   }
   if (cli.near_nullspace.given())
     throw UsageError("--near-nullspace, --coordinates and --block-size set up AMG, which cg-solve does not run under "
-                     "mpirun yet (Jacobi or none there)");
+                     "mpirun yet (Jacobi, Chebyshev or none there)");
   if (cli.variant == "auto" || cli.variant == "fused") settings.variant = solver::CgVariant::fused;
   else if (cli.variant == "single") settings.variant = solver::CgVariant::single;
   else throw UsageError("--variant " + cli.variant + ": under mpirun cg-solve runs fused or single");
