@@ -1,9 +1,11 @@
-// The distributed CG's kernels (solver/distributed/): the SpMV of a rank's rows, the halo's
-// pack, and dot partials over fixed global chunks. Every result here depends only on the data
-// and on CHUNK / WG_SIZE (fixed for a global problem), never on which rank runs it, so the
-// solve has the same bits for any number of ranks.
-// -D REAL=..., -D CHUNK=... (elements per dot chunk) and -D DOT_WG=... (its work-group, a
-// power of two dividing CHUNK) come from the host; the defaults only let the file build alone.
+// The distributed CG's kernels (solver/distributed/): the SpMV of a rank's rows and the fused
+// CG passes built on it, the halo's pack, dot partials over fixed global chunks, and the
+// Chebyshev preconditioner's passes. Every result here depends only on the data and on CHUNK /
+// DOT_WG (fixed for a global problem), never on which rank runs it, so the solve has the same
+// bits for any number of ranks.
+// -D REAL=..., -D CHUNK=... (elements per dot chunk), -D DOT_WG=... (its work-group, a power of
+// two dividing CHUNK) and -D ELL_LAYOUT (the rows' layout) come from the host; the defaults
+// only let the file build alone.
 #ifndef CHUNK
 #define CHUNK 256
 #endif
