@@ -31,7 +31,7 @@ CgSolver::CgSolver(const cl::Env& env, const DeviceCsrMatrix& a, const Settings&
       a_(a),
       settings_(settings),
       n_(std::size_t(a.rows())),
-      spmv_(env, detail::require_cg_matrix(env, a), settings.spmv, settings.spmv_vector_size),
+      spmv_(solver_spmv(env, detail::require_cg_matrix(env, a), settings, preconditioner.get())),
       ops_(env, a.type()),
       dot_(env, Op::dot, a.type(), settings.reduction),
       sumsq_(env, Op::sumsq, a.type(), settings.reduction),

@@ -86,4 +86,16 @@ std::shared_ptr<DevicePreconditioner> refresh_preconditioner(const cl::Env& env,
   return m;
 }
 
+Spmv solver_spmv(const cl::Env& env, const DeviceCsrMatrix& a, const Settings& settings,
+                 const DevicePreconditioner* m) {
+  const Spmv* own = m ? m->matrix_spmv() : nullptr;
+  const bool same_matrix = own && own->matrix().row_ptr()() == a.row_ptr()() &&
+                           own->matrix().col_idx()() == a.col_idx()() && own->matrix().values()() == a.values()() &&
+                           own->matrix().type() == a.type();
+  const bool same_layout = own && (settings.spmv == SpmvKernel::automatic || settings.spmv == own->kernel()) &&
+                           (settings.spmv_vector_size == 0 || settings.spmv_vector_size == own->vector_size());
+  if (same_matrix && same_layout) return *own;
+  return Spmv(env, a, settings.spmv, settings.spmv_vector_size);
+}
+
 }  // namespace clcg::solver

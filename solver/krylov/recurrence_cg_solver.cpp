@@ -16,7 +16,7 @@ RecurrenceCgSolver::RecurrenceCgSolver(const cl::Env& env, const DeviceCsrMatrix
       a_(a),
       settings_(settings),
       n_(std::size_t(a.rows())),
-      spmv_(env, detail::require_cg_matrix(env, a), settings.spmv, settings.spmv_vector_size),
+      spmv_(solver_spmv(env, detail::require_cg_matrix(env, a), settings, preconditioner.get())),
       ops_(env, a.type()),
       fused_(env, spmv_),
       sumsq_(env, reduction::Op::sumsq, a.type(), settings.reduction),

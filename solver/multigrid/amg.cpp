@@ -522,4 +522,8 @@ void AmgPreconditioner::cycle(std::size_t l, const ::cl::Buffer& b, ::cl::Buffer
 
 void AmgPreconditioner::apply(const ::cl::Buffer& r, ::cl::Buffer& z) { cycle(0, r, z); }
 
+const Spmv* AmgPreconditioner::matrix_spmv() const noexcept {
+  return levels_.empty() || !levels_.front()->spmv ? nullptr : &*levels_.front()->spmv;
+}
+
 }  // namespace clcg::solver

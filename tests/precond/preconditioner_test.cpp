@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "clcg/solver/krylov/cg_solver.hpp"
 #include "clcg/solver/krylov/host_matrix_solver.hpp"
 #include "clcg/solver/krylov/preconditioner_factory.hpp"
 #include "clcg/solver/krylov/solve.hpp"
@@ -481,3 +482,57 @@ TEST(DirectMethod, DeviceBuffersRoundTripThroughTheHostFactor) {
 }
 
 }  // namespace
+
+// A preconditioner that keeps an ELL SpMV of its matrix, as AMG's finest level and Chebyshev do.
+class KeepsAnEllSpmv : public clcg::solver::DevicePreconditioner {
+ public:
+  KeepsAnEllSpmv(const DeviceCsrMatrix& a) : spmv_(test_env(), a, clcg::solver::SpmvKernel::ell) {}
+  void apply(const ::cl::Buffer&, ::cl::Buffer&) override {}
+  const clcg::solver::Spmv* matrix_spmv() const noexcept override { return &spmv_; }
+
+ private:
+  clcg::solver::Spmv spmv_;
+};
+
+// A CG solver on the preconditioner's own matrix takes its SpMV (one ELL copy of A, not two)
+// where the settings leave the layout open or ask for the same; otherwise it makes its own.
+TEST(SolverSpmv, SharesThePreconditionersSpmvOfTheSameMatrixOnly) {
+  using clcg::solver::SpmvKernel;
+  const auto& env = test_env();
+  const auto host = clcg::solver::to_host_csr(clcg::test::poisson(13, 11, 9));
+  const DeviceCsrMatrix a(env, host, ElementType::f64), other(env, host, ElementType::f64);
+  const KeepsAnEllSpmv m(a);
+  const auto ell_columns = [](const clcg::solver::Spmv& s) { return s.ell_columns()(); };
+  clcg::solver::Settings settings;
+  const auto shared = clcg::solver::solver_spmv(env, a, settings, &m);
+  EXPECT_EQ(shared.kernel(), SpmvKernel::ell);
+  EXPECT_EQ(ell_columns(shared), ell_columns(*m.matrix_spmv()));
+  settings.spmv = SpmvKernel::ell;
+  EXPECT_EQ(ell_columns(clcg::solver::solver_spmv(env, a, settings, &m)), ell_columns(*m.matrix_spmv()));
+  const auto own_ell = clcg::solver::solver_spmv(env, other, settings, &m);  // another upload: its own copy
+  EXPECT_EQ(own_ell.kernel(), SpmvKernel::ell);
+  EXPECT_NE(ell_columns(own_ell), ell_columns(*m.matrix_spmv()));
+  settings.spmv = SpmvKernel::scalar;  // another layout asked for
+  EXPECT_EQ(clcg::solver::solver_spmv(env, a, settings, &m).kernel(), SpmvKernel::scalar);
+  settings.spmv = SpmvKernel::automatic;
+  EXPECT_EQ(clcg::solver::solver_spmv(env, a, settings, nullptr).kernel(),
+            clcg::solver::choose_spmv_kernel(a, env.info()));
+  // solving through the shared SpMV gives the bits of a solve that made its own
+  const std::size_t n = std::size_t(a.rows());
+  settings.preconditioner = Preconditioner::chebyshev;
+  settings.variant = clcg::solver::CgVariant::fused;
+  const auto chebyshev = clcg::solver::make_preconditioner(env, a, nullptr, Preconditioner::chebyshev);
+  ASSERT_NE(chebyshev->matrix_spmv(), nullptr);
+  clcg::solver::CgSolver with_shared(env, a, settings, chebyshev), with_own(env, other, settings, chebyshev);
+  const auto solve = [&](clcg::solver::CgSolver& cg, std::vector<double>& x) {
+    ::cl::Buffer b = clcg::solver::make_vector(env, ElementType::f64, n);
+    ::cl::Buffer xd = clcg::solver::make_vector(env, ElementType::f64, n);
+    clcg::solver::upload_vector(env, std::vector<double>(n, 1.0), ElementType::f64, b);
+    const auto info = cg.solve(b, xd, false);
+    x = clcg::solver::download_vector(env, xd, ElementType::f64, n);
+    return info.iterations;
+  };
+  std::vector<double> x1, x2;
+  EXPECT_EQ(solve(with_shared, x1), solve(with_own, x2));
+  EXPECT_EQ(x1, x2);
+}

@@ -7,7 +7,9 @@
 #include "clcg/cl/env.hpp"
 #include "clcg/solver/precond/device_preconditioner.hpp"
 #include "clcg/solver/precond/preconditioner.hpp"
+#include "clcg/solver/krylov/settings.hpp"
 #include "clcg/solver/sparse/csr_matrix.hpp"
+#include "clcg/solver/sparse/spmv.hpp"
 
 namespace clcg::solver {
 
@@ -19,6 +21,12 @@ namespace clcg::solver {
 std::shared_ptr<DevicePreconditioner> make_preconditioner(const cl::Env& env, const DeviceCsrMatrix& a,
                                                           const HostCsr* host, Preconditioner p,
                                                           const PreconditionerOptions& options = {});
+
+// The SpMV a CG solver on `a` runs: a copy of m's own (sharing its buffers: one ELL copy of A,
+// not two) where m keeps one for these very buffers in the layout `settings` asks for
+// (Settings::spmv automatic or the same kernel, spmv_vector_size 0 or the same), else a new one.
+Spmv solver_spmv(const cl::Env& env, const DeviceCsrMatrix& a, const Settings& settings,
+                 const DevicePreconditioner* m);
 
 // `m`, made by make_preconditioner(env, a, host, p, options) for a matrix with a's pattern,
 // brought to a's values now: updated in place where it keeps what depends on the pattern only

@@ -46,6 +46,7 @@ class AmgPreconditioner : public DevicePreconditioner {
   AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& a, const HostCsr& host, const AmgOptions& options);
   ~AmgPreconditioner() override;
   void apply(const ::cl::Buffer& r, ::cl::Buffer& z) override;
+  const Spmv* matrix_spmv() const noexcept override;  // the finest level's
   // `a`: level 0's pattern with new values. false for the host reference (it keeps nothing).
   // std::invalid_argument when a's size, nonzeros or type differ from level 0's.
   bool update_values(const DeviceCsrMatrix& a) override;

@@ -50,6 +50,7 @@ class ChebyshevPreconditioner : public DevicePreconditioner {
  public:
   ChebyshevPreconditioner(const cl::Env& env, const DeviceCsrMatrix& a, const ChebyshevOptions& options);
   void apply(const ::cl::Buffer& r, ::cl::Buffer& z) override;  // z = p(D^-1 A) D^-1 r
+  const Spmv* matrix_spmv() const noexcept override { return &spmv_; }
 
  private:
   Spmv spmv_;

@@ -42,6 +42,8 @@ class PreconditionerBreakdown : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+class Spmv;
+
 class DevicePreconditioner {
  public:
   virtual ~DevicePreconditioner() = default;
@@ -51,6 +53,10 @@ class DevicePreconditioner {
   // Where M^-1 is a diagonal, its entries, so a CG variant can fuse the apply into its own
   // passes (Jacobi); null otherwise.
   virtual const ::cl::Buffer* inverse_diagonal() const noexcept { return nullptr; }
+  // The SpMV of the matrix it was made for, where it keeps one (AMG's finest level, Chebyshev):
+  // a CG solver on the same matrix takes it rather than making a second ELL copy of A
+  // (solver_spmv, krylov/preconditioner_factory.hpp). Null otherwise.
+  virtual const Spmv* matrix_spmv() const noexcept { return nullptr; }
   // A's values changed, its pattern did not (time stepping, Newton): recompute what depends on
   // the values and keep what depends on the pattern only. false: nothing here is worth keeping
   // (a set-up as cheap as the update), so the caller sets a new one up (refresh_preconditioner).
