@@ -14,13 +14,26 @@ bool launched_by_mpi() {
   return false;
 }
 
-cl::DeviceSelector rank_device(MPI_Comm comm, const cl::DeviceSelector& requested) {
-  int rank = 0, local_rank = 0;
+namespace {
+// This rank's place on its node: its number among the node's ranks and their count. Collective.
+struct NodePlace {
+  int rank = 0, ranks = 1;
+};
+NodePlace node_place(MPI_Comm comm) {
+  int rank = 0;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm node;
   MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
-  MPI_Comm_rank(node, &local_rank);
+  NodePlace place;
+  MPI_Comm_rank(node, &place.rank);
+  MPI_Comm_size(node, &place.ranks);
   MPI_Comm_free(&node);
+  return place;
+}
+}  // namespace
+
+cl::DeviceSelector rank_device(MPI_Comm comm, const cl::DeviceSelector& requested) {
+  const int local_rank = node_place(comm).rank;
   if (requested.kind == cl::DeviceSelector::Kind::index) return requested;  // an index pins every rank
   cl::DeviceSelector selector;
   selector.kind = cl::DeviceSelector::Kind::index;
@@ -29,12 +42,7 @@ cl::DeviceSelector rank_device(MPI_Comm comm, const cl::DeviceSelector& requeste
 }
 
 void share_host_threads(MPI_Comm comm) {
-  int rank = 0, local_ranks = 1;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm node;
-  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
-  MPI_Comm_size(node, &local_ranks);
-  MPI_Comm_free(&node);
+  const int local_ranks = node_place(comm).ranks;
   if (const char* set = std::getenv("CLCG_THREADS"); set && *set) return;  // the user's choice stands
   const unsigned share = std::max(1U, std::thread::hardware_concurrency() / unsigned(std::max(1, local_ranks)));
   setenv("CLCG_THREADS", std::to_string(share).c_str(), 1);
