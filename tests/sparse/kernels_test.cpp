@@ -265,6 +265,26 @@ TEST(Spmv, NewValuesOnTheSamePatternGiveAFreshSpmvsBits) {
     }
   }
 }
+// A matrix with more rows than columns (AMG's P): ELL padding must not read x past its columns.
+// x sits in a longer buffer whose tail is NaN, so a read past column 256 shows in y.
+TEST(Spmv, EllPaddingStaysInsideTheColumnsOfATallMatrix) {
+  const auto& env = test_env();
+  const auto a = clcg::test::ragged_matrix(301, 257, 40, 6);
+  const VectorXd x = random_vector(257, 7);
+  VectorXd x_and_nan = VectorXd::Constant(301, std::nan(""));
+  x_and_nan.head(257) = x;
+  const VectorXd expected = a * x;
+  for (ElementType type : types) {
+    SCOPED_TRACE(std::string(clcg::reduction::type_name(type)));
+    const DeviceCsrMatrix device_a = DeviceCsrMatrix::upload(env, a, type);
+    ::cl::Buffer xb = upload(x_and_nan, type), yb = clcg::solver::make_vector(env, type, 301);
+    clcg::solver::Spmv spmv(env, device_a, SpmvKernel::ell);
+    spmv.enqueue(xb, yb);
+    const VectorXd y = download(yb, 301, type);
+    ASSERT_TRUE(y.allFinite()) << "a padded slot read x past the matrix's columns";
+    EXPECT_LE((y - expected).norm(), 1e-5 * expected.norm());
+  }
+}
 TEST(Spmv, AutomaticChoiceFollowsTheRowLengthsOnAGpuAndIsScalarOnACpu) {
   const auto& env = test_env();
   clcg::cl::DeviceInfo gpu, cpu;
