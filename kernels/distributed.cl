@@ -1,5 +1,5 @@
 // The distributed CG's kernels (solver/distributed/): the SpMV of a rank's rows and the fused
-// CG passes built on it, the halo's pack, dot partials over fixed global chunks, and the
+// CG passes built on it, dot partials over fixed global chunks, and the
 // Chebyshev preconditioner's passes. Every result here depends only on the data and on CHUNK /
 // DOT_WG (fixed for a global problem), never on which rank runs it, so the solve has the same
 // bits for any number of ranks.
@@ -160,10 +160,6 @@ void update_residual(const uint rows, const REAL alpha, const uint jacobi, __glo
   }
 }
 
-// out[i] = x[index[i]]: the owned values a neighbour needs, gathered for one transfer.
-__kernel void pack(uint count, __global const uint* index, __global const REAL* x, __global REAL* out) {
-  CLCG_FOR_EACH(uint, i, count) out[i] = x[index[i]];
-}
 
 // partials[d * groups + g] = the sum over chunk g (elements g*CHUNK .. +CHUNK, cut at n) of
 // a_d[i] * b_d[i], for d < dots (1 to 3). Work-item l takes elements l, l + DOT_WG, ... of its

@@ -26,6 +26,7 @@ set(CLCG_KERNEL_FILES
   lanczos.cl
   cg_update.cl
   distributed.cl
+  halo.cl
   pi.cl
 )
 list(TRANSFORM CLCG_KERNEL_FILES PREPEND ${CMAKE_CURRENT_LIST_DIR}/)

@@ -50,8 +50,6 @@ template <class T>
   return device_array(env, narrow, what);
 }
 
-MPI_Datatype mpi_type(ElementType type) { return type == ElementType::f64 ? MPI_DOUBLE : MPI_FLOAT; }
-
 // max over these rows of sum_j |a_ij| / a_ii: a bound on the eigenvalues of D^-1 A (Gershgorin,
 // on the similar D^-1/2 A D^-1/2). A row without a positive diagonal gives +Inf.
 double gershgorin_bound(const LocalRows& rows, const std::vector<double>& diagonal) {
@@ -113,7 +111,6 @@ DistributedCg::DistributedCg(MPI_Comm comm, const cl::Env& env, const Partition&
   halo_ = build_halo(comm_, partition, rows, local_col);
   for (int r = 0; r < partition.ranks(); ++r)
     rank_chunks_.push_back(std::int64_t((partition.size(r) + chunk_ - 1) / chunk_));
-  neighbours_ = halo_.neighbours();
   ell_ = choose_ell(longest);
   // Device work, local to this rank; all ranks leave together if one fails.
   throw_if_any_rank_failed(comm_, capture([&] { upload(rows, diagonal, local_col); }));
@@ -161,7 +158,6 @@ void DistributedCg::upload(LocalRows& rows, const std::vector<double>& diagonal,
   direction_kernel_ = env_.kernel("distributed.cl", "direction_spmv", dot_options);
   ghost_kernel_ = env_.kernel("distributed.cl", "ghost_direction", dot_options);
   update_kernel_ = env_.kernel("distributed.cl", "update_residual", dot_options);
-  pack_kernel_ = env_.kernel("distributed.cl", "pack", dot_options);
   dots_kernel_ = env_.kernel("distributed.cl", "chunk_dots", dot_options);
   if (chebyshev) {
     cheb_start_ = env_.kernel("distributed.cl", "chebyshev_start", dot_options);
@@ -196,7 +192,7 @@ void DistributedCg::upload(LocalRows& rows, const std::vector<double>& diagonal,
     chunk_flag_ = device_array(env_, flag, "the boundary chunks' flags");
     chunk_list_ = device_array(env_, list, "the boundary chunks");
   }
-  send_index_ = device_array(env_, halo_.send_rows, "the halo's send list");
+  exchange_.emplace(comm_, env_, halo_, rows_, type_);
   if (jacobi || chebyshev) {
     std::vector<double> inverse(diagonal.size());
     for (std::size_t i = 0; i < inverse.size(); ++i) inverse[i] = 1.0 / diagonal[i];  // 0 -> Inf: breakdown shows
@@ -218,9 +214,6 @@ void DistributedCg::upload(LocalRows& rows, const std::vector<double>& diagonal,
   if (single) s_ = vector(n);
   b_ = vector(n);
   partials_ = vector(3 * std::max<std::uint64_t>(groups, 1));
-  send_buffer_ = vector(std::uint64_t(halo_.send_count()));
-  send_host_ = cl::PinnedBuffer(env_, std::max<std::size_t>(1, std::size_t(halo_.send_count()) * element_));
-  recv_host_ = cl::PinnedBuffer(env_, std::max<std::size_t>(1, std::size_t(halo_.ghosts) * element_));
   partials_host_ = cl::PinnedBuffer(env_, std::size_t(3 * std::max<std::uint64_t>(groups, 1)) * element_);
   cl::checked("finishing the upload", [&] { env_.queue().finish(); });
 }
@@ -296,59 +289,8 @@ std::size_t DistributedCg::set_rows_args(::cl::Kernel& kernel, cl_uint pass) {
   return pass == boundary_rows ? boundary_chunks_ : local_chunks();
 }
 
-void DistributedCg::start_exchange(const ::cl::Buffer& x) {
-  if (!exchanges()) return;
-  if (halo_.send_count() > 0) {
-    pack_kernel_.setArg(0, cl_uint(halo_.send_count()));
-    pack_kernel_.setArg(1, send_index_);
-    pack_kernel_.setArg(2, x);
-    pack_kernel_.setArg(3, send_buffer_);
-    solver::enqueue_grid_stride(env_, pack_kernel_, "pack", std::size_t(halo_.send_count()), solver::vector_ops_group);
-    env_.queue().enqueueReadBuffer(send_buffer_, CL_FALSE, 0, std::size_t(halo_.send_count()) * element_,
-                                   send_host_.data(), nullptr, &sent_);
-  }
-  started_ = true;
-}
-
-void DistributedCg::post_exchange() {
-  if (!started_) return;
-  started_ = false;
-  const auto start = Clock::now();
-  env_.queue().flush();
-  if (halo_.send_count() > 0) sent_.wait();
-  const MPI_Datatype datatype = mpi_type(type_);
-  for (int rank : neighbours_) {
-    const std::size_t r = std::size_t(rank);
-    if (halo_.recv_counts[r] > 0) {
-      requests_.emplace_back();
-      MPI_Irecv(recv_host_.data() + std::size_t(halo_.recv_offsets[r]) * element_, halo_.recv_counts[r], datatype, rank,
-                0, comm_, &requests_.back());
-    }
-    if (halo_.send_counts[r] > 0) {
-      requests_.emplace_back();
-      MPI_Isend(send_host_.data() + std::size_t(halo_.send_offsets[r]) * element_, halo_.send_counts[r], datatype, rank,
-                0, comm_, &requests_.back());
-    }
-  }
-  times_.halo += since(start);
-}
-
-void DistributedCg::finish_exchange(::cl::Buffer& x) {
-  post_exchange();
-  if (requests_.empty()) return;
-  const auto start = Clock::now();
-  MPI_Waitall(int(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
-  requests_.clear();
-  if (halo_.ghosts > 0)
-    env_.queue().enqueueWriteBuffer(x, CL_FALSE, std::size_t(rows_) * element_, std::size_t(halo_.ghosts) * element_,
-                                    recv_host_.data());
-  times_.halo += since(start);
-  times_.exchanges += 1;
-  times_.halo_bytes += std::uint64_t(halo_.send_count() + halo_.ghosts) * element_;
-}
-
 void DistributedCg::spmv(::cl::Buffer& x, ::cl::Buffer& y) {
-  start_exchange(x);
+  exchange_->start(x);
   const auto rows = [&](cl_uint pass) {
     const std::size_t groups = set_rows_args(spmv_kernel_, pass);
     spmv_kernel_.setArg(10, x);
@@ -356,7 +298,7 @@ void DistributedCg::spmv(::cl::Buffer& x, ::cl::Buffer& y) {
     solver::enqueue_groups(env_, spmv_kernel_, "spmv_rows", groups, dot_wg_);
   };
   rows(first_pass());  // the interior rows run while the ghosts travel
-  finish_exchange(x);
+  exchange_->finish(x);
   if (first_pass() == interior_rows) rows(boundary_rows);
 }
 
@@ -384,7 +326,7 @@ std::vector<double> DistributedCg::sum_partials(std::size_t count, bool* stop) {
   else
     env_.queue().finish();
   times_.partials += since(waited);
-  post_exchange();  // a started exchange travels during the sums and the gather
+  exchange_->post();  // a started exchange travels during the sums and the gather
   // Every rank gets every chunk's partials (in chunk order, since the ranks hold consecutive
   // chunks), then one flag a rank: should_stop.
   std::vector<double> mine(count * chunks + 1);
@@ -459,6 +401,7 @@ solver::SolveInfo DistributedCg::solve(const std::vector<double>& b, std::vector
     throw std::invalid_argument("b and x must hold this rank's " + std::to_string(rows_) + " rows");
   const auto start = Clock::now();
   times_ = {};
+  exchange_->reset_times();
   const std::size_t n = std::size_t(rows_);
   const std::size_t limit = settings_.iteration_limit(std::size_t(global_rows_));  // the same on every rank
   solver::SolveInfo info;
@@ -499,6 +442,9 @@ solver::SolveInfo DistributedCg::solve(const std::vector<double>& b, std::vector
     info.true_residual = d[1] > 0 ? std::sqrt(d[0] / d[1]) : 0.0;
     x = n ? solver::download_vector(env_, x_, type_, n) : std::vector<double>{};
   });
+  times_.halo = exchange_->times().seconds;
+  times_.exchanges = exchange_->times().exchanges;
+  times_.halo_bytes = exchange_->times().bytes;
   info.seconds = since(start);
   return info;
 }
@@ -531,8 +477,8 @@ void DistributedCg::fused_steps(std::size_t limit, double norm_b, Clock::time_po
   const std::size_t n = std::size_t(rows_), extended = n + std::size_t(halo_.ghosts);
   const bool jacobi = settings_.preconditioner == solver::Preconditioner::jacobi;
   // z's ghosts before the first step; p_old = 0, so the first step's p is z.
-  start_exchange(z_);
-  finish_exchange(z_);
+  exchange_->start(z_);
+  exchange_->finish(z_);
   ops_->fill(extended, 0.0, p_old_);
   const auto first = dots({{&r_, &z_}, {&r_, &r_}});
   double rz = first[0], rr = first[1], alpha = 0, beta = 0;
@@ -543,7 +489,7 @@ void DistributedCg::fused_steps(std::size_t limit, double norm_b, Clock::time_po
   }
   bool x_behind = false;  // x still lacks alpha p_old (pass 1 applies it)
   const auto settle = [&] {
-    finish_exchange(z_);
+    exchange_->finish(z_);
     if (x_behind) ops_->axpy(n, alpha, p_old_, x_);
     x_behind = false;
   };
@@ -570,7 +516,7 @@ void DistributedCg::fused_steps(std::size_t limit, double norm_b, Clock::time_po
     pass(first_pass());
     if (first_pass() == interior_rows) {
       env_.queue().flush();
-      finish_exchange(z_);
+      exchange_->finish(z_);
       ghost_kernel_.setArg(0, cl_uint(rows_));
       ghost_kernel_.setArg(1, cl_uint(halo_.ghosts));
       solver::set_real_arg(ghost_kernel_, 2, type_, beta);
@@ -581,7 +527,7 @@ void DistributedCg::fused_steps(std::size_t limit, double norm_b, Clock::time_po
                                   solver::vector_ops_group);
       pass(boundary_rows);
     } else {
-      finish_exchange(z_);  // a rank that only sends
+      exchange_->finish(z_);  // a rank that only sends
     }
     x_behind = false;
     bool stop = false;
@@ -608,10 +554,10 @@ void DistributedCg::fused_steps(std::size_t limit, double norm_b, Clock::time_po
     std::vector<double> d;
     if (settings_.preconditioner == solver::Preconditioner::chebyshev) {  // z = M^-1 r, then its dots
       precondition(r_, z_);
-      start_exchange(z_);
+      exchange_->start(z_);
       d = dots({{&r_, &z_}, {&r_, &r_}});
     } else {
-      start_exchange(z_);
+      exchange_->start(z_);
       d = sum_partials(2, nullptr);
     }
     if (d[0] < 0)

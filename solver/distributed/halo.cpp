@@ -18,9 +18,11 @@ std::vector<int> Halo::neighbours() const {
   return out;
 }
 
-Halo build_halo(MPI_Comm comm, const Partition& partition, LocalRows& rows, std::vector<std::int32_t>& local_col) {
-  const int ranks = partition.ranks();
-  const std::int64_t begin = rows.row_begin, end = begin + rows.rows();
+Halo build_halo(MPI_Comm comm, const Partition& columns, LocalRows& rows, std::vector<std::int32_t>& local_col) {
+  const int ranks = columns.ranks();
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  const std::int64_t begin = columns.begin(rank), end = begin + columns.size(rank), owned = end - begin;
   // The ghost columns, sorted: grouped by owner, since owners hold contiguous rows.
   std::vector<std::int64_t> ghost;
   throw_if_any_rank_failed(comm, capture([&] {
@@ -38,15 +40,15 @@ Halo build_halo(MPI_Comm comm, const Partition& partition, LocalRows& rows, std:
     std::sort(ghost.begin(), ghost.end());
     ghost.erase(std::unique(ghost.begin(), ghost.end()), ghost.end());
     constexpr std::int64_t limit = std::numeric_limits<std::int32_t>::max();
-    if (rows.rows() + std::int64_t(ghost.size()) > limit)
-      throw std::length_error("rank rows " + std::to_string(rows.rows()) + " plus ghosts " +
+    if (owned + std::int64_t(ghost.size()) > limit)
+      throw std::length_error("rank columns " + std::to_string(owned) + " plus ghosts " +
                               std::to_string(ghost.size()) + " exceed 32-bit local column numbers; use more ranks");
   }));
 
   Halo halo;
   halo.ghosts = std::int64_t(ghost.size());
   halo.recv_counts.assign(std::size_t(ranks), 0);
-  for (std::int64_t c : ghost) ++halo.recv_counts[std::size_t(partition.owner(c))];
+  for (std::int64_t c : ghost) ++halo.recv_counts[std::size_t(columns.owner(c))];
   halo.recv_offsets.assign(std::size_t(ranks), 0);
   std::partial_sum(halo.recv_counts.begin(), halo.recv_counts.end() - 1, halo.recv_offsets.begin() + 1);
 
@@ -77,7 +79,7 @@ Halo build_halo(MPI_Comm comm, const Partition& partition, LocalRows& rows, std:
         } else {
           touches_ghost = true;
           const auto at = std::lower_bound(ghost.begin(), ghost.end(), c);
-          local_col[std::size_t(j)] = std::int32_t(rows.rows() + (at - ghost.begin()));
+          local_col[std::size_t(j)] = std::int32_t(owned + (at - ghost.begin()));
         }
       }
       halo.boundary[i] = touches_ghost ? 1 : 0;
@@ -87,5 +89,36 @@ Halo build_halo(MPI_Comm comm, const Partition& partition, LocalRows& rows, std:
   std::vector<std::int64_t>().swap(rows.col);  // the global columns are no longer needed
   return halo;
 }
+
+namespace {
+template <class T>
+MPI_Datatype mpi_datatype();
+template <>
+MPI_Datatype mpi_datatype<double>() { return MPI_DOUBLE; }
+template <>
+MPI_Datatype mpi_datatype<std::int64_t>() { return MPI_INT64_T; }
+template <>
+MPI_Datatype mpi_datatype<std::uint64_t>() { return MPI_UINT64_T; }
+}  // namespace
+
+template <class T>
+std::vector<T> exchange_ghosts(MPI_Comm comm, const Halo& halo, const std::vector<T>& owned, int width) {
+  const std::size_t w = std::size_t(width);
+  std::vector<T> sent(halo.send_rows.size() * w), ghosts(std::size_t(halo.ghosts) * w);
+  for (std::size_t s = 0; s < halo.send_rows.size(); ++s)
+    for (std::size_t c = 0; c < w; ++c) sent[s * w + c] = owned[std::size_t(halo.send_rows[s]) * w + c];
+  const auto times = [&](const std::vector<int>& v) {
+    std::vector<int> out(v.size());
+    for (std::size_t r = 0; r < v.size(); ++r) out[r] = v[r] * width;
+    return out;
+  };
+  MPI_Alltoallv(sent.data(), times(halo.send_counts).data(), times(halo.send_offsets).data(), mpi_datatype<T>(),
+                ghosts.data(), times(halo.recv_counts).data(), times(halo.recv_offsets).data(), mpi_datatype<T>(), comm);
+  return ghosts;
+}
+
+template std::vector<double> exchange_ghosts(MPI_Comm, const Halo&, const std::vector<double>&, int);
+template std::vector<std::int64_t> exchange_ghosts(MPI_Comm, const Halo&, const std::vector<std::int64_t>&, int);
+template std::vector<std::uint64_t> exchange_ghosts(MPI_Comm, const Halo&, const std::vector<std::uint64_t>&, int);
 
 }  // namespace clcg::distributed

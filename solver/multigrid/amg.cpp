@@ -40,11 +40,6 @@ class PhaseClock {
   double builds_ = 0;
 };
 
-// Most rows the coarsest level may keep for a sparse Cholesky solve; a hierarchy that stops
-// coarsening above it (or whose coarsest operator is not positive definite) ends with a
-// Chebyshev solve of high degree instead.
-constexpr std::size_t coarse_factor_limit = 2000;
-constexpr unsigned coarse_chebyshev_degree = 16;
 constexpr unsigned lanczos_steps = 10;  // for rho(D^-1 A): the prolongator's weight, the smoothers' bounds
 
 // rho(D^-1 A) as device Lanczos estimates it: the prolongator smoother's weight is 4/3 over it
@@ -54,7 +49,6 @@ double radius(SpectrumEstimator& spectrum, Spmv& a, const ::cl::Buffer& inv_diag
   return a.matrix().rows() > 0 ? spectrum.lambda_max(a, inv_diag, lanczos_steps) : 0.0;
 }
 
-double prolongator_weight(double radius) { return radius > 0 ? (4.0 / 3.0) / radius : 0.0; }
 
 // Whether the last of `operators` (the first is A, of a_rows rows) is coarsened again.
 bool coarsens(std::int32_t rows, std::size_t operators, std::int32_t a_rows, const AmgOptions& options) {
@@ -84,6 +78,20 @@ std::vector<double> finest_candidates(const HostCsr& a, const AmgOptions& option
   return b;
 }
 
+}  // namespace
+
+// A coarse operator is a quarter full at a few hundred rows, so the host's dense factor costs
+// n^3/3: 438 rows took 4 ms at 144^3 and 575 rows 7 ms at 160^3, against 20-30 ms of device
+// set-up, where one more level of ~20 rows costs about 1 ms (H100, docs/PERFORMANCE.md). Below
+// 1M rows the larger exact coarse solve stays: the set-up is short anyway, and 1138_bus in float
+// converges only with it.
+double prolongator_weight(double radius) { return radius > 0 ? (4.0 / 3.0) / radius : 0.0; }
+
+std::pair<double, double> amg_smoother_interval(double estimate, bool coarsest, const AmgOptions& options) {
+  const double upper = 1.1 * (estimate > 0 ? estimate : 1.0);
+  return {upper / (coarsest ? 1000.0 : options.smoother_lower_ratio), upper};
+}
+
 // A near-null-space vector that is a combination of the others on some aggregate leaves a zero
 // column of P there, so a zero row and column of A_c: 1 on its diagonal keeps the factor positive
 // definite and solves that unknown to 0 (b_c is 0 there too), as a pseudo-inverse would.
@@ -97,13 +105,6 @@ void unit_diagonal_on_empty_rows(HostCsr& a) {
   }
 }
 
-}  // namespace
-
-// A coarse operator is a quarter full at a few hundred rows, so the host's dense factor costs
-// n^3/3: 438 rows took 4 ms at 144^3 and 575 rows 7 ms at 160^3, against 20-30 ms of device
-// set-up, where one more level of ~20 rows costs about 1 ms (H100, docs/PERFORMANCE.md). Below
-// 1M rows the larger exact coarse solve stays: the set-up is short anyway, and 1138_bus in float
-// converges only with it.
 std::size_t amg_largest_coarsest(std::size_t a_rows, bool coarse_level, const AmgOptions& options) {
   constexpr std::size_t halved_from = 1'000'000;
   return coarse_level && a_rows >= halved_from ? options.coarse_rows / 2 : options.coarse_rows;
@@ -339,20 +340,19 @@ bool AmgPreconditioner::make_smoothers(Hierarchy& h, std::optional<HostCsr> coar
     Level& level = *levels_[l];
     if (level.n == 0 || !level.spmv) continue;
     const double estimate = known(l) > 0 ? known(l) : estimates.at(next++);
-    const double upper = 1.1 * (estimate > 0 ? estimate : 1.0);
-    const double lower = upper / (l == last ? 1000.0 : options_.smoother_lower_ratio);
+    const auto [lower, upper] = amg_smoother_interval(estimate, l == last, options_);
     if (update)
       level.smoother->update_values(*level.spmv, lower, upper);
     else
       level.smoother.emplace(env_, *level.spmv, level.inv_diag, lower, upper,
-                             l == last ? coarse_chebyshev_degree : options_.smoother_degree);
+                             l == last ? amg_coarse_chebyshev_degree : options_.smoother_degree);
   }
   return true;
 }
 
 std::optional<HostCsr> AmgPreconditioner::coarsest_on_host(Hierarchy& h) {
   const DeviceCsrMatrix& a = h.operators.back();
-  if (a.rows() <= 0 || std::size_t(a.rows()) > coarse_factor_limit) return std::nullopt;
+  if (a.rows() <= 0 || std::size_t(a.rows()) > amg_coarse_factor_limit) return std::nullopt;
   std::optional<HostCsr> host = h.coarsest ? std::move(h.coarsest) : download(env_, a);
   h.coarsest.reset();
   unit_diagonal_on_empty_rows(*host);

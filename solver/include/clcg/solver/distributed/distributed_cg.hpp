@@ -22,6 +22,7 @@
 
 #include "clcg/cl/env.hpp"
 #include "clcg/cl/pinned_buffer.hpp"
+#include "clcg/solver/distributed/device_halo.hpp"
 #include "clcg/solver/distributed/halo.hpp"
 #include "clcg/solver/distributed/local_rows.hpp"
 #include "clcg/solver/distributed/partition.hpp"
@@ -81,14 +82,6 @@ class DistributedCg {
   bool choose_ell(std::int64_t longest);
   void upload_ell(const LocalRows& rows, const std::vector<std::int32_t>& local_col);
 
-  // The halo of `x` (its ghost values from their owners) in three steps, so that work can run
-  // between them: pack and start reading the owned values out; post the MPI transfers (waits
-  // for the read); wait for them and write the ghosts into x. finish_exchange does nothing
-  // where no exchange is posted.
-  void start_exchange(const ::cl::Buffer& x);
-  void post_exchange();
-  void finish_exchange(::cl::Buffer& x);
-  bool exchanges() const noexcept { return !neighbours_.empty(); }
   // The pass over rows a kernel runs first: every row where no row waits for ghosts, else
   // the interior ones (kernels/distributed.cl's ALL_ROWS, INTERIOR_ROWS).
   cl_uint first_pass() const noexcept;
@@ -123,23 +116,20 @@ class DistributedCg {
   std::int64_t rows_ = 0, global_rows_ = 0, nnz_ = 0, chunk_ = 32;
   Halo halo_;
   std::vector<std::int64_t> rank_chunks_;  // dot chunks each rank holds, in rank order
-  std::vector<int> neighbours_;
   std::size_t element_ = 8;
   bool ell_ = false;
   unsigned ell_width_ = 0;
   std::uint64_t stored_ = 0;  // matrix entries on the device (ELL: rows x width)
-  ::cl::Buffer row_ptr_, col_, values_, boundary_, chunk_flag_, chunk_list_, send_index_, send_buffer_, inv_diag_;
+  ::cl::Buffer row_ptr_, col_, values_, boundary_, chunk_flag_, chunk_list_, inv_diag_;
   std::size_t boundary_chunks_ = 0;  // chunks holding a row that touches a ghost
   solver::ChebyshevOptions chebyshev_;
   double theta_ = 0, delta_ = 0;        // Chebyshev: the interval's centre and half-width
   ::cl::Buffer cheb_d_, cheb_w_;        // Chebyshev: its direction, A z
   ::cl::Kernel cheb_start_, cheb_update_;
   ::cl::Buffer r_, z_, p_, p_old_, q_, s_, b_, x_, partials_;
-  cl::PinnedBuffer send_host_, recv_host_, partials_host_;
-  ::cl::Kernel spmv_kernel_, direction_kernel_, ghost_kernel_, update_kernel_, pack_kernel_, dots_kernel_;
-  ::cl::Event sent_;                      // the read of the packed values
-  bool started_ = false;                  // an exchange is packed (start_exchange) and not posted
-  std::vector<MPI_Request> requests_;     // posted transfers not yet waited for
+  cl::PinnedBuffer partials_host_;
+  std::optional<DeviceHalo> exchange_;  // z's (and the Chebyshev's and the true residual's) ghosts
+  ::cl::Kernel spmv_kernel_, direction_kernel_, ghost_kernel_, update_kernel_, dots_kernel_;
   std::optional<solver::VectorOps> ops_;  // built with the kernels, in upload()
   std::size_t dot_wg_ = 256;
   StepTimes times_;

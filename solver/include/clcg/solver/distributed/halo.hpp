@@ -25,9 +25,17 @@ struct Halo {
 };
 
 // Builds the halo (collective over `comm`: every rank calls it) and turns `rows.col` into
-// local column numbers (`local_col`: owned c - row_begin, ghost rows() + its place), freeing
-// the global ones. Throws std::length_error when a rank's rows plus ghosts exceed 2^31 - 1
-// (the other ranks then throw AnotherRankFailed).
-Halo build_halo(MPI_Comm comm, const Partition& partition, LocalRows& rows, std::vector<std::int32_t>& local_col);
+// local column numbers (`local_col`: an owned column c is c - columns.begin(rank), a ghost
+// columns.size(rank) + its place), freeing the global ones. `columns` says which rank owns
+// each column: the rows' own partition for a square matrix, the other level's for AMG's P and
+// R. Throws std::length_error when a rank's columns plus ghosts exceed 2^31 - 1 (the other
+// ranks then throw AnotherRankFailed).
+Halo build_halo(MPI_Comm comm, const Partition& columns, LocalRows& rows, std::vector<std::int32_t>& local_col);
+
+// The ghosts' values of a vector on the host (collective): `owned` holds `width` values for
+// each column this rank owns, the result `width` for each ghost, in the halo's ghost order.
+// For T = double, std::int64_t, std::uint64_t.
+template <class T>
+std::vector<T> exchange_ghosts(MPI_Comm comm, const Halo& halo, const std::vector<T>& owned, int width = 1);
 
 }  // namespace clcg::distributed

@@ -36,6 +36,18 @@ class SparseCholesky;
 // The most rows a level may have and not be coarsened again (the coarsest is factored on the
 // host): coarse_rows, and for a coarse level of an A of 1M rows or more half as many.
 std::size_t amg_largest_coarsest(std::size_t a_rows, bool coarse_level, const AmgOptions& options);
+// Most rows the coarsest level may keep for a sparse Cholesky solve; a hierarchy that stops
+// coarsening above it (or whose coarsest operator is not positive definite) ends with a
+// Chebyshev solve of this degree instead.
+inline constexpr std::size_t amg_coarse_factor_limit = 2000;
+inline constexpr unsigned amg_coarse_chebyshev_degree = 16;
+// The prolongator smoother's weight for rho(D^-1 A) = radius: 4/3 over it (as pyamg).
+double prolongator_weight(double radius);
+// A level smoother's Chebyshev interval [lower, upper] from its estimate of rho(D^-1 A).
+std::pair<double, double> amg_smoother_interval(double estimate, bool coarsest, const AmgOptions& options);
+// 1 on the diagonal of a row of A_c whose values are all 0 (a dependent near-null-space vector
+// left a zero column of P): the coarse factor stays positive definite and solves that unknown to 0.
+void unit_diagonal_on_empty_rows(HostCsr& a);
 
 class AmgPreconditioner : public DevicePreconditioner {
  public:

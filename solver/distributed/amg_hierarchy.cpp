@@ -1,0 +1,418 @@
+#include "clcg/solver/distributed/amg_hierarchy.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "clcg/solver/distributed/fixed_order_sum.hpp"
+#include "clcg/solver/distributed/halo.hpp"
+#include "clcg/solver/distributed/remote_rows.hpp"
+#include "clcg/solver/multigrid/amg.hpp"
+#include "clcg/solver/multigrid/coarsening.hpp"
+#include "clcg/solver/precond/spectrum.hpp"
+
+namespace clcg::distributed {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+constexpr unsigned lanczos_steps = 10;  // as the one-device set-up
+
+int comm_rank(MPI_Comm comm) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  return rank;
+}
+
+// A level's rows with local columns (owned first, then the ghosts) and their halo.
+struct LocalView {
+  Halo halo;
+  std::vector<std::int32_t> local_col;
+  std::int64_t owned = 0;
+};
+
+LocalView local_view(MPI_Comm comm, const Partition& partition, const LocalRows& rows) {
+  LocalRows pattern;  // build_halo consumes the global columns: it gets a copy of the pattern
+  pattern.global_rows = rows.global_rows;
+  pattern.row_begin = rows.row_begin;
+  pattern.row_ptr = rows.row_ptr;
+  pattern.col = rows.col;
+  LocalView view;
+  view.halo = build_halo(comm, partition, pattern, view.local_col);
+  view.owned = partition.size(comm_rank(comm));
+  return view;
+}
+
+// The value of local column c of a vector held as its owned part and its ghosts.
+template <class T>
+T value_at(const std::vector<T>& owned, const std::vector<T>& ghosts, std::int32_t c) {
+  return std::size_t(c) < owned.size() ? owned[std::size_t(c)] : ghosts[std::size_t(c) - owned.size()];
+}
+
+// strong_connections() of the host reference, on this rank's rows: diagonals and row maxima of
+// the ghost rows come from their owners.
+std::vector<char> strong_entries(MPI_Comm comm, const LocalRows& a, const LocalView& view, double theta) {
+  const std::size_t n = std::size_t(a.rows());
+  std::vector<double> d(n, 0.0);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
+      if (std::size_t(view.local_col[std::size_t(k)]) == i) d[i] += a.values[std::size_t(k)];
+  const std::vector<double> d_ghost = exchange_ghosts(comm, view.halo, d);
+  std::vector<double> most(n, 0.0);
+  const auto visit = [&](auto&& f) {
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+        const std::int32_t j = view.local_col[std::size_t(k)];
+        f(i, std::size_t(k), j, a.values[std::size_t(k)], std::abs(d[i] * value_at(d, d_ghost, j)));
+      }
+  };
+  visit([&](std::size_t i, std::size_t, std::int32_t j, double v, double dd) {
+    if (std::size_t(j) != i && dd != 0) most[i] = std::max(most[i], v * v / dd);
+  });
+  const std::vector<double> most_ghost = exchange_ghosts(comm, view.halo, most);
+  std::vector<char> strong(a.col.size(), 0);
+  visit([&](std::size_t i, std::size_t k, std::int32_t j, double v, double dd) {
+    strong[k] = std::size_t(j) != i && v != 0 &&
+                (dd == 0 || v * v >= theta * theta * std::max(most[i], value_at(most, most_ghost, j)) * dd);
+  });
+  return strong;
+}
+
+// The independent set's key (coarsening.cpp's mis_key, on global row numbers).
+enum : std::uint32_t { mis_out = 0, mis_undecided = 1, mis_in = 2 };
+std::uint32_t row_hash(std::uint32_t i) {
+  i ^= i >> 16;
+  i *= 0x7feb352dU;
+  i ^= i >> 15;
+  i *= 0x846ca68bU;
+  i ^= i >> 16;
+  return i;
+}
+std::uint64_t mis_key(std::uint32_t state, std::uint32_t i) {
+  return (std::uint64_t(state) << 62) | (std::uint64_t(row_hash(i) & 0x3fffffffU) << 32) | i;
+}
+constexpr unsigned max_mis_rounds = 64;  // as coarsening.cpp
+
+struct LocalAggregates {
+  std::vector<std::int64_t> of_row;     // global aggregate of each row here, -1 for none
+  std::vector<std::int64_t> seed_rows;  // the local row of each aggregate seeded here, in order
+  Partition coarse;                     // which rank holds which aggregate (its seed's)
+};
+
+// aggregate() of the host reference over the ranks: each round's keys and each join's
+// aggregates of the ghost rows come from their owners; every rank runs the same rounds.
+LocalAggregates aggregate_rows(MPI_Comm comm, const LocalRows& a, const LocalView& view, const std::vector<char>& strong) {
+  const std::size_t n = std::size_t(a.rows());
+  const auto neighbours = [&](std::size_t i, auto&& f) {
+    for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
+      if (strong[std::size_t(k)]) f(view.local_col[std::size_t(k)], std::uint32_t(a.col[std::size_t(k)]));
+  };
+  std::vector<std::uint32_t> state(n, mis_out);
+  for (std::size_t i = 0; i < n; ++i) neighbours(i, [&](std::int32_t, std::uint32_t) { state[i] = mis_undecided; });
+  const auto global = [&](std::size_t i) { return std::uint32_t(a.row_begin + std::int64_t(i)); };
+  std::vector<std::uint64_t> key(n), most(n);
+  const auto spread = [&](const std::vector<std::uint64_t>& in, std::vector<std::uint64_t>& out) {
+    const std::vector<std::uint64_t> ghosts = exchange_ghosts(comm, view.halo, in);
+    for (std::size_t i = 0; i < n; ++i) {
+      out[i] = in[i];
+      neighbours(i, [&](std::int32_t j, std::uint32_t) { out[i] = std::max(out[i], value_at(in, ghosts, j)); });
+    }
+  };
+  for (unsigned round = 1;; ++round) {
+    for (std::size_t i = 0; i < n; ++i) key[i] = mis_key(state[i], global(i));
+    spread(key, most);
+    spread(most, key);
+    int left = 0, any_left = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (state[i] != mis_undecided) continue;
+      if (std::uint32_t(key[i]) == global(i) || round == max_mis_rounds)
+        state[i] = mis_in;
+      else if (key[i] >> 62 == mis_in)
+        state[i] = mis_out;
+      else
+        left = 1;
+    }
+    MPI_Allreduce(&left, &any_left, 1, MPI_INT, MPI_LOR, comm);
+    if (!any_left) break;
+  }
+  // Seeds numbered in global row order: this rank's after those of the ranks before it.
+  LocalAggregates out;
+  for (std::size_t i = 0; i < n; ++i)
+    if (state[i] == mis_in) out.seed_rows.push_back(std::int64_t(i));
+  const int ranks = view.halo.recv_counts.empty() ? 1 : int(view.halo.recv_counts.size());
+  std::int64_t mine = std::int64_t(out.seed_rows.size());
+  std::vector<std::int64_t> counts(static_cast<std::size_t>(ranks));
+  MPI_Allgather(&mine, 1, MPI_INT64_T, counts.data(), 1, MPI_INT64_T, comm);
+  out.coarse.offsets.assign(std::size_t(ranks) + 1, 0);
+  for (int r = 0; r < ranks; ++r) out.coarse.offsets[std::size_t(r) + 1] = out.coarse.offsets[std::size_t(r)] + counts[std::size_t(r)];
+  const std::int64_t first = out.coarse.offsets[std::size_t(comm_rank(comm))];
+  std::vector<std::int64_t> seed(n, -1);
+  for (std::size_t s = 0; s < out.seed_rows.size(); ++s) seed[std::size_t(out.seed_rows[s])] = first + std::int64_t(s);
+  // Neighbours join the seed with the largest key; rows two steps away the neighbour's aggregate with the largest key.
+  const auto join = [&](const std::vector<std::int64_t>& joined, std::vector<std::int64_t>& result) {
+    const std::vector<std::int64_t> ghosts = exchange_ghosts(comm, view.halo, joined);
+    result = joined;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (result[i] >= 0) continue;
+      std::uint64_t best = 0;
+      neighbours(i, [&](std::int32_t j, std::uint32_t global_j) {
+        const std::int64_t g = value_at(joined, ghosts, j);
+        if (g >= 0 && mis_key(mis_in, global_j) > best) best = mis_key(mis_in, global_j), result[i] = g;
+      });
+    }
+  };
+  std::vector<std::int64_t> first_join;
+  join(seed, first_join);
+  join(first_join, out.of_row);
+  return out;
+}
+
+// tentative_prolongator() of the host reference for one candidate: each aggregate's members
+// (global row, candidate) go to its seed's rank, which factors it in row order with the host
+// code and sends each member its entry of Q back. `coarse_b` gets this rank's aggregates' R.
+LocalRows tentative_rows(MPI_Comm comm, const LocalRows& a, const LocalAggregates& g, const std::vector<double>& b,
+                         std::vector<double>& coarse_b) {
+  const int ranks = g.coarse.ranks(), rank = comm_rank(comm);
+  const std::size_t n = std::size_t(a.rows());
+  std::vector<int> counts(std::size_t(ranks), 0);
+  for (std::int64_t agg : g.of_row)
+    if (agg >= 0) ++counts[std::size_t(g.coarse.owner(agg))];
+  std::vector<int> at = offsets_of(counts);
+  std::vector<std::int64_t> ids(std::size_t(at.back() + counts.back()));
+  std::vector<double> values(ids.size());
+  for (std::size_t i = 0; i < n; ++i)  // in row order, so each rank's members arrive in row order
+    if (const std::int64_t agg = g.of_row[i]; agg >= 0) {
+      const std::size_t slot = std::size_t(at[std::size_t(g.coarse.owner(agg))]++);
+      ids[slot] = agg;
+      values[slot] = b[i];
+    }
+  std::vector<int> got_counts;
+  const std::vector<std::int64_t> got_ids = all_to_all(comm, ids, counts, &got_counts);
+  const std::vector<double> got_values = all_to_all(comm, values, counts);
+  // The members of this rank's aggregates, aggregate by aggregate, each in row order (the
+  // ranks before this one hold the rows before its own): the host reference's order.
+  const std::int64_t first = g.coarse.begin(rank), mine = g.coarse.size(rank);
+  std::vector<std::size_t> start(std::size_t(mine) + 1, 0);
+  for (std::int64_t agg : got_ids) ++start[std::size_t(agg - first) + 1];
+  for (std::size_t c = 1; c < start.size(); ++c) start[c] += start[c - 1];
+  std::vector<std::size_t> place(got_ids.size()), next(start.begin(), start.end() - 1);
+  solver::Aggregates members;
+  members.count = std::int32_t(mine);
+  members.of_row.resize(got_ids.size());
+  std::vector<double> member_b(got_ids.size());
+  for (std::size_t e = 0; e < got_ids.size(); ++e) {
+    place[e] = next[std::size_t(got_ids[e] - first)]++;
+    members.of_row[place[e]] = std::int32_t(got_ids[e] - first);
+    member_b[place[e]] = got_values[e];
+  }
+  const solver::HostCsr q = solver::tentative_prolongator(members, 1, member_b, 1, coarse_b);
+  std::vector<double> answer(got_ids.size());
+  for (std::size_t e = 0; e < got_ids.size(); ++e) answer[e] = q.values[std::size_t(q.row_ptr[place[e]])];
+  const std::vector<double> mine_q = all_to_all(comm, answer, got_counts);
+  LocalRows t;
+  t.global_rows = a.global_rows;
+  t.row_begin = a.row_begin;
+  at = offsets_of(counts);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (const std::int64_t agg = g.of_row[i]; agg >= 0) {
+      t.col.push_back(agg);
+      t.values.push_back(mine_q[std::size_t(at[std::size_t(g.coarse.owner(agg))]++)]);
+    }
+    t.row_ptr.push_back(std::int64_t(t.col.size()));
+  }
+  return t;
+}
+
+// smoothed_prolongator() of the host reference: P = P_tent - omega D^-1 A P_tent, the ghost
+// rows of P_tent fetched.
+LocalRows smoothed_rows(MPI_Comm comm, const Partition& partition, const LocalRows& a, const LocalRows& tentative,
+                        double omega) {
+  const RemoteRows remote = fetch_rows(comm, partition, tentative, foreign_columns(a, partition, comm_rank(comm)));
+  LocalRows p = multiply_rows(a, tentative, remote);
+  const std::vector<double> d = a.diagonal();
+  for (std::size_t i = 0; i < std::size_t(p.rows()); ++i) {
+    const double inv_diag = d[i] != 0 ? 1 / d[i] : 0.0;
+    const std::int64_t t = tentative.row_ptr[i], in_row = tentative.row_ptr[i + 1] - t;
+    const std::int64_t first = in_row > 0 ? tentative.col[std::size_t(t)] : 0;
+    for (std::int64_t k = p.row_ptr[i]; k < p.row_ptr[i + 1]; ++k) {
+      double v = -omega * inv_diag * p.values[std::size_t(k)];
+      const std::int64_t c = p.col[std::size_t(k)] - first;
+      if (c >= 0 && c < in_row) v += tentative.values[std::size_t(t + c)];
+      p.values[std::size_t(k)] = v;
+    }
+  }
+  return p;
+}
+
+// The coarse level's chunks: the aggregates seeded in each chunk of the fine level.
+std::vector<std::int64_t> coarse_chunks(const std::vector<std::int64_t>& fine_chunks, const LocalAggregates& g) {
+  std::vector<std::int64_t> out(fine_chunks.size(), 0);
+  std::size_t s = 0;
+  for (std::size_t c = 0; c + 1 < fine_chunks.size(); ++c) {
+    while (s < g.seed_rows.size() && g.seed_rows[s] < fine_chunks[c + 1]) ++s;
+    out[c + 1] = std::int64_t(s);
+  }
+  return out;
+}
+
+// The whole operator on every rank (collective).
+solver::HostCsr gather_whole(MPI_Comm comm, const DistributedLevel& level) {
+  const int ranks = level.partition.ranks();
+  const LocalRows& a = level.a;
+  std::vector<int> row_counts(static_cast<std::size_t>(ranks)), entry_counts(static_cast<std::size_t>(ranks));
+  int rows = int(a.rows()), entries = int(a.nnz());
+  MPI_Allgather(&rows, 1, MPI_INT, row_counts.data(), 1, MPI_INT, comm);
+  MPI_Allgather(&entries, 1, MPI_INT, entry_counts.data(), 1, MPI_INT, comm);
+  std::vector<std::int64_t> lengths(static_cast<std::size_t>(rows));
+  for (std::size_t i = 0; i < lengths.size(); ++i) lengths[i] = a.row_ptr[i + 1] - a.row_ptr[i];
+  const std::int64_t total_rows = level.partition.rows();
+  std::vector<std::int64_t> all_lengths(static_cast<std::size_t>(total_rows)), all_cols;
+  MPI_Allgatherv(lengths.data(), rows, MPI_INT64_T, all_lengths.data(), row_counts.data(),
+                 offsets_of(row_counts).data(), MPI_INT64_T, comm);
+  std::int64_t nnz = 0;
+  for (std::int64_t l : all_lengths) nnz += l;
+  all_cols.resize(std::size_t(nnz));
+  solver::HostCsr whole;
+  whole.rows = whole.cols = std::int32_t(total_rows);
+  whole.values.resize(std::size_t(nnz));
+  MPI_Allgatherv(a.col.data(), entries, MPI_INT64_T, all_cols.data(), entry_counts.data(),
+                 offsets_of(entry_counts).data(), MPI_INT64_T, comm);
+  MPI_Allgatherv(a.values.data(), entries, MPI_DOUBLE, whole.values.data(), entry_counts.data(),
+                 offsets_of(entry_counts).data(), MPI_DOUBLE, comm);
+  whole.col_idx.assign(all_cols.begin(), all_cols.end());
+  whole.row_ptr.assign(std::size_t(total_rows) + 1, 0);
+  for (std::size_t i = 0; i < all_lengths.size(); ++i) whole.row_ptr[i + 1] = whole.row_ptr[i] + std::int32_t(all_lengths[i]);
+  return whole;
+}
+
+}  // namespace
+
+double level_radius(MPI_Comm comm, const DistributedLevel& level, unsigned steps) {
+  const LocalRows& a = level.a;
+  const std::size_t n = std::size_t(a.rows());
+  const LocalView view = local_view(comm, level.partition, a);
+  std::vector<double> d(n, 0.0);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
+      if (std::size_t(view.local_col[std::size_t(k)]) == i) d[i] += a.values[std::size_t(k)];
+  // Dot products over the level's chunks, each chunk in row order, the chunks' partials in one fixed order.
+  const int ranks = level.partition.ranks();
+  const int chunks = int(level.chunk_begin.size()) - 1;
+  std::vector<int> chunk_counts(static_cast<std::size_t>(ranks));
+  MPI_Allgather(&chunks, 1, MPI_INT, chunk_counts.data(), 1, MPI_INT, comm);
+  const auto dot = [&](const std::vector<double>& x, const std::vector<double>& y) {
+    std::vector<double> partial(std::size_t(chunks), 0.0), all(std::size_t(offsets_of(chunk_counts).back() + chunk_counts.back()));
+    for (std::size_t c = 0; c < partial.size(); ++c)
+      for (std::int64_t i = level.chunk_begin[c]; i < level.chunk_begin[c + 1]; ++i) partial[c] += x[std::size_t(i)] * y[std::size_t(i)];
+    MPI_Allgatherv(partial.data(), chunks, MPI_DOUBLE, all.data(), chunk_counts.data(), offsets_of(chunk_counts).data(),
+                   MPI_DOUBLE, comm);
+    return fixed_order_sum(all);
+  };
+  const auto times_a = [&](const std::vector<double>& x) {
+    const std::vector<double> ghosts = exchange_ghosts(comm, view.halo, x);
+    std::vector<double> y(n, 0.0);
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
+        y[i] += a.values[std::size_t(k)] * value_at(x, ghosts, view.local_col[std::size_t(k)]);
+    return y;
+  };
+  // Lanczos on the pencil (A, D): v D-orthonormal, alpha = v.Av, the next u = D^-1 A v - alpha v - beta v_prev.
+  std::vector<double> v(n), v_prev(n, 0.0), u(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint32_t h = row_hash(std::uint32_t(a.row_begin + std::int64_t(i)) ^ 0x5bd1e995U);
+    v[i] = double(h) / 2147483648.0 - 1.0;  // in [-1, 1)
+  }
+  const auto d_norm = [&](const std::vector<double>& x) {
+    std::vector<double> dx(n);
+    for (std::size_t i = 0; i < n; ++i) dx[i] = d[i] * x[i];
+    return std::sqrt(std::max(0.0, dot(x, dx)));
+  };
+  double beta = d_norm(v);
+  if (!(beta > 0) || !std::isfinite(beta)) return 0.0;
+  for (double& x : v) x /= beta;
+  std::vector<double> alphas, betas;
+  beta = 0;
+  for (unsigned step = 0; step < steps; ++step) {
+    const std::vector<double> av = times_a(v);
+    const double alpha = dot(v, av);
+    alphas.push_back(alpha);
+    for (std::size_t i = 0; i < n; ++i) u[i] = (d[i] != 0 ? av[i] / d[i] : 0.0) - alpha * v[i] - beta * v_prev[i];
+    const double next = d_norm(u);
+    if (step + 1 == steps || !(next > 1e-12 * std::abs(alpha))) break;
+    betas.push_back(next);
+    beta = next;
+    v_prev.swap(v);
+    for (std::size_t i = 0; i < n; ++i) v[i] = u[i] / next;
+  }
+  return solver::largest_tridiagonal_eigenvalue(alphas, betas);
+}
+
+DistributedHierarchy build_hierarchy(MPI_Comm comm, const Partition& partition, const LocalRows& a,
+                                     const solver::AmgOptions& options) {
+  if (options.block_size != 1 || options.near_nullspace)
+    throw std::invalid_argument("AMG under mpirun takes scalar problems (block size 1, no near-null space) for now");
+  const int rank = comm_rank(comm);
+  DistributedHierarchy h;
+  DistributedLevel first;
+  first.partition = partition;
+  first.a = a;
+  if (partition.size(rank) > 0) {
+    const std::int64_t begin = partition.begin(rank), end = begin + partition.size(rank);
+    for (std::int64_t c = begin / partition.chunk; c * partition.chunk < end; ++c)
+      first.chunk_begin.push_back(std::max(c * partition.chunk, begin) - begin);
+  }
+  first.chunk_begin.push_back(partition.size(rank));
+  h.levels.push_back(std::move(first));
+  std::vector<double> candidates(std::size_t(a.rows()), 1.0);
+  const std::size_t a_rows = std::size_t(partition.rows());
+  while (true) {
+    DistributedLevel& fine = h.levels.back();
+    const std::size_t rows = std::size_t(fine.partition.rows());
+    if (!(rows > solver::amg_largest_coarsest(a_rows, h.levels.size() > 1, options) && h.levels.size() < options.max_levels))
+      break;
+    auto start = Clock::now();
+    const LocalView view = local_view(comm, fine.partition, fine.a);
+    const std::vector<char> strong = strong_entries(comm, fine.a, view, options.strength);
+    LocalAggregates g = aggregate_rows(comm, fine.a, view, strong);
+    const std::int64_t count = g.coarse.rows();
+    h.coarsening_seconds += since(start);
+    if (count == 0 || double(count) > 0.8 * double(rows)) break;
+    start = Clock::now();
+    fine.radius = level_radius(comm, fine, lanczos_steps);
+    h.lanczos_seconds += since(start);
+    start = Clock::now();
+    std::vector<double> coarse_candidates;
+    const LocalRows tentative = tentative_rows(comm, fine.a, g, candidates, coarse_candidates);
+    candidates = std::move(coarse_candidates);
+    g.coarse.chunk = fine.partition.chunk;
+    fine.p = smoothed_rows(comm, fine.partition, fine.a, tentative, solver::prolongator_weight(fine.radius));
+    h.coarsening_seconds += since(start);
+    start = Clock::now();
+    fine.r = transpose_rows(comm, fine.p, g.coarse);
+    const LocalRows ap =
+        multiply_rows(fine.a, fine.p, fetch_rows(comm, fine.partition, fine.p, foreign_columns(fine.a, fine.partition, rank)));
+    DistributedLevel coarse;
+    coarse.a = multiply_rows(fine.r, ap, fetch_rows(comm, fine.partition, ap, foreign_columns(fine.r, fine.partition, rank)));
+    coarse.a.global_rows = count;
+    coarse.partition = g.coarse;
+    coarse.chunk_begin = coarse_chunks(fine.chunk_begin, g);
+    h.galerkin_seconds += since(start);
+    h.levels.push_back(std::move(coarse));
+  }
+  DistributedLevel& last = h.levels.back();
+  if (std::size_t(last.partition.rows()) <= solver::amg_coarse_factor_limit && last.partition.rows() > 0) {
+    h.coarsest = gather_whole(comm, last);
+    solver::unit_diagonal_on_empty_rows(h.coarsest);
+    h.coarsest_gathered = true;
+  } else {
+    const auto start = Clock::now();
+    last.radius = level_radius(comm, last, lanczos_steps);
+    h.lanczos_seconds += since(start);
+  }
+  return h;
+}
+
+}  // namespace clcg::distributed

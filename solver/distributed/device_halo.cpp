@@ -1,0 +1,93 @@
+#include "clcg/solver/distributed/device_halo.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include "clcg/cl/error.hpp"
+#include "clcg/solver/sparse/launch.hpp"
+#include "clcg/solver/sparse/vector_ops.hpp"
+
+namespace clcg::distributed {
+namespace {
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+}  // namespace
+
+DeviceHalo::DeviceHalo(MPI_Comm comm, const cl::Env& env, const Halo& halo, std::int64_t owned,
+                       solver::ElementType type)
+    : comm_(comm),
+      env_(env),
+      type_(type),
+      element_(reduction::element_size(type)),
+      owned_(owned),
+      ghosts_(halo.ghosts),
+      send_counts_total_(halo.send_rows.size()),
+      neighbours_(halo.neighbours()),
+      send_counts_(halo.send_counts),
+      send_offsets_(halo.send_offsets),
+      recv_counts_(halo.recv_counts),
+      recv_offsets_(halo.recv_offsets) {
+  cl::checked("setting up a halo exchange", [&] {
+    pack_ = env_.kernel("halo.cl", "pack", solver::real_build_options(type_));
+    send_index_ = ::cl::Buffer(env_.context(), CL_MEM_READ_ONLY, std::max<std::size_t>(1, halo.send_rows.size() * 4));
+    if (!halo.send_rows.empty())
+      env_.queue().enqueueWriteBuffer(send_index_, CL_TRUE, 0, halo.send_rows.size() * 4, halo.send_rows.data());
+    send_buffer_ = solver::make_vector(env_, type_, std::max<std::size_t>(1, send_counts_total_));
+  });
+  send_host_ = cl::PinnedBuffer(env_, std::max<std::size_t>(1, send_counts_total_ * element_));
+  recv_host_ = cl::PinnedBuffer(env_, std::max<std::size_t>(1, std::size_t(ghosts_) * element_));
+}
+
+void DeviceHalo::start(const ::cl::Buffer& x) {
+  if (!any()) return;
+  if (send_counts_total_ > 0) {
+    pack_.setArg(0, cl_uint(send_counts_total_));
+    pack_.setArg(1, send_index_);
+    pack_.setArg(2, x);
+    pack_.setArg(3, send_buffer_);
+    solver::enqueue_grid_stride(env_, pack_, "pack", send_counts_total_, solver::vector_ops_group);
+    env_.queue().enqueueReadBuffer(send_buffer_, CL_FALSE, 0, send_counts_total_ * element_, send_host_.data(),
+                                   nullptr, &sent_);
+  }
+  started_ = true;
+}
+
+void DeviceHalo::post() {
+  if (!started_) return;
+  started_ = false;
+  const auto start = Clock::now();
+  env_.queue().flush();
+  if (send_counts_total_ > 0) sent_.wait();
+  if (written_()) written_.wait();  // the last ghosts are on the device before MPI writes the next
+  const MPI_Datatype datatype = type_ == solver::ElementType::f64 ? MPI_DOUBLE : MPI_FLOAT;
+  for (int rank : neighbours_) {
+    const std::size_t r = std::size_t(rank);
+    if (recv_counts_[r] > 0) {
+      requests_.emplace_back();
+      MPI_Irecv(recv_host_.data() + std::size_t(recv_offsets_[r]) * element_, recv_counts_[r], datatype, rank, 0,
+                comm_, &requests_.back());
+    }
+    if (send_counts_[r] > 0) {
+      requests_.emplace_back();
+      MPI_Isend(send_host_.data() + std::size_t(send_offsets_[r]) * element_, send_counts_[r], datatype, rank, 0,
+                comm_, &requests_.back());
+    }
+  }
+  times_.seconds += since(start);
+}
+
+void DeviceHalo::finish(::cl::Buffer& x) {
+  post();
+  if (requests_.empty()) return;
+  const auto start = Clock::now();
+  MPI_Waitall(int(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+  requests_.clear();
+  if (ghosts_ > 0)
+    env_.queue().enqueueWriteBuffer(x, CL_FALSE, std::size_t(owned_) * element_, std::size_t(ghosts_) * element_,
+                                    recv_host_.data(), nullptr, &written_);
+  times_.seconds += since(start);
+  times_.exchanges += 1;
+  times_.bytes += std::uint64_t(send_counts_total_ + std::size_t(ghosts_)) * element_;
+}
+
+}  // namespace clcg::distributed

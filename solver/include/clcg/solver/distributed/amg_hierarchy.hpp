@@ -1,0 +1,57 @@
+#pragma once
+// The smoothed-aggregation hierarchy of a matrix whose rows are spread over MPI ranks, built on
+// the ranks' hosts: the steps of clcg::solver's host reference (multigrid/coarsening.hpp) with
+// halo exchanges where a row needs its neighbours' values (strength, the independent set's
+// rounds, the joins), each aggregate's tentative prolongator made on the rank of its seed, P's
+// remote rows fetched once for A P, and R = P^T's remote rows of A P for R (A P). Aggregates
+// are numbered in seed order, so a coarse level's rows lie on the ranks of their seeds.
+//
+// The same hierarchy, bit for bit, on any number of ranks and any partition: the rounds are
+// synchronous and keyed on global row numbers, every sum runs in the single-process order, and
+// the one estimate that needs dot products (rho(D^-1 A), Lanczos) sums them over chunks that do
+// not depend on the partition: level 0's dot chunks, and on a coarse level the aggregates whose
+// seeds lie in a chunk of the level above (a chunk never spans two ranks).
+//
+// Scalar problems (block size 1, the constant near-null space); the coarsest level is gathered
+// onto every rank.
+#include <mpi.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "clcg/solver/distributed/local_rows.hpp"
+#include "clcg/solver/distributed/partition.hpp"
+#include "clcg/solver/precond/preconditioner.hpp"
+#include "clcg/solver/sparse/csr_matrix.hpp"
+
+namespace clcg::distributed {
+
+struct DistributedLevel {
+  Partition partition;      // which rank holds which of this level's rows
+  LocalRows a;              // this rank's rows of the level's operator (global columns)
+  std::vector<std::int64_t> chunk_begin;  // this rank's dot chunks: local row where each starts, then the end
+  double radius = 0;        // the Lanczos estimate of rho(D^-1 A) (0 for a level without rows)
+  // To the next (coarser) level; empty on the coarsest: P (this level's rows, the next level's
+  // columns) and R = P^T (the next level's rows, this level's columns).
+  LocalRows p, r;
+};
+
+struct DistributedHierarchy {
+  std::vector<DistributedLevel> levels;
+  // The coarsest operator, whole, on every rank (with unit_diagonal_on_empty_rows), where it
+  // has at most amg_coarse_factor_limit rows; else the coarsest level runs a Chebyshev solve.
+  bool coarsest_gathered = false;
+  solver::HostCsr coarsest;
+  double lanczos_seconds = 0, coarsening_seconds = 0, galerkin_seconds = 0;
+};
+
+// Collective. `a`: this rank's rows of A (partition.begin(rank) ..). Throws std::invalid_argument
+// for a block size above 1 or a near-null space (not distributed yet).
+DistributedHierarchy build_hierarchy(MPI_Comm comm, const Partition& partition, const LocalRows& a,
+                                     const solver::AmgOptions& options);
+
+// rho(D^-1 A) of a level by Lanczos (`steps` of them) from a pseudo-random start of the global
+// row numbers, its dot products summed over the level's chunks (collective).
+double level_radius(MPI_Comm comm, const DistributedLevel& level, unsigned steps);
+
+}  // namespace clcg::distributed

@@ -1,0 +1,66 @@
+#pragma once
+// Sparse rows moving between ranks, for the distributed AMG set-up (distributed/amg_hierarchy.hpp):
+// the rows of another rank a product needs, the transpose of a matrix whose rows are spread
+// over the ranks, and the product of a rank's rows with rows from anywhere. Every result has
+// the bits of clcg::solver's single-process transpose() and multiply() on the whole matrices.
+#include <mpi.h>
+
+#include <cstdint>
+#include <numeric>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "clcg/solver/distributed/local_rows.hpp"
+#include "clcg/solver/distributed/partition.hpp"
+
+namespace clcg::distributed {
+
+// Exclusive prefix sums of per-rank counts: where each rank's part starts.
+std::vector<int> offsets_of(const std::vector<int>& counts);
+
+// MPI_Alltoallv of `sent` (grouped by destination rank, send_counts[r] for rank r; T of 8
+// bytes: double or 64-bit integers) into a new vector, grouped by source rank (recv_counts, if
+// given, gets how many came from each). Collective.
+template <class T>
+std::vector<T> all_to_all(MPI_Comm comm, const std::vector<T>& sent, const std::vector<int>& send_counts,
+                          std::vector<int>* recv_counts_out = nullptr) {
+  static_assert(sizeof(T) == 8);
+  const MPI_Datatype type = std::is_floating_point_v<T> ? MPI_DOUBLE : MPI_INT64_T;
+  std::vector<int> recv_counts(send_counts.size());
+  MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, comm);
+  std::vector<T> received(std::size_t(std::accumulate(recv_counts.begin(), recv_counts.end(), std::int64_t(0))));
+  MPI_Alltoallv(sent.data(), send_counts.data(), offsets_of(send_counts).data(), type, received.data(),
+                recv_counts.data(), offsets_of(recv_counts).data(), type, comm);
+  if (recv_counts_out) *recv_counts_out = std::move(recv_counts);
+  return received;
+}
+
+// Rows of a distributed matrix fetched from their owners: `ids` sorted, the rows in that order.
+struct RemoteRows {
+  std::vector<std::int64_t> ids;
+  std::vector<std::int64_t> row_ptr{0};
+  std::vector<std::int64_t> col;
+  std::vector<double> values;
+};
+
+// Collective: this rank gets the rows `wanted` (sorted, unique, none its own) of the matrix
+// whose rows `partition` spreads over the ranks and `rows` holds here (global columns), and
+// answers the others' requests from `rows`.
+RemoteRows fetch_rows(MPI_Comm comm, const Partition& partition, const LocalRows& rows,
+                      const std::vector<std::int64_t>& wanted);
+
+// The global columns of `rows` that `partition` gives another rank, sorted and unique.
+std::vector<std::int64_t> foreign_columns(const LocalRows& rows, const Partition& partition, int rank);
+
+// Collective: the rows of M^T this rank owns under `columns` (M's column partition, the
+// transpose's row partition), each sorted by column, as clcg::solver::transpose; `rows`: this
+// rank's rows of M (global columns).
+LocalRows transpose_rows(MPI_Comm comm, const LocalRows& rows, const Partition& columns);
+
+// C = A B for this rank's rows of A (global columns): B's row j is `owned`'s where `owned` holds
+// it, else `remote`'s. Each row is summed in the order of A's row, then sorted by column: the
+// bits of clcg::solver::multiply on the whole matrices. c.global_rows is a.global_rows.
+LocalRows multiply_rows(const LocalRows& a, const LocalRows& owned, const RemoteRows& remote);
+
+}  // namespace clcg::distributed
