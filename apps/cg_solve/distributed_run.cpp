@@ -16,6 +16,7 @@
 
 #include "clcg/cl/device.hpp"
 #include "clcg/cl/env.hpp"
+#include "clcg/solver/distributed/distributed_amg.hpp"
 #include "clcg/solver/distributed/distributed_cg.hpp"
 #include "clcg/solver/distributed/fixed_order_sum.hpp"
 #include "clcg/solver/distributed/launch.hpp"
@@ -79,7 +80,7 @@ Failure agree(const World& world, const RankFailure& mine) {
   return out;
 }
 
-// What runs under MPI: fused or single, with Jacobi or nothing (auto: fused, Jacobi). The
+// What runs under MPI: fused or single, with Jacobi, Chebyshev, AMG or nothing (auto: fused, Jacobi). The
 // choice never depends on the rank count, so every count runs the same arithmetic.
 solver::Settings distributed_settings(const CliOptions& cli, std::int64_t rows) {
   solver::Settings settings;
@@ -94,13 +95,14 @@ solver::Settings distributed_settings(const CliOptions& cli, std::int64_t rows) 
     case Preconditioner::jacobi: settings.preconditioner = Preconditioner::jacobi; break;
     case Preconditioner::none: settings.preconditioner = Preconditioner::none; break;
     case Preconditioner::chebyshev: settings.preconditioner = Preconditioner::chebyshev; break;
+    case Preconditioner::amg: settings.preconditioner = Preconditioner::amg; break;
     default:
       throw UsageError("--precond " + std::string(solver::preconditioner_name(cli.preconditioner)) +
-                       ": under mpirun cg-solve applies jacobi, chebyshev or none");
+                       ": under mpirun cg-solve applies jacobi, chebyshev, amg or none");
   }
   if (cli.near_nullspace.given())
-    throw UsageError("--near-nullspace, --coordinates and --block-size set up AMG, which cg-solve does not run under "
-                     "mpirun yet (Jacobi, Chebyshev or none there)");
+    throw UsageError("--near-nullspace, --coordinates and --block-size: AMG under mpirun takes scalar problems only "
+                     "for now (one constant near-null-space vector)");
   if (cli.variant == "auto" || cli.variant == "fused") settings.variant = solver::CgVariant::fused;
   else if (cli.variant == "single") settings.variant = solver::CgVariant::single;
   else throw UsageError("--variant " + cli.variant + ": under mpirun cg-solve runs fused or single");
@@ -326,7 +328,7 @@ int run_ranks(World& world, int argc, char** argv) {
   if (Failure agreed = agree(world, failure); agreed.code) return agreed.code;
   // collective inside: all ranks leave it together, the failed ones with their own error
   failure = attempt(cli, [&] { cg.emplace(world.comm, *env, partition, std::move(local), cli.precision, settings,
-                                             cli.precond_options.chebyshev); });
+                                             cli.precond_options.chebyshev, cli.precond_options.amg); });
   if (Failure agreed = agree(world, failure); agreed.code) return agreed.code;
 
   // Phase 4: the solve (collective inside; a device error mid-solve ends every rank: MPI_Abort).
@@ -397,6 +399,12 @@ int run_ranks(World& world, int argc, char** argv) {
       json["distributed"] = {{"dot_chunk", partition.chunk},
                              {"first_rows", partition.offsets},
                              {"row_layout", cg ? cg->row_layout() : "csr"}};
+      if (const dist::DistributedAmg* amg = cg ? cg->amg() : nullptr) {
+        nlohmann::json phases = nlohmann::json::object();
+        for (const auto& [name, seconds] : amg->phases()) phases[name] = seconds;
+        json["distributed"]["amg"] = {{"levels", amg->levels()}, {"level_rows", amg->level_rows()},
+                                      {"level_nnz", amg->level_nnz()}, {"setup_seconds_rank0", phases}};
+      }
       json["per_rank"] = nlohmann::json::array();
       for (int r = 0; r < world.size; ++r) json["per_rank"].push_back(rank_json(r, all[std::size_t(r)]));
       std::cout << json.dump(2) << std::endl;

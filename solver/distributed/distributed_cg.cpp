@@ -10,6 +10,7 @@
 
 #include "clcg/cl/error.hpp"
 #include "clcg/cl/launch_policy.hpp"
+#include "clcg/solver/distributed/distributed_amg.hpp"
 #include "clcg/solver/distributed/fixed_order_sum.hpp"
 #include "clcg/solver/distributed/rank_failure.hpp"
 #include "clcg/solver/io/host_threads.hpp"
@@ -69,7 +70,7 @@ constexpr cl_uint all_rows = 0, interior_rows = 1, boundary_rows = 2;
 
 DistributedCg::DistributedCg(MPI_Comm comm, const cl::Env& env, const Partition& partition, LocalRows rows,
                              ElementType type, const solver::Settings& settings,
-                             const solver::ChebyshevOptions& chebyshev)
+                             const solver::ChebyshevOptions& chebyshev, const solver::AmgOptions& amg)
     : comm_(comm), env_(env), type_(type), settings_(settings), chebyshev_(chebyshev) {
   const auto start = Clock::now();
   std::vector<double> diagonal;
@@ -82,7 +83,7 @@ DistributedCg::DistributedCg(MPI_Comm comm, const cl::Env& env, const Partition&
     if (settings_.variant != CgVariant::fused && settings_.variant != CgVariant::single)
       throw std::invalid_argument("the distributed solver runs the fused and single variants");
     if (settings_.preconditioner != Preconditioner::none && settings_.preconditioner != Preconditioner::jacobi &&
-        settings_.preconditioner != Preconditioner::chebyshev)
+        settings_.preconditioner != Preconditioner::chebyshev && settings_.preconditioner != Preconditioner::amg)
       throw std::invalid_argument("the distributed solver applies no preconditioner, Jacobi or Chebyshev");
     if (settings_.preconditioner == Preconditioner::chebyshev && (chebyshev_.degree < 1 || !(chebyshev_.lower_ratio > 1)))
       throw std::invalid_argument("Chebyshev needs a degree of at least 1 and a lower ratio above 1");
@@ -108,6 +109,8 @@ DistributedCg::DistributedCg(MPI_Comm comm, const cl::Env& env, const Partition&
     theta_ = 0.5 * (upper + lower);
     delta_ = 0.5 * (upper - lower);
   }
+  if (settings_.preconditioner == solver::Preconditioner::amg)  // from the rows' global columns, before build_halo
+    amg_ = std::make_unique<DistributedAmg>(comm_, env_, partition, rows, type_, amg);
   halo_ = build_halo(comm_, partition, rows, local_col);
   for (int r = 0; r < partition.ranks(); ++r)
     rank_chunks_.push_back(std::int64_t((partition.size(r) + chunk_ - 1) / chunk_));
@@ -116,6 +119,8 @@ DistributedCg::DistributedCg(MPI_Comm comm, const cl::Env& env, const Partition&
   throw_if_any_rank_failed(comm_, capture([&] { upload(rows, diagonal, local_col); }));
   setup_seconds_ = since(start);
 }
+
+DistributedCg::~DistributedCg() = default;
 
 bool DistributedCg::choose_ell(std::int64_t longest) {
   std::int64_t global_longest = 0, global_nnz = 0;
@@ -137,6 +142,7 @@ void DistributedCg::upload(LocalRows& rows, const std::vector<double>& diagonal,
   ops_.emplace(env_, type_);
   const bool jacobi = settings_.preconditioner == Preconditioner::jacobi;
   const bool chebyshev = settings_.preconditioner == Preconditioner::chebyshev;
+  const bool amg = settings_.preconditioner == Preconditioner::amg;
   const bool single = settings_.variant == solver::CgVariant::single;
   const std::uint64_t n = std::uint64_t(rows_), extended = n + std::uint64_t(halo_.ghosts);
   const std::uint64_t groups = (n + std::uint64_t(chunk_) - 1) / std::uint64_t(chunk_);
@@ -204,7 +210,7 @@ void DistributedCg::upload(LocalRows& rows, const std::vector<double>& diagonal,
   x_ = vector(extended);
   r_ = vector(extended);
   p_ = vector(extended);
-  z_ = jacobi || chebyshev ? vector(extended) : r_;  // none: z is r
+  z_ = jacobi || chebyshev || amg ? vector(extended) : r_;  // none: z is r
   if (chebyshev) {
     cheb_d_ = vector(n);
     cheb_w_ = vector(n);
@@ -366,6 +372,7 @@ std::vector<double> DistributedCg::sum_partials(std::size_t count, bool* stop) {
 void DistributedCg::precondition(const ::cl::Buffer& r, ::cl::Buffer& z) {
   const std::size_t n = std::size_t(rows_);
   if (settings_.preconditioner == solver::Preconditioner::jacobi) ops_->diag_mul(n, inv_diag_, r, z);
+  if (amg_) amg_->apply(r, z);
   if (settings_.preconditioner != solver::Preconditioner::chebyshev) return;
   // ChebyshevSmoother::apply from a zero guess, its fused SpMV step split around the
   // distributed SpMV: d = D^-1 r / theta, z = d; then degree - 1 times w = A z,
@@ -402,6 +409,7 @@ solver::SolveInfo DistributedCg::solve(const std::vector<double>& b, std::vector
   const auto start = Clock::now();
   times_ = {};
   exchange_->reset_times();
+  if (amg_) amg_->reset_times();
   const std::size_t n = std::size_t(rows_);
   const std::size_t limit = settings_.iteration_limit(std::size_t(global_rows_));  // the same on every rank
   solver::SolveInfo info;
@@ -442,7 +450,7 @@ solver::SolveInfo DistributedCg::solve(const std::vector<double>& b, std::vector
     info.true_residual = d[1] > 0 ? std::sqrt(d[0] / d[1]) : 0.0;
     x = n ? solver::download_vector(env_, x_, type_, n) : std::vector<double>{};
   });
-  times_.halo = exchange_->times().seconds;
+  times_.halo = exchange_->times().seconds + (amg_ ? amg_->halo_seconds() : 0.0);
   times_.exchanges = exchange_->times().exchanges;
   times_.halo_bytes = exchange_->times().bytes;
   info.seconds = since(start);
@@ -552,7 +560,7 @@ void DistributedCg::fused_steps(std::size_t limit, double norm_b, Clock::time_po
     std::swap(p_, p_old_);  // x += alpha p waits for the next pass 1 (or settle)
     x_behind = true;
     std::vector<double> d;
-    if (settings_.preconditioner == solver::Preconditioner::chebyshev) {  // z = M^-1 r, then its dots
+    if (settings_.preconditioner == solver::Preconditioner::chebyshev || amg_) {  // z = M^-1 r, then its dots
       precondition(r_, z_);
       exchange_->start(z_);
       d = dots({{&r_, &z_}, {&r_, &r_}});

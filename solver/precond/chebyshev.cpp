@@ -1,5 +1,6 @@
 #include "clcg/solver/precond/chebyshev.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <stdexcept>
 #include <string>
@@ -17,7 +18,7 @@ ChebyshevSmoother::ChebyshevSmoother(const cl::Env& env, const Spmv& spmv, const
       n_(std::size_t(spmv.matrix().rows())),
       inv_diag_(inv_diag),
       d_(make_vector(env, spmv.matrix().type(), n_)),
-      scratch_(make_vector(env, spmv.matrix().type(), n_)),
+      scratch_(make_vector(env, spmv.matrix().type(), std::max<std::size_t>(n_, std::size_t(spmv.matrix().cols())))),
       degree_(degree) {
   if (degree == 0) throw std::invalid_argument("Chebyshev degree must be at least 1");
   set_interval(lower, upper);
@@ -81,6 +82,7 @@ void ChebyshevSmoother::apply(const ::cl::Buffer& b, ::cl::Buffer& x, bool zero_
     const double rho_next = first ? rho : 1 / (2 * sigma - rho);
     const double c_d = first ? 0.0 : rho_next * rho;
     const double c_r = first ? 1 / theta_ : 2 * rho_next / delta_;
+    if (exchange_) exchange_(*src);
     step(c_d, c_r, b, *src, *other);
     std::swap(src, other);
     rho = rho_next;

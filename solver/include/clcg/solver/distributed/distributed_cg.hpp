@@ -11,11 +11,13 @@
 // beta p inside the SpMV, which also writes p.Ap's partials and the deferred x update; then
 // r, z and the partials of r.z and r.r; the halo sends z, whose exchange runs behind the
 // allreduce and the interior rows) and single (Chronopoulos-Gear: one allreduce a step of r.z, w.z, r.r).
-// Preconditioners: none, jacobi, chebyshev (its SpMVs exchange halos; no dot). The stopping rule, statuses, true residual and history are
-// those of the one-device solvers.
+// Preconditioners: none, jacobi, chebyshev (its SpMVs exchange halos; no dot), amg (one V-cycle
+// of distributed_amg.hpp, the same bits on any rank count too). The stopping rule, statuses,
+// true residual and history are those of the one-device solvers.
 #include <mpi.h>
 
 #include <chrono>
+#include <memory>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -33,6 +35,7 @@
 
 namespace clcg::distributed {
 
+class DistributedAmg;
 using solver::ElementType;
 
 // Where a solve's time went on this rank (seconds, summed over the solve).
@@ -49,14 +52,19 @@ class DistributedCg {
  public:
   // Collective: every rank of `comm` calls it with its rows (partition.begin(rank) ..). Checks
   // the device's memory (needed vs available, the largest buffer against the single-allocation
-  // limit) and uploads. `settings`: variant fused or single, preconditioner none, jacobi or
+  // limit) and uploads. `settings`: variant fused or single, preconditioner none, jacobi, amg (`amg`'s options) or
   // chebyshev (with `chebyshev`'s degree and lower_ratio; its upper end is the Gershgorin bound
   // of D^-1 A, a true bound and the same on every rank, where one device runs a Lanczos
   // estimate) (std::invalid_argument otherwise; an error on any rank makes the others throw
   // AnotherRankFailed, so all leave together); tolerance, max_iterations, record_history, should_stop
   // are read at each solve.
   DistributedCg(MPI_Comm comm, const cl::Env& env, const Partition& partition, LocalRows rows, ElementType type,
-                const solver::Settings& settings, const solver::ChebyshevOptions& chebyshev = {});
+                const solver::Settings& settings, const solver::ChebyshevOptions& chebyshev = {},
+                const solver::AmgOptions& amg = {});
+
+  ~DistributedCg();
+  DistributedCg(const DistributedCg&) = delete;
+  DistributedCg& operator=(const DistributedCg&) = delete;
 
   // Collective. b and x: this rank's rows; x is the guess when use_guess, the last iterate after.
   solver::SolveInfo solve(const std::vector<double>& b, std::vector<double>& x, bool use_guess);
@@ -66,6 +74,7 @@ class DistributedCg {
   std::int64_t rows() const noexcept { return rows_; }
   std::int64_t nnz() const noexcept { return nnz_; }
   const StepTimes& times() const noexcept { return times_; }
+  const DistributedAmg* amg() const noexcept { return amg_.get(); }  // null unless the preconditioner is amg
   double setup_seconds() const noexcept { return setup_seconds_; }
   std::uint64_t device_bytes() const noexcept { return device_bytes_; }
   // How the SpMV reads the rows, the same on every rank: "ell" (rows padded to the longest,
@@ -130,6 +139,7 @@ class DistributedCg {
   cl::PinnedBuffer partials_host_;
   std::optional<DeviceHalo> exchange_;  // z's (and the Chebyshev's and the true residual's) ghosts
   ::cl::Kernel spmv_kernel_, direction_kernel_, ghost_kernel_, update_kernel_, dots_kernel_;
+  std::unique_ptr<DistributedAmg> amg_;  // the preconditioner amg
   std::optional<solver::VectorOps> ops_;  // built with the kernels, in upload()
   std::size_t dot_wg_ = 256;
   StepTimes times_;

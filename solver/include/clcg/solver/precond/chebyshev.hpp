@@ -6,7 +6,9 @@
 // comes from a Lanczos estimate on the device (spectrum.hpp) times a safety factor. The same
 // polynomial smooths every level of the multigrid V-cycle.
 #include <cstddef>
+#include <functional>
 #include <optional>
+#include <utility>
 
 #include "clcg/cl/cached_kernel.hpp"
 #include "clcg/cl/env.hpp"
@@ -31,6 +33,10 @@ class ChebyshevSmoother {
   // the interval again, the work vectors and kernels kept.
   void update_values(const Spmv& spmv, double lower, double upper);
   unsigned degree() const noexcept { return degree_; }
+  // For a rank's rows of a distributed matrix, whose columns run past its rows into the ghosts:
+  // `exchange` fills a vector's ghosts (after its rows) before each product reads it. x then
+  // needs room for the ghosts too.
+  void set_exchange(std::function<void(::cl::Buffer&)> exchange) { exchange_ = std::move(exchange); }
 
  private:
   void step(double c_d, double c_r, const ::cl::Buffer& b, const ::cl::Buffer& src, ::cl::Buffer& dst);
@@ -44,6 +50,7 @@ class ChebyshevSmoother {
   double theta_ = 0, delta_ = 0;
   unsigned degree_;
   cl::CachedKernel step_, start_;
+  std::function<void(::cl::Buffer&)> exchange_;
 };
 
 class ChebyshevPreconditioner : public DevicePreconditioner {

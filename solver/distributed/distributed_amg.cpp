@@ -1,0 +1,225 @@
+#include "clcg/solver/distributed/distributed_amg.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "clcg/cl/cached_kernel.hpp"
+#include "clcg/cl/error.hpp"
+#include "clcg/cl/launch_policy.hpp"
+#include "clcg/solver/direct/sparse_cholesky.hpp"
+#include "clcg/solver/distributed/amg_hierarchy.hpp"
+#include "clcg/solver/distributed/device_halo.hpp"
+#include "clcg/solver/distributed/halo.hpp"
+#include "clcg/solver/distributed/remote_rows.hpp"
+#include "clcg/solver/multigrid/amg.hpp"
+#include "clcg/solver/precond/chebyshev.hpp"
+#include "clcg/solver/precond/jacobi.hpp"
+#include "clcg/solver/sparse/row_layout.hpp"
+#include "clcg/solver/sparse/spmv.hpp"
+#include "clcg/solver/sparse/vector_ops.hpp"
+
+namespace clcg::distributed {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+int comm_rank(MPI_Comm comm) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  return rank;
+}
+
+// A rank's rows of a level's matrix on the device, columns local (owned, then ghosts), and the
+// halo that fetches the ghosts (collective).
+struct LocalMatrix {
+  solver::DeviceCsrMatrix matrix;
+  Halo halo;
+};
+
+LocalMatrix upload_rows(MPI_Comm comm, const cl::Env& env, const Partition& columns, LocalRows rows,
+                        solver::ElementType type) {
+  std::vector<std::int32_t> local_col;
+  Halo halo = build_halo(comm, columns, rows, local_col);
+  if (rows.nnz() > std::int64_t(solver::max_csr_index))
+    throw std::length_error("a rank's rows of an AMG level have " + std::to_string(rows.nnz()) +
+                            " nonzeros, more than 32-bit CSR offsets address; use more ranks");
+  solver::HostCsr host;
+  host.rows = std::int32_t(rows.rows());
+  host.cols = std::int32_t(columns.size(comm_rank(comm)) + halo.ghosts);
+  host.row_ptr.assign(rows.row_ptr.begin(), rows.row_ptr.end());
+  host.col_idx = std::move(local_col);
+  host.values = std::move(rows.values);
+  return {solver::DeviceCsrMatrix(env, host, type), std::move(halo)};
+}
+
+// One layout for every rank, so every rank sums a row the same way: ELL where every rank's
+// rows suit it on a GPU, else CSR one work-item a row (both in stored order).
+solver::SpmvKernel common_kernel(MPI_Comm comm, const cl::Env& env, const solver::DeviceCsrMatrix& m) {
+  int ell = !cl::contiguous_blocks(env.info()) &&
+            (m.nnz() == 0 || solver::ell_suits(m.max_row_length(), m.mean_row_length()));
+  int everywhere = 0;
+  MPI_Allreduce(&ell, &everywhere, 1, MPI_INT, MPI_MIN, comm);
+  return everywhere ? solver::SpmvKernel::ell : solver::SpmvKernel::scalar;
+}
+
+}  // namespace
+
+struct DistributedAmg::Level {
+  std::size_t n = 0;
+  solver::DeviceCsrMatrix a, p, r;
+  std::optional<solver::Spmv> spmv, spmv_p, spmv_r;
+  std::optional<solver::RowLayout> layout, layout_p;
+  std::optional<DeviceHalo> halo_a, halo_p, halo_r;  // x's ghosts for A, the next level's x's for P, the residual's for R
+  std::optional<solver::ChebyshevSmoother> smoother;
+  ::cl::Buffer inv_diag, x, b, residual;
+  cl::CachedKernel residual_kernel, prolong_kernel;
+};
+
+struct DistributedAmg::CoarseFactor {
+  std::optional<solver::SparseCholesky> factor;
+  std::vector<int> counts, offsets;  // each rank's rows of the coarsest level
+  std::vector<double> whole;
+};
+
+DistributedAmg::~DistributedAmg() = default;
+std::size_t DistributedAmg::levels() const noexcept { return levels_.size(); }
+
+DistributedAmg::DistributedAmg(MPI_Comm comm, const cl::Env& env, const Partition& partition, const LocalRows& a,
+                               solver::ElementType type, const solver::AmgOptions& options)
+    : comm_(comm), env_(env), type_(type) {
+  DistributedHierarchy h = build_hierarchy(comm, partition, a, options);
+  phases_ = {{"strength, aggregation, prolongators (hosts)", h.coarsening_seconds},
+             {"Lanczos estimates (hosts)", h.lanczos_seconds},
+             {"Galerkin products (hosts)", h.galerkin_seconds}};
+  const auto start = Clock::now();
+  const std::size_t last = h.levels.size() - 1;
+  const int rank = comm_rank(comm);
+  for (std::size_t l = 0; l <= last; ++l) {
+    DistributedLevel& source = h.levels[l];
+    level_rows_.push_back(source.partition.rows());
+    std::int64_t nnz = source.a.nnz(), total = 0;
+    MPI_Allreduce(&nnz, &total, 1, MPI_INT64_T, MPI_SUM, comm);
+    level_nnz_.push_back(total);
+    levels_.push_back(std::make_unique<Level>());
+    Level& level = *levels_.back();
+    level.n = std::size_t(source.partition.size(rank));
+    const bool factored = l == last && h.coarsest_gathered;
+    std::int64_t x_ghosts = 0;
+    if (!factored) {
+      LocalMatrix local = upload_rows(comm, env, source.partition, std::move(source.a), type);
+      level.a = local.matrix;
+      level.halo_a.emplace(comm, env, local.halo, std::int64_t(level.n), type);
+      x_ghosts = local.halo.ghosts;
+      level.spmv.emplace(env, level.a, common_kernel(comm, env, level.a));
+      level.layout.emplace(env, *level.spmv);
+      level.inv_diag = solver::make_vector(env, type, std::max<std::size_t>(1, level.n));
+      if (level.n) solver::jacobi_inverse_diagonal(env, level.a, level.inv_diag);
+      const auto [lower, upper] = solver::amg_smoother_interval(source.radius, l == last, options);
+      level.smoother.emplace(env, *level.spmv, level.inv_diag, lower, upper,
+                             l == last ? solver::amg_coarse_chebyshev_degree : options.smoother_degree);
+      DeviceHalo* halo = &*level.halo_a;
+      level.smoother->set_exchange([halo](::cl::Buffer& v) { halo->exchange(v); });
+    }
+    if (l < last) {
+      const Partition& coarse = h.levels[l + 1].partition;
+      LocalMatrix p = upload_rows(comm, env, coarse, std::move(source.p), type);
+      LocalMatrix r = upload_rows(comm, env, source.partition, std::move(source.r), type);
+      level.p = p.matrix;
+      level.r = r.matrix;
+      level.halo_p.emplace(comm, env, p.halo, coarse.size(rank), type);
+      level.halo_r.emplace(comm, env, r.halo, std::int64_t(level.n), type);
+      level.spmv_p.emplace(env, level.p, common_kernel(comm, env, level.p));
+      level.spmv_r.emplace(env, level.r, common_kernel(comm, env, level.r));
+      level.layout_p.emplace(env, *level.spmv_p);
+      level.residual = solver::make_vector(env, type, std::max<std::size_t>(1, level.n + std::size_t(r.halo.ghosts)));
+      level.residual_kernel = cl::CachedKernel(
+          env.kernel("multigrid.cl", level.layout->kernel_name("residual").c_str(), level.layout->build_options()));
+      level.prolong_kernel = cl::CachedKernel(env.kernel(
+          "multigrid.cl", level.layout_p->kernel_name("prolong_add").c_str(), level.layout_p->build_options()));
+    }
+    // x: A's ghosts, and on a coarse level P's (the level above reads it through P).
+    const std::int64_t p_ghosts = l > 0 && levels_[l - 1]->halo_p ? levels_[l - 1]->halo_p->ghosts() : 0;
+    if (l > 0) {
+      level.x = solver::make_vector(env, type, std::max<std::size_t>(1, level.n + std::size_t(std::max(x_ghosts, p_ghosts))));
+      level.b = solver::make_vector(env, type, std::max<std::size_t>(1, level.n));
+    }
+  }
+  if (h.coarsest_gathered) {
+    coarse_ = std::make_unique<CoarseFactor>();
+    coarse_->factor.emplace(h.coarsest);
+    coarse_->factor->factorize(h.coarsest);
+    const Partition& p = h.levels[last].partition;
+    for (int r = 0; r < p.ranks(); ++r) coarse_->counts.push_back(int(p.size(r)));
+    coarse_->offsets = offsets_of(coarse_->counts);
+    coarse_->whole.resize(std::size_t(p.rows()));
+  }
+  cl::checked("the distributed AMG's upload", [&] { env_.queue().finish(); });
+  phases_.emplace_back("levels on the device", since(start));
+}
+
+void DistributedAmg::apply(const ::cl::Buffer& r, ::cl::Buffer& z) { cycle(0, r, z); }
+
+void DistributedAmg::coarse_solve(Level& level, const ::cl::Buffer& b, ::cl::Buffer& x) {
+  CoarseFactor& c = *coarse_;
+  const std::vector<double> mine = level.n ? solver::download_vector(env_, b, type_, level.n) : std::vector<double>{};
+  MPI_Allgatherv(mine.data(), int(mine.size()), MPI_DOUBLE, c.whole.data(), c.counts.data(), c.offsets.data(),
+                 MPI_DOUBLE, comm_);
+  c.factor->solve(c.whole, c.whole);
+  if (!level.n) return;
+  const std::vector<double> part(c.whole.begin() + c.offsets[std::size_t(comm_rank(comm_))],
+                                 c.whole.begin() + c.offsets[std::size_t(comm_rank(comm_))] + std::ptrdiff_t(level.n));
+  solver::upload_vector(env_, part, type_, x);
+}
+
+void DistributedAmg::cycle(std::size_t l, const ::cl::Buffer& b, ::cl::Buffer& x) {
+  Level& level = *levels_[l];
+  if (l + 1 == levels_.size()) {  // the coarsest level
+    if (coarse_) coarse_solve(level, b, x);
+    else level.smoother->apply(b, x, true);
+    return;
+  }
+  Level& next = *levels_[l + 1];
+  level.smoother->apply(b, x, true);  // pre-smoothing from x = 0
+  level.halo_a->exchange(x);
+  if (level.n) {  // r = b - A x
+    cl_uint arg = 0;
+    const std::size_t groups = level.layout->set_args(level.residual_kernel, arg, 64 * env_.info().compute_units);
+    level.residual_kernel.set(arg++, b);
+    level.residual_kernel.set(arg++, x);
+    level.residual_kernel.set(arg++, level.residual);
+    level.layout->launch(level.residual_kernel, "residual", groups);
+  }
+  level.halo_r->exchange(level.residual);
+  if (next.n) level.spmv_r->enqueue(level.residual, next.b);  // b_c = R r
+  cycle(l + 1, next.b, next.x);
+  level.halo_p->exchange(next.x);
+  if (level.n) {  // x += P x_c
+    cl_uint arg = 0;
+    const std::size_t groups = level.layout_p->set_args(level.prolong_kernel, arg, 64 * env_.info().compute_units);
+    level.prolong_kernel.set(arg++, next.x);
+    level.prolong_kernel.set(arg++, x);
+    level.layout_p->launch(level.prolong_kernel, "prolong_add", groups);
+  }
+  level.smoother->apply(b, x, false);  // post-smoothing
+}
+
+double DistributedAmg::halo_seconds() const noexcept {
+  double s = 0;
+  for (const auto& level : levels_)
+    for (const auto* halo : {&level->halo_a, &level->halo_p, &level->halo_r})
+      if (*halo) s += (*halo)->times().seconds;
+  return s;
+}
+
+void DistributedAmg::reset_times() noexcept {
+  for (auto& level : levels_)
+    for (auto* halo : {&level->halo_a, &level->halo_p, &level->halo_r})
+      if (*halo) (*halo)->reset_times();
+}
+
+}  // namespace clcg::distributed
