@@ -3,7 +3,7 @@
 // scaling (--weak: an N^3 block per rank, the grid N x N x N*ranks), one row per (problem,
 // variant), printed by rank 0 and written as CSV/JSON:
 //
-//   mpirun -np 2 cg-bench --poisson3d 256,512 [--weak] [--variants fused,single] [--precond jacobi|chebyshev|none]
+//   mpirun -np 2 cg-bench --poisson3d 256,512 [--weak] [--variants fused,single] [--precond jacobi|chebyshev|amg|none]
 //                         [--iterations 200] [--repeats 3] [--solve] [--csv rows.csv] [--json rows.json]
 //
 // Method: per problem, one warm-up solve, then `repeats` fixed-work solves of `iterations` steps
@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "clcg/cl/env.hpp"
+#include "clcg/solver/distributed/distributed_amg.hpp"
 #include "clcg/solver/distributed/distributed_cg.hpp"
 #include "clcg/solver/distributed/launch.hpp"
 #include "clcg/solver/distributed/local_rows.hpp"
@@ -69,7 +70,7 @@ clcg::apps::CommandLine command_line() {
       ("repeats", po::value<clcg::apps::Count>()->default_value(clcg::apps::Count{3}, "3"),
        "timed solves, median taken (1 .. 1000)")
       ("variants", po::value<clcg::apps::NameList>(), "fused, single (default: both)")
-      ("precond", po::value<std::string>()->default_value("jacobi"), "jacobi | chebyshev | none (Chebyshev of degree 4)")
+      ("precond", po::value<std::string>()->default_value("jacobi"), "jacobi | chebyshev | amg | none (Chebyshev of degree 4; AMG with its defaults)")
       ("solve", "also solve to 1e-8 once per problem and variant")
       ("csv", po::value<std::string>(), "write the rows as CSV here (rank 0)")
       ("json", po::value<std::string>(), "write the rows as JSON here (rank 0)");
@@ -99,8 +100,8 @@ Args args_from(const po::variables_map& vm) {
     }
   }
   const std::string precond = vm["precond"].as<std::string>();
-  if (precond != "jacobi" && precond != "chebyshev" && precond != "none")
-    throw UsageError("--precond: jacobi, chebyshev or none, not '" + precond + "'");
+  if (precond != "jacobi" && precond != "chebyshev" && precond != "amg" && precond != "none")
+    throw UsageError("--precond: jacobi, chebyshev, amg or none, not '" + precond + "'");
   a.precond = solver::parse_preconditioner(precond);
   a.device = vm["device"].as<std::string>();
   a.platform = vm["platform"].as<std::string>();
@@ -195,6 +196,10 @@ int run(const Args& args) {
                             {"row_layout", cg.row_layout()},
                             {"partials_ms_per_iteration", max_over_ranks(t.partials) * 1e3 / steps},
                             {"solve_ms_per_iteration", clcg::apps::median(whole)}};
+      if (const dist::DistributedAmg* amg = cg.amg()) {  // set-up phases (rank 0's), the levels
+        row["amg_level_rows"] = amg->level_rows();
+        for (const auto& [name, seconds] : amg->phases()) row["amg_setup_s"][name] = seconds;
+      }
       if (args.solve) {
         cg.settings().tolerance = 1e-8;
         cg.settings().max_iterations = 100000;

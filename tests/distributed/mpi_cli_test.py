@@ -125,6 +125,37 @@ class BitsTest(DistributedTest):
         # one device bounds the spectrum by Lanczos, the ranks by Gershgorin: a few steps apart
         self.assertLessEqual(abs(json.loads(one.stdout)["result"]["iterations"] - chebyshev["result"]["iterations"]), 3)
 
+    def test_amg_has_the_same_bits_on_any_rank_count(self):
+        # The hierarchy is built over the ranks (aggregates across the cuts, P's remote rows
+        # fetched for A P, R's for R (A P)) and every level's product fetches its ghosts: x is
+        # the same on 1 to 4 ranks and on an uneven cut whose first rank holds nothing.
+        problem = ["--generate", "poisson3d:17x13x11", "--precond", "amg", "--amg-coarse-rows", "40"]
+        runs = self.assert_same_bits(problem, [1, 2, 3, 4], cuts=[0, 640, 1280])
+        amg = runs[4][0]["distributed"]["amg"]
+        self.assertGreaterEqual(amg["levels"], 3)
+        self.assertEqual(amg["level_rows"][0], 17 * 13 * 11)
+        self.assertEqual(runs["cut"][0]["per_rank"][0]["rows"], 0)
+        self.assertLess(runs[1][0]["result"]["error_vs_ones"], 1e-6)
+        jacobi = self.solve(2, ["--generate", "poisson3d:17x13x11"], name="x_j.mtx")[0]
+        self.assertLess(runs[1][0]["result"]["iterations"], 0.3 * jacobi["result"]["iterations"])
+        # one device builds the same kind of hierarchy (its aggregates are the same; its dots
+        # and smoother bounds are summed in another order): a step or two apart
+        one = subprocess.run([CG_SOLVE] + problem + ["--precond-precision", "double", "--json", "--quiet"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.assertEqual(one.returncode, 0, describe(one))
+        self.assertLessEqual(abs(json.loads(one.stdout)["result"]["iterations"] - runs[1][0]["result"]["iterations"]), 2)
+        # 2D, the single variant, in float
+        self.assert_same_bits(["--generate", "poisson2d:37x29", "--precond", "amg", "--amg-coarse-rows", "30"], [1, 3],
+                              ["--variant", "single", "--precision", "float", "--tol", "1e-5"])
+
+    def test_amg_on_a_shared_matrix_cut_anywhere(self):
+        if SHARED is None or not os.path.isdir(SHARED):
+            self.skipTest("the shared SuiteSparse matrices are not at %s" % SHARED)
+        runs = self.assert_same_bits(["--matrix", os.path.join(SHARED, "1138_bus.mtx"), "--precond", "amg"], [1, 2, 4],
+                                     cuts=[32, 1120])
+        self.assertLessEqual(runs[4][0]["result"]["relative_residual"], 1e-8)
+        self.assertGreaterEqual(runs[4][0]["distributed"]["amg"]["levels"], 2)
+
     def test_one_device_and_one_rank_agree_on_the_count(self):
         runs = self.assert_same_bits(["--generate", "poisson3d:12"], [1])
         one = subprocess.run([CG_SOLVE, "--generate", "poisson3d:12", "--precond", "jacobi", "--variant", "fused",
@@ -171,7 +202,8 @@ class FailureTest(DistributedTest):
         self.assert_one_message(proc, EXIT_INPUT, "missing.mtx")
 
     def test_usage_errors_exit_2_once(self):
-        for args, fragment in ((["--generate", "poisson2d:8", "--precond", "amg"], "--precond amg"),
+        for args, fragment in ((["--generate", "poisson2d:8", "--precond", "ic0"], "--precond ic0"),
+                               (["--generate", "poisson2d:8", "--precond", "amg", "--block-size", "2"], "--block-size"),
                                (["--generate", "poisson2d:8", "--variant", "pipelined"], "--variant pipelined"),
                                (["--generate", "poisson2d:8", "--spmv", "vector"], "--spmv vector"),
                                (["--generate", "poisson2d:8", "--spmv", "diagonal"], "--spmv"),
