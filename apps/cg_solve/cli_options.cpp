@@ -46,6 +46,9 @@ clcg::apps::CommandLine command_line() {
       ("amg-coarse-rows", po::value<Count>()->default_value(Count{600}, "600"),
        "AMG: coarsen until at most this many rows (half as many from 1M rows of A), then an exact "
        "Cholesky solve on the host (1 .. 2000)")
+      ("amg-gather-rows", po::value<Count>()->default_value(Count{65536}, "65536"),
+       "AMG under mpirun: a level of at most this many rows goes whole onto every rank, which runs the rest of the "
+       "cycle on its own device (1 .. 16777216)")
       ("amg-strength", po::value<Real>()->default_value(Real{0.25}, "0.25"),
        "AMG: strong connection when |a_ij| / sqrt(a_ii a_jj) >= this x the largest such ratio of row i or row j "
        "(0 .. 1, every level)")
@@ -152,6 +155,7 @@ CliOptions parse_command_line(int argc, char** argv) {
   cli.precond_options.amg.smoother_degree = unsigned(clcg::apps::count_in_range(args, "amg-smoother-degree", 1, 16));
   cli.precond_options.amg.coarse_rows = clcg::apps::count_in_range(args, "amg-coarse-rows", 1, 2000);
   cli.precond_options.amg.strength = clcg::apps::real_in_range(args, "amg-strength", 0, 1);
+  cli.precond_options.amg.gather_rows = clcg::apps::count_in_range(args, "amg-gather-rows", 1, std::size_t(1) << 24);
   cli.near_nullspace = clcg::apps::near_nullspace_files(args);
   const bool amg_may_run = cli.preconditioner == clcg::solver::Preconditioner::amg ||
                            cli.preconditioner == clcg::solver::Preconditioner::automatic;

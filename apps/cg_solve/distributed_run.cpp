@@ -402,7 +402,8 @@ int run_ranks(World& world, int argc, char** argv) {
       if (const dist::DistributedAmg* amg = cg ? cg->amg() : nullptr) {
         nlohmann::json phases = nlohmann::json::object();
         for (const auto& [name, seconds] : amg->phases()) phases[name] = seconds;
-        json["distributed"]["amg"] = {{"levels", amg->levels()}, {"level_rows", amg->level_rows()},
+        json["distributed"]["amg"] = {{"levels", amg->levels()}, {"distributed_levels", amg->distributed_levels()},
+                                      {"level_rows", amg->level_rows()},
                                       {"level_nnz", amg->level_nnz()}, {"setup_seconds_rank0", phases}};
       }
       json["per_rank"] = nlohmann::json::array();

@@ -371,7 +371,8 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const Partition& partition, 
   while (true) {
     DistributedLevel& fine = h.levels.back();
     const std::size_t rows = std::size_t(fine.partition.rows());
-    if (!(rows > solver::amg_largest_coarsest(a_rows, h.levels.size() > 1, options) && h.levels.size() < options.max_levels))
+    if (!(rows > solver::amg_largest_coarsest(a_rows, h.levels.size() > 1, options) && rows > options.gather_rows &&
+          h.levels.size() < options.max_levels))
       break;
     auto start = Clock::now();
     const LocalView view = local_view(comm, fine.partition, fine.a);
@@ -403,10 +404,9 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const Partition& partition, 
     h.levels.push_back(std::move(coarse));
   }
   DistributedLevel& last = h.levels.back();
-  if (std::size_t(last.partition.rows()) <= solver::amg_coarse_factor_limit && last.partition.rows() > 0) {
-    h.coarsest = gather_whole(comm, last);
-    solver::unit_diagonal_on_empty_rows(h.coarsest);
-    h.coarsest_gathered = true;
+  if (std::size_t(last.partition.rows()) <= std::max(options.gather_rows, solver::amg_coarse_factor_limit)) {
+    h.whole = gather_whole(comm, last);
+    h.gathered = true;
   } else {
     const auto start = Clock::now();
     last.radius = level_radius(comm, last, lanczos_steps);

@@ -10,7 +10,6 @@
 #include "clcg/cl/cached_kernel.hpp"
 #include "clcg/cl/error.hpp"
 #include "clcg/cl/launch_policy.hpp"
-#include "clcg/solver/direct/sparse_cholesky.hpp"
 #include "clcg/solver/distributed/amg_hierarchy.hpp"
 #include "clcg/solver/distributed/device_halo.hpp"
 #include "clcg/solver/distributed/halo.hpp"
@@ -80,14 +79,14 @@ struct DistributedAmg::Level {
   cl::CachedKernel residual_kernel, prolong_kernel;
 };
 
-struct DistributedAmg::CoarseFactor {
-  std::optional<solver::SparseCholesky> factor;
-  std::vector<int> counts, offsets;  // each rank's rows of the coarsest level
-  std::vector<double> whole;
+struct DistributedAmg::Gathered {
+  std::optional<solver::AmgPreconditioner> amg;  // on the whole level, the same on every rank
+  std::vector<int> counts, offsets;              // each rank's rows of the level
+  std::vector<double> b;                         // the whole level's right-hand side on the host
+  ::cl::Buffer whole_b, whole_x;
 };
 
 DistributedAmg::~DistributedAmg() = default;
-std::size_t DistributedAmg::levels() const noexcept { return levels_.size(); }
 
 DistributedAmg::DistributedAmg(MPI_Comm comm, const cl::Env& env, const Partition& partition, const LocalRows& a,
                                solver::ElementType type, const solver::AmgOptions& options)
@@ -108,7 +107,7 @@ DistributedAmg::DistributedAmg(MPI_Comm comm, const cl::Env& env, const Partitio
     levels_.push_back(std::make_unique<Level>());
     Level& level = *levels_.back();
     level.n = std::size_t(source.partition.size(rank));
-    const bool factored = l == last && h.coarsest_gathered;
+    const bool factored = l == last && h.gathered;
     std::int64_t x_ghosts = 0;
     if (!factored) {
       LocalMatrix local = upload_rows(comm, env, source.partition, std::move(source.a), type);
@@ -149,14 +148,23 @@ DistributedAmg::DistributedAmg(MPI_Comm comm, const cl::Env& env, const Partitio
       level.b = solver::make_vector(env, type, std::max<std::size_t>(1, level.n));
     }
   }
-  if (h.coarsest_gathered) {
-    coarse_ = std::make_unique<CoarseFactor>();
-    coarse_->factor.emplace(h.coarsest);
-    coarse_->factor->factorize(h.coarsest);
+  if (h.gathered) {
+    gathered_ = std::make_unique<Gathered>();
+    Gathered& g = *gathered_;
     const Partition& p = h.levels[last].partition;
-    for (int r = 0; r < p.ranks(); ++r) coarse_->counts.push_back(int(p.size(r)));
-    coarse_->offsets = offsets_of(coarse_->counts);
-    coarse_->whole.resize(std::size_t(p.rows()));
+    for (int r = 0; r < p.ranks(); ++r) g.counts.push_back(int(p.size(r)));
+    g.offsets = offsets_of(g.counts);
+    g.b.resize(std::size_t(p.rows()));
+    const std::size_t n = std::max<std::size_t>(1, std::size_t(p.rows()));
+    g.whole_b = solver::make_vector(env, type, n);
+    g.whole_x = solver::make_vector(env, type, n);
+    if (p.rows() > 0) {
+      g.amg.emplace(env, solver::DeviceCsrMatrix(env, h.whole, type), options);
+      for (std::size_t rows : g.amg->report().level_rows) level_rows_.push_back(std::int64_t(rows));
+      for (std::size_t nnz : g.amg->report().level_nnz) level_nnz_.push_back(std::int64_t(nnz));
+      level_rows_.erase(level_rows_.end() - std::ptrdiff_t(g.amg->report().level_rows.size()));  // the gathered level
+      level_nnz_.erase(level_nnz_.end() - std::ptrdiff_t(g.amg->report().level_nnz.size()));    // counted once
+    }
   }
   cl::checked("the distributed AMG's upload", [&] { env_.queue().finish(); });
   phases_.emplace_back("levels on the device", since(start));
@@ -164,22 +172,24 @@ DistributedAmg::DistributedAmg(MPI_Comm comm, const cl::Env& env, const Partitio
 
 void DistributedAmg::apply(const ::cl::Buffer& r, ::cl::Buffer& z) { cycle(0, r, z); }
 
-void DistributedAmg::coarse_solve(Level& level, const ::cl::Buffer& b, ::cl::Buffer& x) {
-  CoarseFactor& c = *coarse_;
+void DistributedAmg::gathered_cycle(Level& level, const ::cl::Buffer& b, ::cl::Buffer& x) {
+  Gathered& g = *gathered_;
   const std::vector<double> mine = level.n ? solver::download_vector(env_, b, type_, level.n) : std::vector<double>{};
-  MPI_Allgatherv(mine.data(), int(mine.size()), MPI_DOUBLE, c.whole.data(), c.counts.data(), c.offsets.data(),
+  MPI_Allgatherv(mine.data(), int(mine.size()), MPI_DOUBLE, g.b.data(), g.counts.data(), g.offsets.data(),
                  MPI_DOUBLE, comm_);
-  c.factor->solve(c.whole, c.whole);
+  if (g.b.empty()) return;
+  solver::upload_vector(env_, g.b, type_, g.whole_b);
+  g.amg->apply(g.whole_b, g.whole_x);
   if (!level.n) return;
-  const std::vector<double> part(c.whole.begin() + c.offsets[std::size_t(comm_rank(comm_))],
-                                 c.whole.begin() + c.offsets[std::size_t(comm_rank(comm_))] + std::ptrdiff_t(level.n));
-  solver::upload_vector(env_, part, type_, x);
+  const std::size_t element = reduction::element_size(type_);
+  env_.queue().enqueueCopyBuffer(g.whole_x, x, std::size_t(g.offsets[std::size_t(comm_rank(comm_))]) * element, 0,
+                                 level.n * element);
 }
 
 void DistributedAmg::cycle(std::size_t l, const ::cl::Buffer& b, ::cl::Buffer& x) {
   Level& level = *levels_[l];
   if (l + 1 == levels_.size()) {  // the coarsest level
-    if (coarse_) coarse_solve(level, b, x);
+    if (gathered_) gathered_cycle(level, b, x);
     else level.smoother->apply(b, x, true);
     return;
   }

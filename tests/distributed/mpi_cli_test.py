@@ -129,10 +129,13 @@ class BitsTest(DistributedTest):
         # The hierarchy is built over the ranks (aggregates across the cuts, P's remote rows
         # fetched for A P, R's for R (A P)) and every level's product fetches its ghosts: x is
         # the same on 1 to 4 ranks and on an uneven cut whose first rank holds nothing.
-        problem = ["--generate", "poisson3d:17x13x11", "--precond", "amg", "--amg-coarse-rows", "40"]
+        # (--amg-gather-rows 1: every level distributed down to the coarsest, gathered at 40 rows)
+        problem = ["--generate", "poisson3d:17x13x11", "--precond", "amg", "--amg-coarse-rows", "40",
+                   "--amg-gather-rows", "1"]
         runs = self.assert_same_bits(problem, [1, 2, 3, 4], cuts=[0, 640, 1280])
         amg = runs[4][0]["distributed"]["amg"]
         self.assertGreaterEqual(amg["levels"], 3)
+        self.assertEqual(amg["distributed_levels"], amg["levels"] - 1)
         self.assertEqual(amg["level_rows"][0], 17 * 13 * 11)
         self.assertEqual(runs["cut"][0]["per_rank"][0]["rows"], 0)
         self.assertLess(runs[1][0]["result"]["error_vs_ones"], 1e-6)
@@ -145,16 +148,23 @@ class BitsTest(DistributedTest):
         self.assertEqual(one.returncode, 0, describe(one))
         self.assertLessEqual(abs(json.loads(one.stdout)["result"]["iterations"] - runs[1][0]["result"]["iterations"]), 2)
         # 2D, the single variant, in float
-        self.assert_same_bits(["--generate", "poisson2d:37x29", "--precond", "amg", "--amg-coarse-rows", "30"], [1, 3],
-                              ["--variant", "single", "--precision", "float", "--tol", "1e-5"])
+        self.assert_same_bits(["--generate", "poisson2d:37x29", "--precond", "amg", "--amg-coarse-rows", "30",
+                               "--amg-gather-rows", "1"], [1, 3], ["--variant", "single", "--precision", "float",
+                                                                    "--tol", "1e-5"])
 
     def test_amg_on_a_shared_matrix_cut_anywhere(self):
         if SHARED is None or not os.path.isdir(SHARED):
             self.skipTest("the shared SuiteSparse matrices are not at %s" % SHARED)
-        runs = self.assert_same_bits(["--matrix", os.path.join(SHARED, "1138_bus.mtx"), "--precond", "amg"], [1, 2, 4],
-                                     cuts=[32, 1120])
-        self.assertLessEqual(runs[4][0]["result"]["relative_residual"], 1e-8)
-        self.assertGreaterEqual(runs[4][0]["distributed"]["amg"]["levels"], 2)
+        problem = ["--matrix", os.path.join(SHARED, "1138_bus.mtx"), "--precond", "amg"]
+        # distributed levels, then (by default: 1138 rows are under --amg-gather-rows) the whole
+        # hierarchy on every rank's device, the same there as on one
+        spread = self.assert_same_bits(problem + ["--amg-gather-rows", "1"], [1, 2, 4], cuts=[32, 1120])
+        whole = self.assert_same_bits(problem, [1, 3])
+        for runs in (spread, whole):
+            self.assertLessEqual(runs[1][0]["result"]["relative_residual"], 1e-8)
+            self.assertGreaterEqual(runs[1][0]["distributed"]["amg"]["levels"], 2)
+        self.assertGreaterEqual(spread[4][0]["distributed"]["amg"]["distributed_levels"], 1)
+        self.assertEqual(whole[3][0]["distributed"]["amg"]["distributed_levels"], 0)
 
     def test_one_device_and_one_rank_agree_on_the_count(self):
         runs = self.assert_same_bits(["--generate", "poisson3d:12"], [1])

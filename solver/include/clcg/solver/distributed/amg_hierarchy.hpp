@@ -12,8 +12,8 @@
 // not depend on the partition: level 0's dot chunks, and on a coarse level the aggregates whose
 // seeds lie in a chunk of the level above (a chunk never spans two ranks).
 //
-// Scalar problems (block size 1, the constant near-null space); the coarsest level is gathered
-// onto every rank.
+// Scalar problems (block size 1, the constant near-null space). Small levels go whole onto
+// every rank (AmgOptions::gather_rows).
 #include <mpi.h>
 
 #include <cstdint>
@@ -38,10 +38,11 @@ struct DistributedLevel {
 
 struct DistributedHierarchy {
   std::vector<DistributedLevel> levels;
-  // The coarsest operator, whole, on every rank (with unit_diagonal_on_empty_rows), where it
-  // has at most amg_coarse_factor_limit rows; else the coarsest level runs a Chebyshev solve.
-  bool coarsest_gathered = false;
-  solver::HostCsr coarsest;
+  // The last level, whole, on every rank, where it has at most max(options.gather_rows,
+  // amg_coarse_factor_limit) rows: each rank runs the rest of the cycle on it with the
+  // one-device AMG. Else (coarsening stalled above that) the last level runs a Chebyshev solve.
+  bool gathered = false;
+  solver::HostCsr whole;
   double lanczos_seconds = 0, coarsening_seconds = 0, galerkin_seconds = 0;
 };
 

@@ -3,9 +3,10 @@
 // hierarchy built over the ranks on their hosts (amg_hierarchy.hpp), each level's rows of A, P
 // and R on the rank's device with local columns, and z = M^-1 r one V-cycle from z = 0 as the
 // one-device AMG runs it (multigrid/amg.hpp): the same Chebyshev smoother before and after the
-// coarse correction, whose every product first fetches the ghosts of its vector (DeviceHalo),
-// and on the coarsest level, gathered onto every rank, the exact solve of a sparse Cholesky
-// factor on each rank's host (or a Chebyshev solve where it was too large to gather).
+// coarse correction, whose every product first fetches the ghosts of its vector (DeviceHalo).
+// A level small enough (AmgOptions::gather_rows) goes whole onto every rank, which runs the
+// rest of the cycle on it with the one-device AMG (multigrid/amg.hpp, down to its Cholesky
+// solve), the same on every rank; where coarsening stalls above that, a Chebyshev solve.
 //
 // Every kernel sums a row in its stored (global column) order and every rank takes the same
 // row layout (ELL or CSR scalar), so z has the same bits on any number of ranks.
@@ -34,9 +35,11 @@ class DistributedAmg {
   // Collective. z = M^-1 r: r this rank's rows, z with room for the ghosts of A's columns after them.
   void apply(const ::cl::Buffer& r, ::cl::Buffer& z);
 
-  std::size_t levels() const noexcept;
-  const std::vector<std::int64_t>& level_rows() const noexcept { return level_rows_; }  // global
-  const std::vector<std::int64_t>& level_nnz() const noexcept { return level_nnz_; }    // global
+  std::size_t levels() const noexcept { return level_rows_.size(); }
+  // Every level's rows and nonzeros, the gathered AMG's included (global).
+  const std::vector<std::int64_t>& level_rows() const noexcept { return level_rows_; }
+  const std::vector<std::int64_t>& level_nnz() const noexcept { return level_nnz_; }
+  std::size_t distributed_levels() const noexcept { return levels_.size() - (gathered_ ? 1 : 0); }
   // Set-up seconds by phase (host coarsening, host Lanczos, host Galerkin, device upload) and
   // the halo exchanges' seconds since the last reset.
   const std::vector<std::pair<std::string, double>>& phases() const noexcept { return phases_; }
@@ -46,7 +49,8 @@ class DistributedAmg {
  private:
   struct Level;
   void cycle(std::size_t l, const ::cl::Buffer& b, ::cl::Buffer& x);
-  void coarse_solve(Level& level, const ::cl::Buffer& b, ::cl::Buffer& x);
+  // The last level gathered onto every rank: its b gathered, the one-device AMG's cycle, this rank's x.
+  void gathered_cycle(Level& level, const ::cl::Buffer& b, ::cl::Buffer& x);
 
   MPI_Comm comm_;
   cl::Env env_;
@@ -54,8 +58,8 @@ class DistributedAmg {
   std::vector<std::unique_ptr<Level>> levels_;
   std::vector<std::int64_t> level_rows_, level_nnz_;
   std::vector<std::pair<std::string, double>> phases_;
-  struct CoarseFactor;
-  std::unique_ptr<CoarseFactor> coarse_;  // the gathered coarsest level's factor, where there is one
+  struct Gathered;
+  std::unique_ptr<Gathered> gathered_;  // the last level whole on this rank, where it was gathered
 };
 
 }  // namespace clcg::distributed
