@@ -1,6 +1,7 @@
 #include "clcg/solver/distributed/amg_hierarchy.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
@@ -9,6 +10,7 @@
 #include "clcg/solver/distributed/fixed_order_sum.hpp"
 #include "clcg/solver/distributed/halo.hpp"
 #include "clcg/solver/distributed/remote_rows.hpp"
+#include "clcg/solver/io/host_threads.hpp"
 #include "clcg/solver/multigrid/amg.hpp"
 #include "clcg/solver/multigrid/coarsening.hpp"
 #include "clcg/solver/precond/spectrum.hpp"
@@ -20,6 +22,14 @@ using Clock = std::chrono::steady_clock;
 double since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 constexpr unsigned lanczos_steps = 10;  // as the one-device set-up
+
+// f(i) for every row i < n on the host's threads: each row's result depends on that row alone.
+template <class F>
+void each_row(std::size_t n, F&& f) {
+  solver::parallel_ranges(n, solver::threads_for(n, std::size_t(1) << 14), [&](std::size_t begin, std::size_t end, unsigned) {
+    for (std::size_t i = begin; i < end; ++i) f(i);
+  });
+}
 
 int comm_rank(MPI_Comm comm) {
   int rank = 0;
@@ -52,22 +62,30 @@ T value_at(const std::vector<T>& owned, const std::vector<T>& ghosts, std::int32
   return std::size_t(c) < owned.size() ? owned[std::size_t(c)] : ghosts[std::size_t(c) - owned.size()];
 }
 
+// A's diagonal on this rank's rows (summed where a row stores it twice, as the host reference).
+std::vector<double> local_diagonal(const LocalRows& a, const LocalView& view) {
+  std::vector<double> d(std::size_t(a.rows()), 0.0);
+  each_row(d.size(), [&](std::size_t i) {
+    for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
+      if (std::size_t(view.local_col[std::size_t(k)]) == i) d[i] += a.values[std::size_t(k)];
+  });
+  return d;
+}
+
 // strong_connections() of the host reference, on this rank's rows: diagonals and row maxima of
 // the ghost rows come from their owners.
 std::vector<char> strong_entries(MPI_Comm comm, const LocalRows& a, const LocalView& view, double theta) {
   const std::size_t n = std::size_t(a.rows());
-  std::vector<double> d(n, 0.0);
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
-      if (std::size_t(view.local_col[std::size_t(k)]) == i) d[i] += a.values[std::size_t(k)];
+  const std::vector<double> d = local_diagonal(a, view);
   const std::vector<double> d_ghost = exchange_ghosts(comm, view.halo, d);
   std::vector<double> most(n, 0.0);
   const auto visit = [&](auto&& f) {
-    for (std::size_t i = 0; i < n; ++i)
+    each_row(n, [&](std::size_t i) {
       for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
         const std::int32_t j = view.local_col[std::size_t(k)];
         f(i, std::size_t(k), j, a.values[std::size_t(k)], std::abs(d[i] * value_at(d, d_ghost, j)));
       }
+    });
   };
   visit([&](std::size_t i, std::size_t, std::int32_t j, double v, double dd) {
     if (std::size_t(j) != i && dd != 0) most[i] = std::max(most[i], v * v / dd);
@@ -111,31 +129,32 @@ LocalAggregates aggregate_rows(MPI_Comm comm, const LocalRows& a, const LocalVie
       if (strong[std::size_t(k)]) f(view.local_col[std::size_t(k)], std::uint32_t(a.col[std::size_t(k)]));
   };
   std::vector<std::uint32_t> state(n, mis_out);
-  for (std::size_t i = 0; i < n; ++i) neighbours(i, [&](std::int32_t, std::uint32_t) { state[i] = mis_undecided; });
+  each_row(n, [&](std::size_t i) { neighbours(i, [&](std::int32_t, std::uint32_t) { state[i] = mis_undecided; }); });
   const auto global = [&](std::size_t i) { return std::uint32_t(a.row_begin + std::int64_t(i)); };
   std::vector<std::uint64_t> key(n), most(n);
   const auto spread = [&](const std::vector<std::uint64_t>& in, std::vector<std::uint64_t>& out) {
     const std::vector<std::uint64_t> ghosts = exchange_ghosts(comm, view.halo, in);
-    for (std::size_t i = 0; i < n; ++i) {
+    each_row(n, [&](std::size_t i) {
       out[i] = in[i];
       neighbours(i, [&](std::int32_t j, std::uint32_t) { out[i] = std::max(out[i], value_at(in, ghosts, j)); });
-    }
+    });
   };
   for (unsigned round = 1;; ++round) {
-    for (std::size_t i = 0; i < n; ++i) key[i] = mis_key(state[i], global(i));
+    each_row(n, [&](std::size_t i) { key[i] = mis_key(state[i], global(i)); });
     spread(key, most);
     spread(most, key);
-    int left = 0, any_left = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      if (state[i] != mis_undecided) continue;
+    std::atomic<int> left{0};
+    each_row(n, [&](std::size_t i) {
+      if (state[i] != mis_undecided) return;
       if (std::uint32_t(key[i]) == global(i) || round == max_mis_rounds)
         state[i] = mis_in;
       else if (key[i] >> 62 == mis_in)
         state[i] = mis_out;
       else
         left = 1;
-    }
-    MPI_Allreduce(&left, &any_left, 1, MPI_INT, MPI_LOR, comm);
+    });
+    int mine = left, any_left = 0;
+    MPI_Allreduce(&mine, &any_left, 1, MPI_INT, MPI_LOR, comm);
     if (!any_left) break;
   }
   // Seeds numbered in global row order: this rank's after those of the ranks before it.
@@ -155,14 +174,14 @@ LocalAggregates aggregate_rows(MPI_Comm comm, const LocalRows& a, const LocalVie
   const auto join = [&](const std::vector<std::int64_t>& joined, std::vector<std::int64_t>& result) {
     const std::vector<std::int64_t> ghosts = exchange_ghosts(comm, view.halo, joined);
     result = joined;
-    for (std::size_t i = 0; i < n; ++i) {
-      if (result[i] >= 0) continue;
+    each_row(n, [&](std::size_t i) {
+      if (result[i] >= 0) return;
       std::uint64_t best = 0;
       neighbours(i, [&](std::int32_t j, std::uint32_t global_j) {
         const std::int64_t g = value_at(joined, ghosts, j);
         if (g >= 0 && mis_key(mis_in, global_j) > best) best = mis_key(mis_in, global_j), result[i] = g;
       });
-    }
+    });
   };
   std::vector<std::int64_t> first_join;
   join(seed, first_join);
@@ -294,10 +313,7 @@ double level_radius(MPI_Comm comm, const DistributedLevel& level, unsigned steps
   const LocalRows& a = level.a;
   const std::size_t n = std::size_t(a.rows());
   const LocalView view = local_view(comm, level.partition, a);
-  std::vector<double> d(n, 0.0);
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
-      if (std::size_t(view.local_col[std::size_t(k)]) == i) d[i] += a.values[std::size_t(k)];
+  const std::vector<double> d = local_diagonal(a, view);
   // Dot products over the level's chunks, each chunk in row order, the chunks' partials in one fixed order.
   const int ranks = level.partition.ranks();
   const int chunks = int(level.chunk_begin.size()) - 1;
@@ -305,8 +321,9 @@ double level_radius(MPI_Comm comm, const DistributedLevel& level, unsigned steps
   MPI_Allgather(&chunks, 1, MPI_INT, chunk_counts.data(), 1, MPI_INT, comm);
   const auto dot = [&](const std::vector<double>& x, const std::vector<double>& y) {
     std::vector<double> partial(std::size_t(chunks), 0.0), all(std::size_t(offsets_of(chunk_counts).back() + chunk_counts.back()));
-    for (std::size_t c = 0; c < partial.size(); ++c)
+    each_row(partial.size(), [&](std::size_t c) {
       for (std::int64_t i = level.chunk_begin[c]; i < level.chunk_begin[c + 1]; ++i) partial[c] += x[std::size_t(i)] * y[std::size_t(i)];
+    });
     MPI_Allgatherv(partial.data(), chunks, MPI_DOUBLE, all.data(), chunk_counts.data(), offsets_of(chunk_counts).data(),
                    MPI_DOUBLE, comm);
     return fixed_order_sum(all);
@@ -314,9 +331,10 @@ double level_radius(MPI_Comm comm, const DistributedLevel& level, unsigned steps
   const auto times_a = [&](const std::vector<double>& x) {
     const std::vector<double> ghosts = exchange_ghosts(comm, view.halo, x);
     std::vector<double> y(n, 0.0);
-    for (std::size_t i = 0; i < n; ++i)
+    each_row(n, [&](std::size_t i) {
       for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
         y[i] += a.values[std::size_t(k)] * value_at(x, ghosts, view.local_col[std::size_t(k)]);
+    });
     return y;
   };
   // Lanczos on the pencil (A, D): v D-orthonormal, alpha = v.Av, the next u = D^-1 A v - alpha v - beta v_prev.
@@ -327,7 +345,7 @@ double level_radius(MPI_Comm comm, const DistributedLevel& level, unsigned steps
   }
   const auto d_norm = [&](const std::vector<double>& x) {
     std::vector<double> dx(n);
-    for (std::size_t i = 0; i < n; ++i) dx[i] = d[i] * x[i];
+    each_row(n, [&](std::size_t i) { dx[i] = d[i] * x[i]; });
     return std::sqrt(std::max(0.0, dot(x, dx)));
   };
   double beta = d_norm(v);
@@ -339,13 +357,13 @@ double level_radius(MPI_Comm comm, const DistributedLevel& level, unsigned steps
     const std::vector<double> av = times_a(v);
     const double alpha = dot(v, av);
     alphas.push_back(alpha);
-    for (std::size_t i = 0; i < n; ++i) u[i] = (d[i] != 0 ? av[i] / d[i] : 0.0) - alpha * v[i] - beta * v_prev[i];
+    each_row(n, [&](std::size_t i) { u[i] = (d[i] != 0 ? av[i] / d[i] : 0.0) - alpha * v[i] - beta * v_prev[i]; });
     const double next = d_norm(u);
     if (step + 1 == steps || !(next > 1e-12 * std::abs(alpha))) break;
     betas.push_back(next);
     beta = next;
     v_prev.swap(v);
-    for (std::size_t i = 0; i < n; ++i) v[i] = u[i] / next;
+    each_row(n, [&](std::size_t i) { v[i] = u[i] / next; });
   }
   return solver::largest_tridiagonal_eigenvalue(alphas, betas);
 }
