@@ -131,19 +131,40 @@ LocalRows multiply_rows(const LocalRows& a, const LocalRows& owned, const Remote
   solver::parallel_ranges(n, threads, [&](std::size_t begin, std::size_t end, unsigned t) {
     LocalRows& part = parts[t];
     std::vector<std::pair<std::int64_t, double>> row;
+    // Each row's columns in an open-addressing table (at least twice the products it may
+    // hold): where each column's sum is, found in O(1); the sums still run in A's row order.
+    std::vector<std::int64_t> table_col;
+    std::vector<std::int32_t> table_at;
+    struct Span {
+      std::int64_t first, last;
+      const std::vector<std::int64_t>* cols;
+      const std::vector<double>* vals;
+    };
+    std::vector<Span> spans;
     for (std::size_t i = begin; i < end; ++i) {
       row.clear();
+      spans.clear();
+      std::int64_t products = 0;
+      for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+        Span s{};
+        b_row(a.col[std::size_t(k)], s.first, s.last, s.cols, s.vals);
+        spans.push_back(s);
+        products += s.last - s.first;
+      }
+      unsigned bits = 1;
+      while ((std::int64_t(1) << bits) < 2 * products) ++bits;
+      table_col.assign(std::size_t(1) << bits, -1);
+      table_at.resize(table_col.size());
+      const std::uint64_t mask = (std::uint64_t(1) << bits) - 1;
       for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
         const double v = a.values[std::size_t(k)];
-        std::int64_t first = 0, last = 0;
-        const std::vector<std::int64_t>* cols = nullptr;
-        const std::vector<double>* vals = nullptr;
-        b_row(a.col[std::size_t(k)], first, last, cols, vals);
-        for (std::int64_t l = first; l < last; ++l) {
-          const std::int64_t c = (*cols)[std::size_t(l)];
-          auto slot = std::find_if(row.begin(), row.end(), [&](const auto& e) { return e.first == c; });
-          if (slot == row.end()) slot = row.insert(row.end(), {c, 0.0});
-          slot->second += v * (*vals)[std::size_t(l)];
+        const Span& s = spans[std::size_t(k - a.row_ptr[i])];
+        for (std::int64_t l = s.first; l < s.last; ++l) {
+          const std::int64_t c = (*s.cols)[std::size_t(l)];
+          std::uint64_t h = (std::uint64_t(c) * 0x9e3779b97f4a7c15ULL) >> (64 - bits);
+          while (table_col[h] != c && table_col[h] != -1) h = (h + 1) & mask;
+          if (table_col[h] == -1) table_col[h] = c, table_at[h] = std::int32_t(row.size()), row.emplace_back(c, 0.0);
+          row[std::size_t(table_at[h])].second += v * (*s.vals)[std::size_t(l)];
         }
       }
       std::sort(row.begin(), row.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
