@@ -218,6 +218,32 @@ void DistributedAmg::cycle(std::size_t l, const ::cl::Buffer& b, ::cl::Buffer& x
   level.smoother->apply(b, x, false);  // post-smoothing
 }
 
+std::uint64_t DistributedAmg::bytes_per_apply() const noexcept {
+  // A product reads its matrix (CSR or ELL) once; the vectors as listed.
+  const std::uint64_t e = reduction::element_size(type_);
+  const auto matrix = [&](const std::optional<solver::Spmv>& spmv) -> std::uint64_t {
+    if (!spmv) return 0;
+    const solver::DeviceCsrMatrix& m = spmv->matrix();
+    return spmv->kernel() == solver::SpmvKernel::ell ? std::uint64_t(m.rows()) * spmv->ell_width() * (4 + e) : m.bytes();
+  };
+  std::uint64_t bytes = 0;
+  for (const auto& level : levels_) {
+    if (!level->smoother) continue;
+    const std::uint64_t n = level->n, d = level->smoother->degree();
+    const bool coarsest = !level->spmv_p;
+    // Smoothing from zero (start: D, b read, d, x written), d - 1 steps (the matrix; D, b, src,
+    // d read, d, dst written); again after the correction with d steps; on the coarsest once.
+    const std::uint64_t smoothing = 4 * n * e + (d - 1) * (matrix(level->spmv) + 6 * n * e);
+    bytes += coarsest ? smoothing : 2 * smoothing + matrix(level->spmv) + 6 * n * e;
+    if (coarsest) continue;
+    const std::uint64_t coarse = std::uint64_t(level->r.rows());
+    bytes += matrix(level->spmv) + 3 * n * e;                  // r = b - A x
+    bytes += matrix(level->spmv_r) + (n + coarse) * e;         // b_c = R r
+    bytes += matrix(level->spmv_p) + (coarse + 2 * n) * e;     // x += P x_c
+  }
+  return bytes;
+}
+
 double DistributedAmg::halo_seconds() const noexcept {
   double s = 0;
   for (const auto& level : levels_)

@@ -274,7 +274,9 @@ std::uint64_t DistributedCg::bytes_per_step() const noexcept {
   // Split rows: the interior pass reads the mask, the boundary pass the chunks it visits again.
   const std::uint64_t split =
       halo_.boundary_rows ? n + std::uint64_t(boundary_chunks_) * std::uint64_t(chunk_) * 2 * e : 0;
-  return spmvs * (matrix + split) + passes * n * e;
+  // AMG: its cycle, and z = M^-1 r and its dots split from pass 2 as with Chebyshev (r, z read).
+  const std::uint64_t amg = amg_ ? amg_->bytes_per_apply() + (single ? 0 : 2) * n * e : 0;
+  return spmvs * (matrix + split) + passes * n * e + amg;
 }
 
 std::size_t DistributedCg::local_chunks() const noexcept { return std::size_t((rows_ + chunk_ - 1) / chunk_); }

@@ -44,6 +44,9 @@ class DistributedAmg {
   // the halo exchanges' seconds since the last reset.
   const std::vector<std::pair<std::string, double>>& phases() const noexcept { return phases_; }
   double halo_seconds() const noexcept;
+  // Bytes one apply reads and writes on this rank's device over its distributed levels, each
+  // kernel's operands counted once (the gathered level's one-device cycle left out: it is small).
+  std::uint64_t bytes_per_apply() const noexcept;
   void reset_times() noexcept;
 
  private:
