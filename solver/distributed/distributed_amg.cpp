@@ -13,10 +13,12 @@
 #include "clcg/solver/distributed/amg_hierarchy.hpp"
 #include "clcg/solver/distributed/device_halo.hpp"
 #include "clcg/solver/distributed/halo.hpp"
+#include "clcg/solver/distributed/rank_failure.hpp"
 #include "clcg/solver/distributed/remote_rows.hpp"
 #include "clcg/solver/multigrid/amg.hpp"
 #include "clcg/solver/precond/chebyshev.hpp"
 #include "clcg/solver/precond/jacobi.hpp"
+#include "clcg/solver/sparse/device_memory.hpp"
 #include "clcg/solver/sparse/row_layout.hpp"
 #include "clcg/solver/sparse/spmv.hpp"
 #include "clcg/solver/sparse/vector_ops.hpp"
@@ -33,40 +35,44 @@ int comm_rank(MPI_Comm comm) {
   return rank;
 }
 
-// A rank's rows of a level's matrix on the device, columns local (owned, then ghosts), and the
-// halo that fetches the ghosts (collective).
+// A rank's rows of a level's matrix with local columns (owned, then ghosts) on the host, the
+// halo that fetches the ghosts, and the row layout every rank reads them in (collective).
 struct LocalMatrix {
-  solver::DeviceCsrMatrix matrix;
+  solver::HostCsr rows;
   Halo halo;
+  solver::SpmvKernel kernel = solver::SpmvKernel::scalar;
 };
 
-LocalMatrix upload_rows(MPI_Comm comm, const cl::Env& env, const Partition& columns, LocalRows rows,
-                        solver::ElementType type) {
+LocalMatrix local_matrix(MPI_Comm comm, const cl::Env& env, const Partition& columns, LocalRows rows) {
+  LocalMatrix m;
   std::vector<std::int32_t> local_col;
-  Halo halo = build_halo(comm, columns, rows, local_col);
-  if (rows.nnz() > std::int64_t(solver::max_csr_index))
-    throw std::length_error("a rank's rows of an AMG level have " + std::to_string(rows.nnz()) +
-                            " nonzeros, more than 32-bit CSR offsets address; use more ranks");
-  solver::HostCsr host;
-  host.rows = std::int32_t(rows.rows());
-  host.cols = std::int32_t(columns.size(comm_rank(comm)) + halo.ghosts);
-  host.row_ptr.assign(rows.row_ptr.begin(), rows.row_ptr.end());
-  host.col_idx = std::move(local_col);
-  host.values = std::move(rows.values);
-  return {solver::DeviceCsrMatrix(env, host, type), std::move(halo)};
-}
-
-// One layout for every rank, so every rank sums a row the same way: ELL where every rank's
-// rows suit it on a GPU, else CSR one work-item a row (both in stored order).
-solver::SpmvKernel common_kernel(MPI_Comm comm, const cl::Env& env, const solver::DeviceCsrMatrix& m) {
-  int ell = !cl::contiguous_blocks(env.info()) &&
-            (m.nnz() == 0 || solver::ell_suits(m.max_row_length(), m.mean_row_length()));
-  int everywhere = 0;
+  m.halo = build_halo(comm, columns, rows, local_col);
+  int fits = rows.nnz() <= std::int64_t(solver::max_csr_index), all_fit = 0;
+  MPI_Allreduce(&fits, &all_fit, 1, MPI_INT, MPI_MIN, comm);
+  if (!all_fit)
+    throw std::length_error("a rank's rows of an AMG level have more nonzeros than 32-bit CSR offsets address; use "
+                            "more ranks");
+  m.rows.rows = std::int32_t(rows.rows());
+  m.rows.cols = std::int32_t(columns.size(comm_rank(comm)) + m.halo.ghosts);
+  m.rows.row_ptr.assign(rows.row_ptr.begin(), rows.row_ptr.end());
+  m.rows.col_idx = std::move(local_col);
+  m.rows.values = std::move(rows.values);
+  // One layout for every rank, so every rank sums a row the same way: ELL where every rank's
+  // rows suit it on a GPU, else CSR one work-item a row (both in stored order).
+  std::int32_t longest = 0;
+  for (std::int32_t i = 0; i < m.rows.rows; ++i) longest = std::max(longest, m.rows.row_ptr[std::size_t(i) + 1] - m.rows.row_ptr[std::size_t(i)]);
+  const double mean = m.rows.rows ? double(m.rows.nnz()) / double(m.rows.rows) : 0.0;
+  int ell = !cl::contiguous_blocks(env.info()) && (m.rows.nnz() == 0 || solver::ell_suits(longest, mean)), everywhere = 0;
   MPI_Allreduce(&ell, &everywhere, 1, MPI_INT, MPI_MIN, comm);
-  return everywhere ? solver::SpmvKernel::ell : solver::SpmvKernel::scalar;
+  m.kernel = everywhere ? solver::SpmvKernel::ell : solver::SpmvKernel::scalar;
+  return m;
 }
 
 }  // namespace
+
+struct DistributedAmg::Prepared {
+  std::optional<LocalMatrix> a, p, r;
+};
 
 struct DistributedAmg::Level {
   std::size_t n = 0;
@@ -97,43 +103,66 @@ DistributedAmg::DistributedAmg(MPI_Comm comm, const cl::Env& env, const Partitio
              {"Galerkin products (hosts)", h.galerkin_seconds}};
   const auto start = Clock::now();
   const std::size_t last = h.levels.size() - 1;
-  const int rank = comm_rank(comm);
+  // Collective, on the hosts: every level's rows with local columns, halos and layouts.
+  std::vector<Prepared> prepared(last + 1);
   for (std::size_t l = 0; l <= last; ++l) {
     DistributedLevel& source = h.levels[l];
     level_rows_.push_back(source.partition.rows());
     std::int64_t nnz = source.a.nnz(), total = 0;
     MPI_Allreduce(&nnz, &total, 1, MPI_INT64_T, MPI_SUM, comm);
     level_nnz_.push_back(total);
+    if (!(l == last && h.gathered)) prepared[l].a = local_matrix(comm, env, source.partition, std::move(source.a));
+    if (l < last) {
+      prepared[l].p = local_matrix(comm, env, h.levels[l + 1].partition, std::move(source.p));
+      prepared[l].r = local_matrix(comm, env, source.partition, std::move(source.r));
+    }
+  }
+  // On this rank's device alone; where it fails (memory), every rank leaves together.
+  throw_if_any_rank_failed(comm, capture([&] {
+    try {
+      upload_levels(h, prepared, options);
+    } catch (const cl::Error& e) {
+      solver::rethrow_allocation_failure(e, env.info(), "the AMG levels of this rank",
+                                         "more ranks hold less each; --precond chebyshev or jacobi need no hierarchy");
+    }
+  }));
+  phases_.emplace_back("levels on the device", since(start));
+}
+
+void DistributedAmg::upload_levels(DistributedHierarchy& h, std::vector<Prepared>& prepared,
+                                   const solver::AmgOptions& options) {
+  const cl::Env& env = env_;
+  const solver::ElementType type = type_;
+  const int rank = comm_rank(comm_);
+  const std::size_t last = h.levels.size() - 1;
+  for (std::size_t l = 0; l <= last; ++l) {
     levels_.push_back(std::make_unique<Level>());
     Level& level = *levels_.back();
-    level.n = std::size_t(source.partition.size(rank));
-    const bool factored = l == last && h.gathered;
+    level.n = std::size_t(h.levels[l].partition.size(rank));
     std::int64_t x_ghosts = 0;
-    if (!factored) {
-      LocalMatrix local = upload_rows(comm, env, source.partition, std::move(source.a), type);
-      level.a = local.matrix;
-      level.halo_a.emplace(comm, env, local.halo, std::int64_t(level.n), type);
-      x_ghosts = local.halo.ghosts;
-      level.spmv.emplace(env, level.a, common_kernel(comm, env, level.a));
+    if (const std::optional<LocalMatrix>& a = prepared[l].a) {
+      level.a = solver::DeviceCsrMatrix(env, a->rows, type);
+      level.halo_a.emplace(comm_, env, a->halo, std::int64_t(level.n), type);
+      x_ghosts = a->halo.ghosts;
+      level.spmv.emplace(env, level.a, a->kernel);
       level.layout.emplace(env, *level.spmv);
       level.inv_diag = solver::make_vector(env, type, std::max<std::size_t>(1, level.n));
       if (level.n) solver::jacobi_inverse_diagonal(env, level.a, level.inv_diag);
-      const auto [lower, upper] = solver::amg_smoother_interval(source.radius, l == last, options);
+      const auto [lower, upper] = solver::amg_smoother_interval(h.levels[l].radius, l == last, options);
       level.smoother.emplace(env, *level.spmv, level.inv_diag, lower, upper,
                              l == last ? solver::amg_coarse_chebyshev_degree : options.smoother_degree);
       DeviceHalo* halo = &*level.halo_a;
       level.smoother->set_exchange([halo](::cl::Buffer& v) { halo->exchange(v); });
     }
     if (l < last) {
-      const Partition& coarse = h.levels[l + 1].partition;
-      LocalMatrix p = upload_rows(comm, env, coarse, std::move(source.p), type);
-      LocalMatrix r = upload_rows(comm, env, source.partition, std::move(source.r), type);
-      level.p = p.matrix;
-      level.r = r.matrix;
-      level.halo_p.emplace(comm, env, p.halo, coarse.size(rank), type);
-      level.halo_r.emplace(comm, env, r.halo, std::int64_t(level.n), type);
-      level.spmv_p.emplace(env, level.p, common_kernel(comm, env, level.p));
-      level.spmv_r.emplace(env, level.r, common_kernel(comm, env, level.r));
+      const LocalMatrix& p = *prepared[l].p;
+      const LocalMatrix& r = *prepared[l].r;
+      level.p = solver::DeviceCsrMatrix(env, p.rows, type);
+      level.r = solver::DeviceCsrMatrix(env, r.rows, type);
+      level.halo_p.emplace(comm_, env, p.halo, h.levels[l + 1].partition.size(rank), type);
+      level.halo_r.emplace(comm_, env, r.halo, std::int64_t(level.n), type);
+      level.spmv_p.emplace(env, level.p, p.kernel);
+      level.spmv_r.emplace(env, level.r, r.kernel);
       level.layout_p.emplace(env, *level.spmv_p);
       level.residual = solver::make_vector(env, type, std::max<std::size_t>(1, level.n + std::size_t(r.halo.ghosts)));
       level.residual_kernel = cl::CachedKernel(
@@ -167,7 +196,6 @@ DistributedAmg::DistributedAmg(MPI_Comm comm, const cl::Env& env, const Partitio
     }
   }
   cl::checked("the distributed AMG's upload", [&] { env_.queue().finish(); });
-  phases_.emplace_back("levels on the device", since(start));
 }
 
 void DistributedAmg::apply(const ::cl::Buffer& r, ::cl::Buffer& z) { cycle(0, r, z); }

@@ -232,6 +232,12 @@ class FailureTest(DistributedTest):
         proc = mpirun(3, ["--generate", "poisson3d:10"], rank_env={"CLCG_DEVICE_MEMORY_LIMIT": "4096"})
         self.assert_one_message(proc, EXIT_DEVICE, "rank 2")
         self.assertIn("needs", our_messages(proc.stderr)[0])
+        # AMG's levels go on the device after collective host steps: a rank whose levels do not
+        # fit fails alone, and the others leave with it instead of waiting in MPI
+        proc = mpirun(3, ["--generate", "poisson3d:10", "--precond", "amg", "--amg-gather-rows", "1"],
+                      rank_env={"CLCG_DEVICE_MEMORY_LIMIT": "20000"})
+        self.assert_one_message(proc, EXIT_DEVICE, "rank 2")
+        self.assertIn("needs", our_messages(proc.stderr)[0])
 
     def test_not_positive_definite_is_exit_1_everywhere(self):
         path = self.path("indefinite.mtx")

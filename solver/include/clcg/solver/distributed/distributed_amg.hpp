@@ -23,6 +23,8 @@
 
 namespace clcg::distributed {
 
+struct DistributedHierarchy;
+
 class DistributedAmg {
  public:
   // Collective. `a`: this rank's rows (partition.begin(rank) ..), global columns.
@@ -51,6 +53,9 @@ class DistributedAmg {
 
  private:
   struct Level;
+  struct Prepared;  // a level's local rows of A, P and R on the host, made collectively
+  // Every level on this rank's device, from the prepared rows (no MPI: may fail on one rank alone).
+  void upload_levels(DistributedHierarchy& h, std::vector<Prepared>& prepared, const solver::AmgOptions& options);
   void cycle(std::size_t l, const ::cl::Buffer& b, ::cl::Buffer& x);
   // The last level gathered onto every rank: its b gathered, the one-device AMG's cycle, this rank's x.
   void gathered_cycle(Level& level, const ::cl::Buffer& b, ::cl::Buffer& x);
