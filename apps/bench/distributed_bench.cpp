@@ -198,6 +198,7 @@ int run(const Args& args) {
                             {"solve_ms_per_iteration", clcg::apps::median(whole)}};
       if (const dist::DistributedAmg* amg = cg.amg()) {  // set-up phases (rank 0's), the levels
         row["amg_level_rows"] = amg->level_rows();
+        row["amg_precision"] = std::string(clcg::reduction::type_name(amg->precision()));
         for (const auto& [name, seconds] : amg->phases()) row["amg_setup_s"][name] = seconds;
       }
       if (args.solve) {

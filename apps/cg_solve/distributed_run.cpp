@@ -100,6 +100,9 @@ solver::Settings distributed_settings(const CliOptions& cli, std::int64_t rows) 
       throw UsageError("--precond " + std::string(solver::preconditioner_name(cli.preconditioner)) +
                        ": under mpirun cg-solve applies jacobi, chebyshev, amg or none");
   }
+  if (cli.precond_options.precision && *cli.precond_options.precision != cli.precision &&
+      settings.preconditioner != Preconditioner::amg)
+    throw UsageError("--precond-precision: under mpirun only AMG is applied in another precision than the solve's");
   if (cli.near_nullspace.given())
     throw UsageError("--near-nullspace, --coordinates and --block-size: AMG under mpirun takes scalar problems only "
                      "for now (one constant near-null-space vector)");
@@ -328,7 +331,7 @@ int run_ranks(World& world, int argc, char** argv) {
   if (Failure agreed = agree(world, failure); agreed.code) return agreed.code;
   // collective inside: all ranks leave it together, the failed ones with their own error
   failure = attempt(cli, [&] { cg.emplace(world.comm, *env, partition, std::move(local), cli.precision, settings,
-                                             cli.precond_options.chebyshev, cli.precond_options.amg); });
+                                             cli.precond_options); });
   if (Failure agreed = agree(world, failure); agreed.code) return agreed.code;
 
   // Phase 4: the solve (collective inside; a device error mid-solve ends every rank: MPI_Abort).
@@ -403,6 +406,7 @@ int run_ranks(World& world, int argc, char** argv) {
         nlohmann::json phases = nlohmann::json::object();
         for (const auto& [name, seconds] : amg->phases()) phases[name] = seconds;
         json["distributed"]["amg"] = {{"levels", amg->levels()}, {"distributed_levels", amg->distributed_levels()},
+                                      {"precision", std::string(clcg::reduction::type_name(amg->precision()))},
                                       {"level_rows", amg->level_rows()},
                                       {"level_nnz", amg->level_nnz()}, {"setup_seconds_rank0", phases}};
       }

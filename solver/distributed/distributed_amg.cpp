@@ -95,8 +95,8 @@ struct DistributedAmg::Gathered {
 DistributedAmg::~DistributedAmg() = default;
 
 DistributedAmg::DistributedAmg(MPI_Comm comm, const cl::Env& env, const Partition& partition, const LocalRows& a,
-                               solver::ElementType type, const solver::AmgOptions& options)
-    : comm_(comm), env_(env), type_(type) {
+                               solver::ElementType solve, solver::ElementType type, const solver::AmgOptions& options)
+    : comm_(comm), env_(env), solve_(solve), type_(type) {
   DistributedHierarchy h = build_hierarchy(comm, partition, a, options);
   phases_ = {{"strength, aggregation, prolongators (hosts)", h.coarsening_seconds},
              {"Lanczos estimates (hosts)", h.lanczos_seconds},
@@ -195,10 +195,24 @@ void DistributedAmg::upload_levels(DistributedHierarchy& h, std::vector<Prepared
       level_nnz_.erase(level_nnz_.end() - std::ptrdiff_t(g.amg->report().level_nnz.size()));    // counted once
     }
   }
+  if (solve_ != type_) {
+    const std::size_t n = levels_.front()->n;
+    narrow_.emplace(env, solve_, type_);
+    widen_.emplace(env, type_, solve_);
+    r_inner_ = solver::make_vector(env, type, std::max<std::size_t>(1, n));
+    const std::int64_t ghosts = levels_.front()->halo_a ? levels_.front()->halo_a->ghosts() : 0;
+    z_inner_ = solver::make_vector(env, type, std::max<std::size_t>(1, n + std::size_t(ghosts)));
+  }
   cl::checked("the distributed AMG's upload", [&] { env_.queue().finish(); });
 }
 
-void DistributedAmg::apply(const ::cl::Buffer& r, ::cl::Buffer& z) { cycle(0, r, z); }
+void DistributedAmg::apply(const ::cl::Buffer& r, ::cl::Buffer& z) {
+  if (!narrow_) return cycle(0, r, z);
+  const std::size_t n = levels_.front()->n;
+  if (n) narrow_->enqueue(n, r, r_inner_);
+  cycle(0, r_inner_, z_inner_);
+  if (n) widen_->enqueue(n, z_inner_, z);
+}
 
 void DistributedAmg::gathered_cycle(Level& level, const ::cl::Buffer& b, ::cl::Buffer& x) {
   Gathered& g = *gathered_;
@@ -254,7 +268,9 @@ std::uint64_t DistributedAmg::bytes_per_apply() const noexcept {
     const solver::DeviceCsrMatrix& m = spmv->matrix();
     return spmv->kernel() == solver::SpmvKernel::ell ? std::uint64_t(m.rows()) * spmv->ell_width() * (4 + e) : m.bytes();
   };
-  std::uint64_t bytes = 0;
+  // r narrowed and z widened where the hierarchy has another precision than the solve.
+  const std::uint64_t n0 = levels_.empty() ? 0 : levels_.front()->n;
+  std::uint64_t bytes = narrow_ ? 2 * n0 * (e + reduction::element_size(solve_)) : 0;
   for (const auto& level : levels_) {
     if (!level->smoother) continue;
     const std::uint64_t n = level->n, d = level->smoother->degree();

@@ -14,6 +14,7 @@
 #include "clcg/solver/distributed/fixed_order_sum.hpp"
 #include "clcg/solver/distributed/rank_failure.hpp"
 #include "clcg/solver/io/host_threads.hpp"
+#include "clcg/solver/krylov/plan.hpp"
 #include "clcg/solver/krylov/solve.hpp"
 #include "clcg/solver/sparse/device_memory.hpp"
 #include "clcg/solver/sparse/launch.hpp"
@@ -70,8 +71,8 @@ constexpr cl_uint all_rows = 0, interior_rows = 1, boundary_rows = 2;
 
 DistributedCg::DistributedCg(MPI_Comm comm, const cl::Env& env, const Partition& partition, LocalRows rows,
                              ElementType type, const solver::Settings& settings,
-                             const solver::ChebyshevOptions& chebyshev, const solver::AmgOptions& amg)
-    : comm_(comm), env_(env), type_(type), settings_(settings), chebyshev_(chebyshev) {
+                             const solver::PreconditionerOptions& options)
+    : comm_(comm), env_(env), type_(type), settings_(settings), chebyshev_(options.chebyshev) {
   const auto start = Clock::now();
   std::vector<double> diagonal;
   std::vector<std::int32_t> local_col;
@@ -87,6 +88,8 @@ DistributedCg::DistributedCg(MPI_Comm comm, const cl::Env& env, const Partition&
       throw std::invalid_argument("the distributed solver applies no preconditioner, Jacobi or Chebyshev");
     if (settings_.preconditioner == Preconditioner::chebyshev && (chebyshev_.degree < 1 || !(chebyshev_.lower_ratio > 1)))
       throw std::invalid_argument("Chebyshev needs a degree of at least 1 and a lower ratio above 1");
+    if (options.precision && *options.precision != type_ && settings_.preconditioner != Preconditioner::amg)
+      throw std::invalid_argument("under mpirun only AMG is applied in another precision than the solve's");
     if (settings_.spmv == solver::SpmvKernel::vector)
       throw std::invalid_argument("the distributed solver reads its rows as CSR (scalar) or ELL, not the vector layout");
     solver::require_precision(env_.info(), type_);
@@ -110,7 +113,7 @@ DistributedCg::DistributedCg(MPI_Comm comm, const cl::Env& env, const Partition&
     delta_ = 0.5 * (upper - lower);
   }
   if (settings_.preconditioner == solver::Preconditioner::amg)  // from the rows' global columns, before build_halo
-    amg_ = std::make_unique<DistributedAmg>(comm_, env_, partition, rows, type_, amg);
+    amg_ = std::make_unique<DistributedAmg>(comm_, env_, partition, rows, type_, amg_precision(options), options.amg);
   halo_ = build_halo(comm_, partition, rows, local_col);
   for (int r = 0; r < partition.ranks(); ++r)
     rank_chunks_.push_back(std::int64_t((partition.size(r) + chunk_ - 1) / chunk_));
@@ -121,6 +124,19 @@ DistributedCg::DistributedCg(MPI_Comm comm, const cl::Env& env, const Partition&
 }
 
 DistributedCg::~DistributedCg() = default;
+
+ElementType DistributedCg::amg_precision(const solver::PreconditionerOptions& options) const {
+  // The one-device rule on the global size; the same on every rank (double where any rank says so).
+  int f64 = options.precision ? *options.precision == ElementType::f64
+                              : solver::choose_preconditioner_precision(env_.info(), solver::Preconditioner::amg, type_,
+                                                                        std::size_t(global_rows_), options) ==
+                                    ElementType::f64;
+  int any = 0;
+  MPI_Allreduce(&f64, &any, 1, MPI_INT, MPI_MAX, comm_);
+  if (any && type_ == ElementType::f32)
+    throw std::invalid_argument("AMG in double for a solve in float: solve in double, or apply AMG in float");
+  return any ? ElementType::f64 : ElementType::f32;
+}
 
 bool DistributedCg::choose_ell(std::int64_t longest) {
   std::int64_t global_longest = 0, global_nnz = 0;

@@ -147,6 +147,12 @@ class BitsTest(DistributedTest):
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.assertEqual(one.returncode, 0, describe(one))
         self.assertLessEqual(abs(json.loads(one.stdout)["result"]["iterations"] - runs[1][0]["result"]["iterations"]), 2)
+        # the hierarchy in float for the solve in double (the GPU default from 1M rows): r narrowed,
+        # z widened, the same bits on any rank count and the same steps here
+        narrow = self.assert_same_bits(problem + ["--precond-precision", "float"], [1, 3])
+        self.assertEqual(narrow[3][0]["distributed"]["amg"]["precision"], "float")
+        self.assertEqual(runs[1][0]["distributed"]["amg"]["precision"], "double")
+        self.assertLessEqual(abs(narrow[1][0]["result"]["iterations"] - runs[1][0]["result"]["iterations"]), 1)
         # 2D, the single variant, in float
         self.assert_same_bits(["--generate", "poisson2d:37x29", "--precond", "amg", "--amg-coarse-rows", "30",
                                "--amg-gather-rows", "1"], [1, 3], ["--variant", "single", "--precision", "float",
@@ -214,6 +220,8 @@ class FailureTest(DistributedTest):
     def test_usage_errors_exit_2_once(self):
         for args, fragment in ((["--generate", "poisson2d:8", "--precond", "ic0"], "--precond ic0"),
                                (["--generate", "poisson2d:8", "--precond", "amg", "--block-size", "2"], "--block-size"),
+                               (["--generate", "poisson2d:8", "--precond", "chebyshev", "--precond-precision", "float"],
+                                "--precond-precision"),
                                (["--generate", "poisson2d:8", "--variant", "pipelined"], "--variant pipelined"),
                                (["--generate", "poisson2d:8", "--spmv", "vector"], "--spmv vector"),
                                (["--generate", "poisson2d:8", "--spmv", "diagonal"], "--spmv"),

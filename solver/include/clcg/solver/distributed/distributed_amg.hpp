@@ -13,12 +13,14 @@
 #include <mpi.h>
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "clcg/cl/env.hpp"
 #include "clcg/solver/distributed/local_rows.hpp"
 #include "clcg/solver/distributed/partition.hpp"
 #include "clcg/solver/precond/preconditioner.hpp"
+#include "clcg/solver/sparse/conversion.hpp"
 #include "clcg/solver/sparse/csr_matrix.hpp"
 
 namespace clcg::distributed {
@@ -27,20 +29,24 @@ struct DistributedHierarchy;
 
 class DistributedAmg {
  public:
-  // Collective. `a`: this rank's rows (partition.begin(rank) ..), global columns.
+  // Collective. `a`: this rank's rows (partition.begin(rank) ..), global columns. `solve`: the
+  // precision of r and z; `type`: the hierarchy's (float for a solve in double halves its
+  // bytes: r is narrowed on the way in and z widened on the way out, as one device does).
   DistributedAmg(MPI_Comm comm, const cl::Env& env, const Partition& partition, const LocalRows& a,
-                 solver::ElementType type, const solver::AmgOptions& options);
+                 solver::ElementType solve, solver::ElementType type, const solver::AmgOptions& options);
   ~DistributedAmg();
   DistributedAmg(const DistributedAmg&) = delete;
   DistributedAmg& operator=(const DistributedAmg&) = delete;
 
-  // Collective. z = M^-1 r: r this rank's rows, z with room for the ghosts of A's columns after them.
+  // Collective. z = M^-1 r: r this rank's rows, z with room for the ghosts of A's columns after
+  // them (both in the solve's precision).
   void apply(const ::cl::Buffer& r, ::cl::Buffer& z);
 
   std::size_t levels() const noexcept { return level_rows_.size(); }
   // Every level's rows and nonzeros, the gathered AMG's included (global).
   const std::vector<std::int64_t>& level_rows() const noexcept { return level_rows_; }
   const std::vector<std::int64_t>& level_nnz() const noexcept { return level_nnz_; }
+  solver::ElementType precision() const noexcept { return type_; }  // the hierarchy's
   std::size_t distributed_levels() const noexcept { return levels_.size() - (gathered_ ? 1 : 0); }
   // Set-up seconds by phase (host coarsening, host Lanczos, host Galerkin, device upload) and
   // the halo exchanges' seconds since the last reset.
@@ -62,7 +68,9 @@ class DistributedAmg {
 
   MPI_Comm comm_;
   cl::Env env_;
-  solver::ElementType type_;
+  solver::ElementType solve_, type_;
+  std::optional<solver::Conversion> narrow_, widen_;  // a hierarchy in another precision than the solve's
+  ::cl::Buffer r_inner_, z_inner_;
   std::vector<std::unique_ptr<Level>> levels_;
   std::vector<std::int64_t> level_rows_, level_nnz_;
   std::vector<std::pair<std::string, double>> phases_;

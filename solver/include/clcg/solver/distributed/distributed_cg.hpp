@@ -52,15 +52,15 @@ class DistributedCg {
  public:
   // Collective: every rank of `comm` calls it with its rows (partition.begin(rank) ..). Checks
   // the device's memory (needed vs available, the largest buffer against the single-allocation
-  // limit) and uploads. `settings`: variant fused or single, preconditioner none, jacobi, amg (`amg`'s options) or
-  // chebyshev (with `chebyshev`'s degree and lower_ratio; its upper end is the Gershgorin bound
+  // limit) and uploads. `settings`: variant fused or single, preconditioner none, jacobi, amg (`options.amg`; applied in
+  // `options.precision`, else choose_preconditioner_precision's pick: float on a GPU for a large
+  // solve in double) or chebyshev (with `options.chebyshev`'s degree and lower_ratio; its upper end is the Gershgorin bound
   // of D^-1 A, a true bound and the same on every rank, where one device runs a Lanczos
   // estimate) (std::invalid_argument otherwise; an error on any rank makes the others throw
   // AnotherRankFailed, so all leave together); tolerance, max_iterations, record_history, should_stop
   // are read at each solve.
   DistributedCg(MPI_Comm comm, const cl::Env& env, const Partition& partition, LocalRows rows, ElementType type,
-                const solver::Settings& settings, const solver::ChebyshevOptions& chebyshev = {},
-                const solver::AmgOptions& amg = {});
+                const solver::Settings& settings, const solver::PreconditionerOptions& options = {});
 
   ~DistributedCg();
   DistributedCg(const DistributedCg&) = delete;
@@ -89,6 +89,8 @@ class DistributedCg {
   void upload(LocalRows& rows, const std::vector<double>& diagonal, std::vector<std::int32_t>& local_col);
   // The rows' layout on the device (ELL or CSR), one answer for every rank (collective).
   bool choose_ell(std::int64_t longest);
+  // What AMG is applied in (collective; std::invalid_argument for double in a float solve).
+  ElementType amg_precision(const solver::PreconditionerOptions& options) const;
   void upload_ell(const LocalRows& rows, const std::vector<std::int32_t>& local_col);
 
   // The pass over rows a kernel runs first: every row where no row waits for ghosts, else
