@@ -1,0 +1,411 @@
+// The distributed AMG set-up (distributed/amg_hierarchy.hpp) against the single-process host
+// reference (multigrid/coarsening.hpp), under mpirun with any number of ranks: every level's A, P
+// and R gathered whole must have the reference's bits, each level's rho(D^-1 A) estimate must be
+// what one process gets on the whole level (so it cannot depend on the partition), and the rows
+// moved between ranks (remote_rows.hpp) must give the bits of transpose() and multiply().
+//
+// Every rank runs every test and every collective in the same order. Assertions that end a
+// test early (ASSERT_*) only test data that is the same on every rank (gathered or replicated),
+// so all ranks leave together and none waits in a collective alone. main() fails the process
+// where any rank failed.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "clcg/solver/distributed/amg_hierarchy.hpp"
+#include "clcg/solver/distributed/local_rows.hpp"
+#include "clcg/solver/distributed/partition.hpp"
+#include "clcg/solver/distributed/remote_rows.hpp"
+#include "clcg/solver/multigrid/amg.hpp"
+#include "clcg/solver/multigrid/coarsening.hpp"
+
+namespace {
+
+using clcg::distributed::DistributedHierarchy;
+using clcg::distributed::DistributedLevel;
+using clcg::distributed::LocalRows;
+using clcg::distributed::Partition;
+using clcg::solver::HostCsr;
+
+const MPI_Comm world = MPI_COMM_WORLD;
+
+int world_rank() {
+  int rank = 0;
+  MPI_Comm_rank(world, &rank);
+  return rank;
+}
+int world_size() {
+  int size = 1;
+  MPI_Comm_size(world, &size);
+  return size;
+}
+
+// Every rank's rows of a distributed matrix, whole on every rank (row_begin 0; collective).
+LocalRows gather_rows(const LocalRows& mine) {
+  const int ranks = world_size();
+  const int rows = int(mine.rows()), entries = int(mine.nnz());
+  std::vector<int> row_counts(static_cast<std::size_t>(ranks), 0), entry_counts(static_cast<std::size_t>(ranks), 0);
+  MPI_Allgather(&rows, 1, MPI_INT, row_counts.data(), 1, MPI_INT, world);
+  MPI_Allgather(&entries, 1, MPI_INT, entry_counts.data(), 1, MPI_INT, world);
+  std::vector<std::int64_t> lengths(static_cast<std::size_t>(rows));
+  for (std::size_t i = 0; i < lengths.size(); ++i) lengths[i] = mine.row_ptr[i + 1] - mine.row_ptr[i];
+  std::int64_t total_rows = 0, total_entries = 0;
+  for (int r = 0; r < ranks; ++r) total_rows += row_counts[std::size_t(r)], total_entries += entry_counts[std::size_t(r)];
+  std::vector<std::int64_t> all_lengths(static_cast<std::size_t>(total_rows));
+  MPI_Allgatherv(lengths.data(), rows, MPI_INT64_T, all_lengths.data(), row_counts.data(),
+                 clcg::distributed::offsets_of(row_counts).data(), MPI_INT64_T, world);
+  LocalRows whole;
+  whole.global_rows = mine.global_rows;
+  whole.row_begin = 0;
+  whole.col.resize(std::size_t(total_entries));
+  whole.values.resize(std::size_t(total_entries));
+  MPI_Allgatherv(mine.col.data(), entries, MPI_INT64_T, whole.col.data(), entry_counts.data(),
+                 clcg::distributed::offsets_of(entry_counts).data(), MPI_INT64_T, world);
+  MPI_Allgatherv(mine.values.data(), entries, MPI_DOUBLE, whole.values.data(), entry_counts.data(),
+                 clcg::distributed::offsets_of(entry_counts).data(), MPI_DOUBLE, world);
+  for (std::int64_t l : all_lengths) whole.row_ptr.push_back(whole.row_ptr.back() + l);
+  return whole;
+}
+
+HostCsr to_csr(const LocalRows& whole, std::int64_t cols) {
+  HostCsr m;
+  m.rows = std::int32_t(whole.rows());
+  m.cols = std::int32_t(cols);
+  m.row_ptr.assign(whole.row_ptr.begin(), whole.row_ptr.end());
+  m.col_idx.assign(whole.col.begin(), whole.col.end());
+  m.values = whole.values;
+  return m;
+}
+
+// Rows [begin, end) of a whole matrix, as a rank holds them.
+LocalRows rows_of(const HostCsr& m, std::int64_t begin, std::int64_t end) {
+  LocalRows rows;
+  rows.global_rows = m.rows;
+  rows.row_begin = begin;
+  for (std::int64_t i = begin; i < end; ++i) {
+    for (std::int32_t k = m.row_ptr[std::size_t(i)]; k < m.row_ptr[std::size_t(i) + 1]; ++k) {
+      rows.col.push_back(m.col_idx[std::size_t(k)]);
+      rows.values.push_back(m.values[std::size_t(k)]);
+    }
+    rows.row_ptr.push_back(std::int64_t(rows.col.size()));
+  }
+  return rows;
+}
+
+// The same sizes, pattern and value bits (0.0 and -0.0 differ; EXPECT_EQ on doubles would not
+// tell them apart); the first differing entry named.
+void expect_same(const HostCsr& got, const HostCsr& want, const std::string& what) {
+  EXPECT_EQ(got.rows, want.rows) << what;
+  EXPECT_EQ(got.cols, want.cols) << what;
+  if (got.row_ptr != want.row_ptr || got.col_idx != want.col_idx) {
+    ADD_FAILURE() << what << ": the pattern differs (" << got.nnz() << " entries, the reference " << want.nnz() << ")";
+    return;
+  }
+  for (std::size_t k = 0; k < want.values.size(); ++k)
+    if (std::bit_cast<std::uint64_t>(got.values[k]) != std::bit_cast<std::uint64_t>(want.values[k])) {
+      const std::int32_t row = std::int32_t(std::upper_bound(want.row_ptr.begin(), want.row_ptr.end(), std::int32_t(k)) -
+                                            want.row_ptr.begin()) - 1;
+      char text[160];
+      std::snprintf(text, sizeof text, "entry %zu (row %d, column %d): %a, the reference %a", k, row,
+                    want.col_idx[k], got.values[k], want.values[k]);
+      ADD_FAILURE() << what << ": " << text;
+      return;
+    }
+}
+
+// A symmetric, strictly diagonally dominant (so SPD) matrix with rows of 1 to ~15 entries:
+// neighbours near the diagonal and far from it (rows on other ranks), a few positive
+// off-diagonals, and some rows with no off-diagonal at all (left out of every aggregate).
+// Raw mt19937 words only: the same matrix with any standard library.
+HostCsr irregular_spd(std::int32_t n, std::uint32_t seed) {
+  std::mt19937 random(seed);
+  const auto unit = [&] { return double(random() >> 5) / double(1u << 27); };  // [0, 1)
+  std::vector<std::map<std::int32_t, double>> rows(static_cast<std::size_t>(n));
+  for (std::int32_t i = 0; i < n; ++i) {
+    const int links = int(random() % 7);
+    for (int l = 0; l < links; ++l) {
+      const std::int32_t near = std::clamp(i + std::int32_t(random() % 41) - 20, 0, n - 1);
+      const std::int32_t j = random() % 4 == 0 ? std::int32_t(random() % std::uint32_t(n)) : near;
+      if (j == i) continue;
+      const double w = (random() % 8 == 0 ? 1 : -1) * (0.05 + unit());
+      rows[std::size_t(i)][j] += w;
+      rows[std::size_t(j)][i] += w;
+    }
+  }
+  HostCsr m;
+  m.rows = m.cols = n;
+  for (std::int32_t i = 0; i < n; ++i) {
+    double off = 0;
+    for (const auto& [j, v] : rows[std::size_t(i)]) off += std::abs(v);
+    rows[std::size_t(i)][i] = off * (1.05 + unit()) + 0.01;
+    for (const auto& [j, v] : rows[std::size_t(i)]) m.col_idx.push_back(j), m.values.push_back(v);
+    m.row_ptr.push_back(m.nnz());
+  }
+  return m;
+}
+
+enum class Problem { poisson2d, poisson3d, irregular };
+enum class Cuts { uniform, uneven };
+
+std::int64_t problem_rows(Problem problem) {
+  switch (problem) {
+    case Problem::poisson2d: return 37 * 29;
+    case Problem::poisson3d: return 11 * 9 * 7;
+    case Problem::irregular: return 500;
+  }
+  return 0;
+}
+
+// The rows [begin, end) of the problem's A, as a rank builds them.
+LocalRows problem_rows(Problem problem, std::int64_t begin, std::int64_t end) {
+  switch (problem) {
+    case Problem::poisson2d: return clcg::distributed::poisson_rows(2, 37, 29, 1, begin, end);
+    case Problem::poisson3d: return clcg::distributed::poisson_rows(3, 11, 9, 7, begin, end);
+    case Problem::irregular: return rows_of(irregular_spd(500, 20240611), begin, end);
+  }
+  return {};
+}
+
+// Uneven cuts on chunk boundaries: rank 0 one chunk, rank 1 none where there are 3 ranks or
+// more (two equal cuts), the last ranks the rest split unevenly.
+Partition uneven_partition(std::int64_t rows, int ranks) {
+  const std::int64_t chunk = clcg::distributed::dot_chunk(rows), chunks = (rows + chunk - 1) / chunk;
+  std::vector<std::int64_t> cuts;
+  for (int r = 1; r < ranks; ++r) {
+    const std::int64_t at = r <= 2 ? 1 : 1 + (chunks - 1) * (r - 2) * 2 / (3 * (ranks - 2));
+    cuts.push_back(std::min(rows, at * chunk));
+  }
+  return clcg::distributed::explicit_partition(rows, ranks, cuts);
+}
+
+// A level whole on this process: its rows gathered, its chunks those of every rank end to end
+// (each rank's starts shifted to global rows, then the level's end), one rank holding all.
+DistributedLevel whole_level(const DistributedLevel& level) {
+  DistributedLevel whole;
+  whole.a = gather_rows(level.a);
+  whole.partition.offsets = {0, level.partition.rows()};
+  whole.partition.chunk = level.partition.chunk;
+  const int ranks = world_size(), rank = world_rank();
+  std::vector<std::int64_t> starts;  // this rank's chunk starts (its last entry is its end, the next rank's start)
+  for (std::size_t c = 0; c + 1 < level.chunk_begin.size(); ++c) starts.push_back(level.partition.begin(rank) + level.chunk_begin[c]);
+  const int mine = int(starts.size());
+  std::vector<int> counts(static_cast<std::size_t>(ranks), 0);
+  MPI_Allgather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, world);
+  std::int64_t total = 0;
+  for (int c : counts) total += c;
+  whole.chunk_begin.resize(std::size_t(total));
+  MPI_Allgatherv(starts.data(), mine, MPI_INT64_T, whole.chunk_begin.data(), counts.data(),
+                 clcg::distributed::offsets_of(counts).data(), MPI_INT64_T, world);
+  whole.chunk_begin.push_back(level.partition.rows());
+  return whole;
+}
+
+class DistributedHierarchyTest : public ::testing::TestWithParam<std::tuple<Problem, Cuts>> {};
+
+// Level by level: the gathered A, P and R against the host reference's steps on the gathered
+// finer A, with the distributed level's own rho estimate for P's weight (the estimate itself is
+// checked against one process's on the whole level); then the gathered coarsest.
+TEST_P(DistributedHierarchyTest, EqualsTheHostReferenceBitForBit) {
+  const auto [problem, cuts] = GetParam();
+  const int ranks = world_size(), rank = world_rank();
+  const std::int64_t n = problem_rows(problem);
+  const Partition partition = cuts == Cuts::uniform ? clcg::distributed::uniform_partition(n, ranks)
+                                                    : uneven_partition(n, ranks);
+  const LocalRows a = problem_rows(problem, partition.begin(rank), partition.begin(rank) + partition.size(rank));
+  clcg::solver::AmgOptions options;
+  options.coarse_rows = 20;  // at least three levels from a few hundred rows
+  options.gather_rows = 0;   // gather only where coarsening stops (the last level is then below amg_coarse_factor_limit)
+  const DistributedHierarchy h = clcg::distributed::build_hierarchy(world, partition, a, options);
+  const std::size_t levels = h.levels.size();
+  ASSERT_GE(levels, 3u);
+  EXPECT_TRUE(h.gathered);
+
+  HostCsr fine = to_csr(gather_rows(a), n);
+  std::vector<double> candidates(std::size_t(n), 1.0);
+  std::size_t reference_levels = 1;
+  for (std::size_t l = 0;; ++l) {
+    const DistributedLevel& level = h.levels[l];
+    const std::string what = "level " + std::to_string(l);
+    EXPECT_EQ(level.partition.rows(), fine.rows) << what;
+    // rho(D^-1 A) as one process estimates it on the whole level, with the same chunks.
+    const DistributedLevel whole = whole_level(level);
+    const bool coarsened = l + 1 < levels;
+    if (coarsened || !h.gathered) {
+      const double alone = clcg::distributed::level_radius(MPI_COMM_SELF, whole, 10);
+      EXPECT_EQ(std::bit_cast<std::uint64_t>(level.radius), std::bit_cast<std::uint64_t>(alone))
+          << what << ": " << level.radius << " on " << ranks << " ranks, " << alone << " whole";
+      if (problem != Problem::irregular) {
+        EXPECT_GE(level.radius, 1.0) << what;
+        EXPECT_LE(level.radius, 2.5) << what;
+      }
+    } else {
+      EXPECT_EQ(level.radius, 0.0) << what << " (gathered)";
+    }
+    expect_same(to_csr(whole.a, fine.rows), fine, what + " A");
+
+    // The reference's next step (amg.cpp's host set-up for block size 1).
+    if (!(std::size_t(fine.rows) > clcg::solver::amg_largest_coarsest(std::size_t(n), l > 0, options) &&
+          reference_levels < options.max_levels))
+      break;
+    const std::vector<char> strong = clcg::solver::strong_connections(fine, options.strength);
+    const clcg::solver::Aggregates g = clcg::solver::aggregate(fine, strong);
+    if (g.count == 0 || double(g.count) > 0.8 * double(fine.rows)) break;
+    ++reference_levels;
+    ASSERT_TRUE(coarsened) << what << ": the reference coarsens it, the distributed set-up does not";
+    std::vector<double> coarse_candidates;
+    const HostCsr tentative = clcg::solver::tentative_prolongator(g, 1, candidates, 1, coarse_candidates);
+    candidates = std::move(coarse_candidates);
+    const HostCsr p = clcg::solver::smoothed_prolongator(fine, tentative, clcg::solver::prolongator_weight(level.radius));
+    const HostCsr r = clcg::solver::transpose(p);
+    expect_same(to_csr(gather_rows(level.p), g.count), p, what + " P");
+    expect_same(to_csr(gather_rows(level.r), fine.rows), r, what + " R");
+    fine = clcg::solver::multiply(r, clcg::solver::multiply(fine, p));
+  }
+  EXPECT_EQ(reference_levels, levels);
+  if (h.gathered) {
+    // The coarsest as the one-device AMG gets it (no empty rows with the constant candidate: unchanged).
+    HostCsr coarsest = fine;
+    clcg::solver::unit_diagonal_on_empty_rows(coarsest);
+    expect_same(h.whole, coarsest, "the gathered coarsest");
+  }
+}
+
+std::string problem_name(const ::testing::TestParamInfo<std::tuple<Problem, Cuts>>& info) {
+  const auto [problem, cuts] = info.param;
+  const char* names[] = {"poisson2d_37x29", "poisson3d_11x9x7", "irregular_500"};
+  return std::string(names[int(problem)]) + (cuts == Cuts::uniform ? "_uniform" : "_uneven");
+}
+
+INSTANTIATE_TEST_SUITE_P(Problems, DistributedHierarchyTest,
+                         ::testing::Combine(::testing::Values(Problem::poisson2d, Problem::poisson3d, Problem::irregular),
+                                            ::testing::Values(Cuts::uniform, Cuts::uneven)),
+                         problem_name);
+
+// A last level too large to gather (max_levels 1, 2250 rows > amg_coarse_factor_limit, gather_rows 0) gets its
+// estimate on the ranks, the same as one process's on the whole level.
+TEST(DistributedHierarchy, UngatheredLastLevelGetsThePartitionFreeEstimate) {
+  const int ranks = world_size(), rank = world_rank();
+  const std::int64_t n = 50 * 45;
+  for (Cuts cuts : {Cuts::uniform, Cuts::uneven}) {
+    const Partition partition = cuts == Cuts::uniform ? clcg::distributed::uniform_partition(n, ranks)
+                                                      : uneven_partition(n, ranks);
+    const LocalRows a =
+        clcg::distributed::poisson_rows(2, 50, 45, 1, partition.begin(rank), partition.begin(rank) + partition.size(rank));
+    clcg::solver::AmgOptions options;
+    options.max_levels = 1;
+    options.gather_rows = 0;  // the default would gather 2250 rows
+    const DistributedHierarchy h = clcg::distributed::build_hierarchy(world, partition, a, options);
+    ASSERT_EQ(h.levels.size(), 1u);
+    EXPECT_FALSE(h.gathered);
+    const double alone = clcg::distributed::level_radius(MPI_COMM_SELF, whole_level(h.levels[0]), 10);
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(h.levels[0].radius), std::bit_cast<std::uint64_t>(alone))
+        << h.levels[0].radius << " on " << ranks << " ranks, " << alone << " whole";
+    EXPECT_GE(alone, 1.0);
+    EXPECT_LE(alone, 2.5);
+  }
+}
+
+// A random sparse m x n matrix (rows of 0 to `most` entries, some empty), raw mt19937 words.
+HostCsr random_csr(std::int32_t m, std::int32_t n, int most, std::uint32_t seed) {
+  std::mt19937 random(seed);
+  HostCsr a;
+  a.rows = m;
+  a.cols = n;
+  for (std::int32_t i = 0; i < m; ++i) {
+    std::map<std::int32_t, double> row;
+    const int entries = int(random() % std::uint32_t(most + 1));
+    for (int e = 0; e < entries; ++e)
+      row[std::int32_t(random() % std::uint32_t(n))] = double(std::int32_t(random() >> 4) - (1 << 27)) / 3e7;
+    for (const auto& [j, v] : row) a.col_idx.push_back(j), a.values.push_back(v);
+    a.row_ptr.push_back(a.nnz());
+  }
+  return a;
+}
+
+// Cuts of `rows` over the ranks with no chunk rule (the row movers do not need one): uneven,
+// the second rank empty where there are three or more.
+Partition rough_partition(std::int64_t rows, int ranks) {
+  Partition p;
+  p.offsets.assign(std::size_t(ranks) + 1, rows);
+  p.offsets[0] = 0;
+  for (int r = 1; r < ranks; ++r)
+    p.offsets[std::size_t(r)] = r == 2 ? p.offsets[1] : std::min(rows, rows * r * r / (ranks * ranks) + 3);
+  return p;
+}
+
+// fetch_rows, transpose_rows and multiply_rows on rectangular matrices (A 45 x 70, B 70 x 33),
+// spread unevenly, against the whole rows, transpose() and multiply().
+TEST(RemoteRows, FetchTransposeAndMultiplyEqualTheHostReference) {
+  const int ranks = world_size(), rank = world_rank();
+  const HostCsr a = random_csr(45, 70, 12, 7), b = random_csr(70, 33, 6, 8);
+  const Partition pa = rough_partition(a.rows, ranks), pb = rough_partition(b.rows, ranks);
+  const LocalRows a_mine = rows_of(a, pa.begin(rank), pa.begin(rank) + pa.size(rank));
+  const LocalRows b_mine = rows_of(b, pb.begin(rank), pb.begin(rank) + pb.size(rank));
+
+  // B's rows A's columns name off this rank, as their owners hold them.
+  const std::vector<std::int64_t> wanted = clcg::distributed::foreign_columns(a_mine, pb, rank);
+  const clcg::distributed::RemoteRows remote = clcg::distributed::fetch_rows(world, pb, b_mine, wanted);
+  EXPECT_EQ(remote.ids, wanted);
+  EXPECT_EQ(remote.row_ptr.size(), wanted.size() + 1);
+  if (remote.row_ptr.size() == wanted.size() + 1)
+    for (std::size_t r = 0; r < wanted.size(); ++r) {
+      const std::int32_t i = std::int32_t(wanted[r]);
+      const std::vector<std::int64_t> want_cols(b.col_idx.begin() + b.row_ptr[std::size_t(i)],
+                                                b.col_idx.begin() + b.row_ptr[std::size_t(i) + 1]);
+      const std::vector<double> want_values(b.values.begin() + b.row_ptr[std::size_t(i)],
+                                            b.values.begin() + b.row_ptr[std::size_t(i) + 1]);
+      EXPECT_EQ(std::vector<std::int64_t>(remote.col.begin() + remote.row_ptr[r], remote.col.begin() + remote.row_ptr[r + 1]),
+                want_cols) << "row " << i << " on rank " << rank;
+      EXPECT_EQ(std::vector<double>(remote.values.begin() + remote.row_ptr[r], remote.values.begin() + remote.row_ptr[r + 1]),
+                want_values) << "row " << i << " on rank " << rank;
+    }
+
+  const LocalRows c = clcg::distributed::multiply_rows(a_mine, b_mine, remote);
+  expect_same(to_csr(gather_rows(c), b.cols), clcg::solver::multiply(a, b), "A B");
+  const Partition columns = rough_partition(a.cols, ranks);  // A^T's rows
+  const LocalRows t = clcg::distributed::transpose_rows(world, a_mine, columns);
+  EXPECT_EQ(t.row_begin, columns.begin(rank));
+  EXPECT_EQ(t.rows(), columns.size(rank));
+  expect_same(to_csr(gather_rows(t), a.rows), clcg::solver::transpose(a), "A^T");
+}
+
+// Failures of the ranks other than 0, one line each (their full gtest output is silenced).
+class RankFailures : public ::testing::EmptyTestEventListener {
+ public:
+  explicit RankFailures(int rank) : rank_(rank) {}
+  void OnTestPartResult(const ::testing::TestPartResult& result) override {
+    if (result.failed())
+      std::fprintf(stderr, "[rank %d] %s:%d: %s\n", rank_, result.file_name() ? result.file_name() : "?",
+                   result.line_number(), result.summary());
+  }
+
+ private:
+  int rank_;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  ::testing::InitGoogleTest(&argc, argv);
+  const int rank = world_rank();
+  if (rank != 0) {
+    ::testing::TestEventListeners& listeners = ::testing::UnitTest::GetInstance()->listeners();
+    delete listeners.Release(listeners.default_result_printer());
+    listeners.Append(new RankFailures(rank));
+  }
+  const int failed = RUN_ALL_TESTS() != 0 ? 1 : 0;
+  int any_failed = 0;
+  MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, world);
+  MPI_Finalize();
+  return any_failed;
+}
