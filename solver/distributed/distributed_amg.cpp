@@ -90,6 +90,7 @@ struct DistributedAmg::Gathered {
   std::vector<int> counts, offsets;              // each rank's rows of the level
   std::vector<double> b;                         // the whole level's right-hand side on the host
   ::cl::Buffer whole_b, whole_x;
+  std::uint64_t device_bytes = 0;                // its matrix and hierarchy
 };
 
 DistributedAmg::~DistributedAmg() = default;
@@ -188,7 +189,12 @@ void DistributedAmg::upload_levels(DistributedHierarchy& h, std::vector<Prepared
     g.whole_b = solver::make_vector(env, type, n);
     g.whole_x = solver::make_vector(env, type, n);
     if (p.rows() > 0) {
-      g.amg.emplace(env, solver::DeviceCsrMatrix(env, h.whole, type), options);
+      const solver::DeviceCsrMatrix whole(env, h.whole, type);
+      g.amg.emplace(env, whole, options);
+      double over_a = 0;  // the one-device AMG's hierarchy besides its matrix, in the matrix's bytes
+      for (const auto& [name, value] : g.amg->report().figures)
+        if (name == "hierarchy_bytes_over_a") over_a = value;
+      g.device_bytes = std::uint64_t(double(whole.bytes()) * (1 + over_a));
       for (std::size_t rows : g.amg->report().level_rows) level_rows_.push_back(std::int64_t(rows));
       for (std::size_t nnz : g.amg->report().level_nnz) level_nnz_.push_back(std::int64_t(nnz));
       level_rows_.erase(level_rows_.end() - std::ptrdiff_t(g.amg->report().level_rows.size()));  // the gathered level
@@ -285,6 +291,25 @@ std::uint64_t DistributedAmg::bytes_per_apply() const noexcept {
     bytes += matrix(level->spmv_r) + (n + coarse) * e;         // b_c = R r
     bytes += matrix(level->spmv_p) + (coarse + 2 * n) * e;     // x += P x_c
   }
+  return bytes;
+}
+
+std::uint64_t DistributedAmg::device_bytes() const noexcept {
+  const std::uint64_t e = reduction::element_size(type_);
+  const auto held = [&](const solver::DeviceCsrMatrix& m, const std::optional<solver::Spmv>& spmv) -> std::uint64_t {
+    if (!spmv) return 0;
+    const bool ell = spmv->kernel() == solver::SpmvKernel::ell;
+    return m.bytes() + (ell ? std::uint64_t(m.rows()) * spmv->ell_width() * (4 + e) : 0);
+  };
+  std::uint64_t bytes = 0;
+  for (const auto& level : levels_) {
+    const std::uint64_t n = level->n;
+    const std::uint64_t ghosts = level->halo_a ? std::uint64_t(level->halo_a->ghosts()) : 0;
+    bytes += held(level->a, level->spmv) + held(level->p, level->spmv_p) + held(level->r, level->spmv_r);
+    // x, b, the residual, 1/diag, the smoother's direction and scratch (the sends' buffers left out)
+    bytes += e * (5 * n + 2 * ghosts + (level->halo_r ? std::uint64_t(level->halo_r->ghosts()) : 0));
+  }
+  if (gathered_) bytes += 2 * e * std::uint64_t(gathered_->b.size()) + gathered_->device_bytes;
   return bytes;
 }
 

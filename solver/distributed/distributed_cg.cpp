@@ -169,8 +169,11 @@ void DistributedCg::upload(LocalRows& rows, const std::vector<double>& diagonal,
                   4 * std::uint64_t(halo_.send_count()) +
                   element_ * (extended_vectors * extended + row_vectors * n + 3 * groups +
                               std::uint64_t(halo_.send_count()) + (jacobi || chebyshev ? n : 0));
-  solver::check_device_memory(env_.info(), device_bytes_, std::max({8 * (n + 1), stored_ * 4, stored_ * element_}),
-                              "distributed CG (this rank's rows)");
+  const std::uint64_t amg_bytes = amg_ ? amg_->device_bytes() : 0;  // allocated already
+  solver::check_device_memory(env_.info(), device_bytes_ + amg_bytes,
+                              std::max({8 * (n + 1), stored_ * 4, stored_ * element_}),
+                              "distributed CG (this rank's rows" + std::string(amg_ ? " and its AMG hierarchy)" : ")"));
+  device_bytes_ += amg_bytes;
 
   const std::string options = solver::real_build_options(type_);
   dot_wg_ = std::size_t(std::min<std::int64_t>(256, chunk_));

@@ -55,6 +55,9 @@ class DistributedAmg {
   // Bytes one apply reads and writes on this rank's device over its distributed levels, each
   // kernel's operands counted once (the gathered level's one-device cycle left out: it is small).
   std::uint64_t bytes_per_apply() const noexcept;
+  // Device memory the hierarchy holds on this rank (matrices, their ELL copies, the levels'
+  // vectors, the gathered level's one-device hierarchy), as the set-up counted it.
+  std::uint64_t device_bytes() const noexcept;
   void reset_times() noexcept;
 
  private:
