@@ -99,20 +99,6 @@ std::vector<char> strong_entries(MPI_Comm comm, const LocalRows& a, const LocalV
   return strong;
 }
 
-// The independent set's key (coarsening.cpp's mis_key, on global row numbers).
-enum : std::uint32_t { mis_out = 0, mis_undecided = 1, mis_in = 2 };
-std::uint32_t row_hash(std::uint32_t i) {
-  i ^= i >> 16;
-  i *= 0x7feb352dU;
-  i ^= i >> 15;
-  i *= 0x846ca68bU;
-  i ^= i >> 16;
-  return i;
-}
-std::uint64_t mis_key(std::uint32_t state, std::uint32_t i) {
-  return (std::uint64_t(state) << 62) | (std::uint64_t(row_hash(i) & 0x3fffffffU) << 32) | i;
-}
-constexpr unsigned max_mis_rounds = 64;  // as coarsening.cpp
 
 struct LocalAggregates {
   std::vector<std::int64_t> of_row;     // global aggregate of each row here, -1 for none
@@ -128,8 +114,8 @@ LocalAggregates aggregate_rows(MPI_Comm comm, const LocalRows& a, const LocalVie
     for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
       if (strong[std::size_t(k)]) f(view.local_col[std::size_t(k)], std::uint32_t(a.col[std::size_t(k)]));
   };
-  std::vector<std::uint32_t> state(n, mis_out);
-  each_row(n, [&](std::size_t i) { neighbours(i, [&](std::int32_t, std::uint32_t) { state[i] = mis_undecided; }); });
+  std::vector<std::uint32_t> state(n, solver::mis_out);
+  each_row(n, [&](std::size_t i) { neighbours(i, [&](std::int32_t, std::uint32_t) { state[i] = solver::mis_undecided; }); });
   const auto global = [&](std::size_t i) { return std::uint32_t(a.row_begin + std::int64_t(i)); };
   std::vector<std::uint64_t> key(n), most(n);
   const auto spread = [&](const std::vector<std::uint64_t>& in, std::vector<std::uint64_t>& out) {
@@ -140,16 +126,16 @@ LocalAggregates aggregate_rows(MPI_Comm comm, const LocalRows& a, const LocalVie
     });
   };
   for (unsigned round = 1;; ++round) {
-    each_row(n, [&](std::size_t i) { key[i] = mis_key(state[i], global(i)); });
+    each_row(n, [&](std::size_t i) { key[i] = solver::mis_key(state[i], global(i)); });
     spread(key, most);
     spread(most, key);
     std::atomic<int> left{0};
     each_row(n, [&](std::size_t i) {
-      if (state[i] != mis_undecided) return;
-      if (std::uint32_t(key[i]) == global(i) || round == max_mis_rounds)
-        state[i] = mis_in;
-      else if (key[i] >> 62 == mis_in)
-        state[i] = mis_out;
+      if (state[i] != solver::mis_undecided) return;
+      if (std::uint32_t(key[i]) == global(i) || round == solver::max_mis_rounds)
+        state[i] = solver::mis_in;
+      else if (key[i] >> 62 == solver::mis_in)
+        state[i] = solver::mis_out;
       else
         left = 1;
     });
@@ -160,7 +146,7 @@ LocalAggregates aggregate_rows(MPI_Comm comm, const LocalRows& a, const LocalVie
   // Seeds numbered in global row order: this rank's after those of the ranks before it.
   LocalAggregates out;
   for (std::size_t i = 0; i < n; ++i)
-    if (state[i] == mis_in) out.seed_rows.push_back(std::int64_t(i));
+    if (state[i] == solver::mis_in) out.seed_rows.push_back(std::int64_t(i));
   const int ranks = view.halo.recv_counts.empty() ? 1 : int(view.halo.recv_counts.size());
   std::int64_t mine = std::int64_t(out.seed_rows.size());
   std::vector<std::int64_t> counts(static_cast<std::size_t>(ranks));
@@ -179,7 +165,7 @@ LocalAggregates aggregate_rows(MPI_Comm comm, const LocalRows& a, const LocalVie
       std::uint64_t best = 0;
       neighbours(i, [&](std::int32_t j, std::uint32_t global_j) {
         const std::int64_t g = value_at(joined, ghosts, j);
-        if (g >= 0 && mis_key(mis_in, global_j) > best) best = mis_key(mis_in, global_j), result[i] = g;
+        if (g >= 0 && solver::mis_key(solver::mis_in, global_j) > best) best = solver::mis_key(solver::mis_in, global_j), result[i] = g;
       });
     });
   };
@@ -340,8 +326,8 @@ double level_radius(MPI_Comm comm, const DistributedLevel& level, unsigned steps
   // Lanczos on the pencil (A, D): v D-orthonormal, alpha = v.Av, the next u = D^-1 A v - alpha v - beta v_prev.
   std::vector<double> v(n), v_prev(n, 0.0), u(n);
   for (std::size_t i = 0; i < n; ++i) {
-    const std::uint32_t h = row_hash(std::uint32_t(a.row_begin + std::int64_t(i)) ^ 0x5bd1e995U);
-    v[i] = double(h) / 2147483648.0 - 1.0;  // in [-1, 1)
+    const std::uint32_t h = std::uint32_t(solver::mis_key(0, std::uint32_t(a.row_begin + std::int64_t(i)) ^ 0x5bd1e995U) >> 32);
+    v[i] = double(h) / 536870912.0 - 1.0;  // in [-1, 1): the key's 30 hash bits
   }
   const auto d_norm = [&](const std::vector<double>& x) {
     std::vector<double> dx(n);

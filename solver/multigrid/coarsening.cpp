@@ -52,9 +52,10 @@ std::vector<char> strong_connections(const HostCsr& a, double theta) {
 
 namespace {
 
-// The independent set's key of row i (kernels/aggregation.cl's mis_key): state, then a hash of
-// the index, then the index.
-enum : std::uint32_t { mis_out = 0, mis_undecided = 1, mis_in = 2 };
+
+}  // namespace
+
+namespace {
 std::uint32_t row_hash(std::uint32_t i) {
   i ^= i >> 16;
   i *= 0x7feb352dU;
@@ -63,12 +64,11 @@ std::uint32_t row_hash(std::uint32_t i) {
   i ^= i >> 16;
   return i;
 }
-std::uint64_t mis_key(std::uint32_t state, std::uint32_t i) {
-  return (std::uint64_t(state) << 62) | (std::uint64_t(row_hash(i) & 0x3fffffffU) << 32) | i;
-}
-constexpr unsigned max_mis_rounds = 64;  // as device_coarsening.cpp
-
 }  // namespace
+
+std::uint64_t mis_key(std::uint32_t state, std::uint32_t row) {
+  return (std::uint64_t(state) << 62) | (std::uint64_t(row_hash(row) & 0x3fffffffU) << 32) | row;
+}
 
 Aggregates aggregate(const HostCsr& a, const std::vector<char>& strong) {
   const std::size_t n = std::size_t(a.rows);

@@ -14,7 +14,6 @@ namespace {
 
 // Rounds of the independent set before the undecided rows are all taken in (never reached on
 // the shared matrices or the grids: they take 3 to 13).
-constexpr unsigned max_mis_rounds = 64;
 static_assert(max_mis_rounds < 255, "mis_decide marks rows with the next round in a uchar");
 
 // Work-items a row for the kernels that share rows out to teams (kernels/aggregation.cl): one

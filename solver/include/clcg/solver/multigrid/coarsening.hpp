@@ -27,6 +27,13 @@ std::vector<char> strong_connections(const HostCsr& a, double theta);
 // two steps wins (Bell, Dalton, Olson 2012); each seed's neighbours join it, and the rows two
 // steps away join a neighbour's aggregate. Made for the device (device_coarsening.hpp), which
 // gives the same aggregates; ties go to the largest key.
+// The independent set's states, the key that orders rows (state, then a hash of the row
+// number, then the row number: unique; kernels/aggregation.cl's mis_key) and the round by which
+// every undecided row goes in.
+enum : std::uint32_t { mis_out = 0, mis_undecided = 1, mis_in = 2 };
+std::uint64_t mis_key(std::uint32_t state, std::uint32_t row);
+inline constexpr unsigned max_mis_rounds = 64;
+
 struct Aggregates {
   std::vector<std::int32_t> of_row;
   std::int32_t count = 0;
