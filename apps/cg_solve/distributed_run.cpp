@@ -103,9 +103,11 @@ solver::Settings distributed_settings(const CliOptions& cli, std::int64_t rows) 
   if (cli.precond_options.precision && *cli.precond_options.precision != cli.precision &&
       settings.preconditioner != Preconditioner::amg)
     throw UsageError("--precond-precision: under mpirun only AMG is applied in another precision than the solve's");
-  if (cli.near_nullspace.given())
-    throw UsageError("--near-nullspace, --coordinates and --block-size: AMG under mpirun takes scalar problems only "
-                     "for now (one constant near-null-space vector)");
+  if (cli.near_nullspace.given() && settings.preconditioner != Preconditioner::amg)
+    throw UsageError("--block-size sets up AMG: under mpirun give --precond amg (auto is Jacobi there)");
+  if (!cli.near_nullspace.vectors.empty() || !cli.near_nullspace.coordinates.empty())
+    throw UsageError("--near-nullspace and --coordinates: AMG under mpirun takes --block-size (one constant a "
+                     "component) but not yet other near-null-space vectors");
   if (cli.variant == "auto" || cli.variant == "fused") settings.variant = solver::CgVariant::fused;
   else if (cli.variant == "single") settings.variant = solver::CgVariant::single;
   else throw UsageError("--variant " + cli.variant + ": under mpirun cg-solve runs fused or single");
@@ -282,6 +284,16 @@ int run_ranks(World& world, int argc, char** argv) {
   }
   MPI_Bcast(&rows, 1, MPI_INT64_T, 0, world.comm);
 
+  // AMG's nodes (--block-size): they must divide the rows, and no cut may split one.
+  solver::PreconditionerOptions precond = cli.precond_options;
+  if (cli.near_nullspace.block_size) precond.amg.block_size = *cli.near_nullspace.block_size;
+  const std::int64_t node = precond.amg.block_size;
+  if (rows % node != 0) {
+    if (world.rank == 0)
+      std::cerr << "cg-solve: --block-size " << node << " does not divide the " << rows << " rows\n";
+    return exit_input;
+  }
+
   // Phase 2: the partition and each rank's rows (rank 0 sends them, or each rank builds its own).
   dist::Partition partition;
   dist::LocalRows local;
@@ -289,15 +301,15 @@ int run_ranks(World& world, int argc, char** argv) {
   failure = attempt(cli, [&] {
     if (!cli.partition.empty()) {
       try {
-        partition = dist::explicit_partition(rows, world.size, dist::parse_cuts(cli.partition));
+        partition = dist::explicit_partition(rows, world.size, dist::parse_cuts(cli.partition), node);
       } catch (const std::invalid_argument& e) {
         throw UsageError(e.what());
       }
     } else if (!cli.generate.empty()) {
-      partition = dist::uniform_partition(rows, world.size);
+      partition = dist::uniform_partition(rows, world.size, node);
     } else if (world.rank == 0) {  // balanced by nonzeros: rank 0 has the matrix, and broadcasts
       std::vector<std::int64_t> row_ptr(file->csr.row_ptr.begin(), file->csr.row_ptr.end());
-      partition = dist::balanced_partition(row_ptr, world.size);
+      partition = dist::balanced_partition(row_ptr, world.size, node);
     } else {
       partition.offsets.assign(std::size_t(world.size) + 1, 0);
       partition.chunk = dist::dot_chunk(rows);
@@ -331,7 +343,7 @@ int run_ranks(World& world, int argc, char** argv) {
   if (Failure agreed = agree(world, failure); agreed.code) return agreed.code;
   // collective inside: all ranks leave it together, the failed ones with their own error
   failure = attempt(cli, [&] { cg.emplace(world.comm, *env, partition, std::move(local), cli.precision, settings,
-                                             cli.precond_options); });
+                                             precond); });
   if (Failure agreed = agree(world, failure); agreed.code) return agreed.code;
 
   // Phase 4: the solve (collective inside; a device error mid-solve ends every rank: MPI_Abort).

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <stdexcept>
 #include <string>
 
@@ -13,6 +14,7 @@
 #include "clcg/solver/io/host_threads.hpp"
 #include "clcg/solver/multigrid/amg.hpp"
 #include "clcg/solver/multigrid/coarsening.hpp"
+#include "clcg/solver/multigrid/near_nullspace.hpp"
 #include "clcg/solver/precond/spectrum.hpp"
 
 namespace clcg::distributed {
@@ -175,28 +177,31 @@ LocalAggregates aggregate_rows(MPI_Comm comm, const LocalRows& a, const LocalVie
   return out;
 }
 
-// tentative_prolongator() of the host reference for one candidate: each aggregate's members
-// (global row, candidate) go to its seed's rank, which factors it in row order with the host
-// code and sends each member its entry of Q back. `coarse_b` gets this rank's aggregates' R.
-LocalRows tentative_rows(MPI_Comm comm, const LocalRows& a, const LocalAggregates& g, const std::vector<double>& b,
-                         std::vector<double>& coarse_b) {
+// tentative_prolongator() of the host reference over aggregates of nodes (`block` rows each)
+// and k candidates (`b`: this rank's rows x k): each aggregate's member nodes (their rows'
+// candidates) go to its seed's rank, which factors it in row order with the host code and
+// sends each member row its k entries of Q back. `coarse_b` gets this rank's aggregates' R
+// (k rows of k each), the next level's candidates.
+LocalRows tentative_rows(MPI_Comm comm, const LocalRows& a, const LocalAggregates& g, int block,
+                         const std::vector<double>& b, int k, std::vector<double>& coarse_b) {
   const int ranks = g.coarse.ranks(), rank = comm_rank(comm);
-  const std::size_t n = std::size_t(a.rows());
+  const std::size_t nodes = g.of_row.size(), per = std::size_t(block) * std::size_t(k);
   std::vector<int> counts(std::size_t(ranks), 0);
   for (std::int64_t agg : g.of_row)
     if (agg >= 0) ++counts[std::size_t(g.coarse.owner(agg))];
   std::vector<int> at = offsets_of(counts);
   std::vector<std::int64_t> ids(std::size_t(at.back() + counts.back()));
-  std::vector<double> values(ids.size());
-  for (std::size_t i = 0; i < n; ++i)  // in row order, so each rank's members arrive in row order
-    if (const std::int64_t agg = g.of_row[i]; agg >= 0) {
+  std::vector<double> values(ids.size() * per);
+  for (std::size_t u = 0; u < nodes; ++u)  // in row order, so each rank's members arrive in row order
+    if (const std::int64_t agg = g.of_row[u]; agg >= 0) {
       const std::size_t slot = std::size_t(at[std::size_t(g.coarse.owner(agg))]++);
       ids[slot] = agg;
-      values[slot] = b[i];
+      std::copy_n(b.begin() + std::ptrdiff_t(u * per), per, values.begin() + std::ptrdiff_t(slot * per));
     }
-  std::vector<int> got_counts;
+  std::vector<int> got_counts, value_counts(counts.size());
+  for (std::size_t r = 0; r < counts.size(); ++r) value_counts[r] = counts[r] * int(per);
   const std::vector<std::int64_t> got_ids = all_to_all(comm, ids, counts, &got_counts);
-  const std::vector<double> got_values = all_to_all(comm, values, counts);
+  const std::vector<double> got_values = all_to_all(comm, values, value_counts);
   // The members of this rank's aggregates, aggregate by aggregate, each in row order (the
   // ranks before this one hold the rows before its own): the host reference's order.
   const std::int64_t first = g.coarse.begin(rank), mine = g.coarse.size(rank);
@@ -207,28 +212,66 @@ LocalRows tentative_rows(MPI_Comm comm, const LocalRows& a, const LocalAggregate
   solver::Aggregates members;
   members.count = std::int32_t(mine);
   members.of_row.resize(got_ids.size());
-  std::vector<double> member_b(got_ids.size());
+  std::vector<double> member_b(got_values.size());
   for (std::size_t e = 0; e < got_ids.size(); ++e) {
     place[e] = next[std::size_t(got_ids[e] - first)]++;
     members.of_row[place[e]] = std::int32_t(got_ids[e] - first);
-    member_b[place[e]] = got_values[e];
+    std::copy_n(got_values.begin() + std::ptrdiff_t(e * per), per, member_b.begin() + std::ptrdiff_t(place[e] * per));
   }
-  const solver::HostCsr q = solver::tentative_prolongator(members, 1, member_b, 1, coarse_b);
-  std::vector<double> answer(got_ids.size());
-  for (std::size_t e = 0; e < got_ids.size(); ++e) answer[e] = q.values[std::size_t(q.row_ptr[place[e]])];
-  const std::vector<double> mine_q = all_to_all(comm, answer, got_counts);
+  const solver::HostCsr q = solver::tentative_prolongator(members, block, member_b, k, coarse_b);
+  std::vector<double> answer(got_values.size());  // each member node's rows' k entries, as sent
+  for (std::size_t e = 0; e < got_ids.size(); ++e)
+    for (std::size_t c = 0; c < std::size_t(block); ++c) {
+      const std::size_t row = place[e] * std::size_t(block) + c;
+      std::copy_n(q.values.begin() + q.row_ptr[row], k, answer.begin() + std::ptrdiff_t(e * per + c * std::size_t(k)));
+    }
+  std::vector<int> answer_counts(got_counts.size());
+  for (std::size_t r = 0; r < got_counts.size(); ++r) answer_counts[r] = got_counts[r] * int(per);
+  const std::vector<double> mine_q = all_to_all(comm, answer, answer_counts);
   LocalRows t;
   t.global_rows = a.global_rows;
   t.row_begin = a.row_begin;
   at = offsets_of(counts);
-  for (std::size_t i = 0; i < n; ++i) {
-    if (const std::int64_t agg = g.of_row[i]; agg >= 0) {
-      t.col.push_back(agg);
-      t.values.push_back(mine_q[std::size_t(at[std::size_t(g.coarse.owner(agg))]++)]);
+  for (std::size_t u = 0; u < nodes; ++u) {
+    const std::int64_t agg = g.of_row[u];
+    const std::size_t slot = agg >= 0 ? std::size_t(at[std::size_t(g.coarse.owner(agg))]++) : 0;
+    for (std::size_t c = 0; c < std::size_t(block); ++c) {
+      for (int j = 0; agg >= 0 && j < k; ++j) {
+        t.col.push_back(agg * k + j);
+        t.values.push_back(mine_q[slot * per + c * std::size_t(k) + std::size_t(j)]);
+      }
+      t.row_ptr.push_back(std::int64_t(t.col.size()));
     }
-    t.row_ptr.push_back(std::int64_t(t.col.size()));
   }
   return t;
+}
+
+// node_matrix() of the host reference on this rank's nodes (`block` rows each): entry (u, v)
+// the Frobenius norm of A's block (u, v), summed row by row in column order.
+LocalRows node_rows(const LocalRows& a, int block) {
+  LocalRows n;
+  n.global_rows = a.global_rows / block;
+  n.row_begin = a.row_begin / block;
+  std::map<std::int64_t, double> row;
+  for (std::int64_t u = 0; u < a.rows() / block; ++u) {
+    row.clear();
+    for (std::int64_t c = 0; c < block; ++c) {
+      const std::size_t i = std::size_t(u * block + c);
+      for (std::int64_t e = a.row_ptr[i]; e < a.row_ptr[i + 1]; ++e)
+        row[a.col[std::size_t(e)] / block] += a.values[std::size_t(e)] * a.values[std::size_t(e)];
+    }
+    for (const auto& [v, sum] : row) n.col.push_back(v), n.values.push_back(std::sqrt(sum));
+    n.row_ptr.push_back(std::int64_t(n.col.size()));
+  }
+  return n;
+}
+
+// A partition counted in other units: its offsets times `times` over `divided_by` (rows to a
+// block system's nodes, aggregates to a coarse level's rows, k a node).
+Partition scaled(const Partition& p, std::int64_t times, std::int64_t divided_by) {
+  Partition out = p;
+  for (std::int64_t& o : out.offsets) o = o * times / divided_by;
+  return out;
 }
 
 // smoothed_prolongator() of the host reference: P = P_tent - omega D^-1 A P_tent, the ghost
@@ -252,13 +295,15 @@ LocalRows smoothed_rows(MPI_Comm comm, const Partition& partition, const LocalRo
   return p;
 }
 
-// The coarse level's chunks: the aggregates seeded in each chunk of the fine level.
-std::vector<std::int64_t> coarse_chunks(const std::vector<std::int64_t>& fine_chunks, const LocalAggregates& g) {
+// The coarse level's chunks: the k rows of each aggregate seeded (by a node of `block` rows) in
+// each chunk of the fine level.
+std::vector<std::int64_t> coarse_chunks(const std::vector<std::int64_t>& fine_chunks, const LocalAggregates& g,
+                                        int block, int k) {
   std::vector<std::int64_t> out(fine_chunks.size(), 0);
   std::size_t s = 0;
   for (std::size_t c = 0; c + 1 < fine_chunks.size(); ++c) {
-    while (s < g.seed_rows.size() && g.seed_rows[s] < fine_chunks[c + 1]) ++s;
-    out[c + 1] = std::int64_t(s);
+    while (s < g.seed_rows.size() && g.seed_rows[s] * block < fine_chunks[c + 1]) ++s;
+    out[c + 1] = std::int64_t(s) * k;
   }
   return out;
 }
@@ -290,6 +335,18 @@ solver::HostCsr gather_whole(MPI_Comm comm, const DistributedLevel& level) {
   whole.col_idx.assign(all_cols.begin(), all_cols.end());
   whole.row_ptr.assign(std::size_t(total_rows) + 1, 0);
   for (std::size_t i = 0; i < all_lengths.size(); ++i) whole.row_ptr[i + 1] = whole.row_ptr[i] + std::int32_t(all_lengths[i]);
+  return whole;
+}
+
+// The last level's candidates (rows x k), whole on every rank (collective).
+std::vector<double> gather_candidates(MPI_Comm comm, const DistributedLevel& level, const std::vector<double>& mine,
+                                      int k) {
+  const int ranks = level.partition.ranks();
+  std::vector<int> counts(static_cast<std::size_t>(ranks));
+  for (int r = 0; r < ranks; ++r) counts[std::size_t(r)] = int(level.partition.size(r)) * k;
+  std::vector<double> whole(std::size_t(level.partition.rows()) * std::size_t(k));
+  MPI_Allgatherv(mine.data(), int(mine.size()), MPI_DOUBLE, whole.data(), counts.data(), offsets_of(counts).data(),
+                 MPI_DOUBLE, comm);
   return whole;
 }
 
@@ -356,9 +413,16 @@ double level_radius(MPI_Comm comm, const DistributedLevel& level, unsigned steps
 
 DistributedHierarchy build_hierarchy(MPI_Comm comm, const Partition& partition, const LocalRows& a,
                                      const solver::AmgOptions& options) {
-  if (options.block_size != 1 || options.near_nullspace)
-    throw std::invalid_argument("AMG under mpirun takes scalar problems (block size 1, no near-null space) for now");
+  if (options.near_nullspace)
+    throw std::invalid_argument("AMG under mpirun takes a block size (one constant a component), not yet a near-null "
+                                "space");
+  solver::check_block_options(options, std::size_t(partition.rows()));
+  int block = int(options.block_size), k = block;
   const int rank = comm_rank(comm);
+  for (std::int64_t cut : partition.offsets)
+    if (cut % block != 0)
+      throw std::invalid_argument("AMG with block size " + std::to_string(block) + " needs every rank's first row a "
+                                  "multiple of it; row " + std::to_string(cut) + " is not");
   DistributedHierarchy h;
   DistributedLevel first;
   first.partition = partition;
@@ -370,7 +434,10 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const Partition& partition, 
   }
   first.chunk_begin.push_back(partition.size(rank));
   h.levels.push_back(std::move(first));
-  std::vector<double> candidates(std::size_t(a.rows()), 1.0);
+  // The finest level's candidates: one constant a component (rows x k, row-major).
+  std::vector<double> candidates(std::size_t(a.rows()) * std::size_t(k), 0.0);
+  for (std::int64_t i = 0; i < a.rows(); ++i)
+    candidates[std::size_t(i) * std::size_t(k) + std::size_t((a.row_begin + i) % k)] = 1.0;
   const std::size_t a_rows = std::size_t(partition.rows());
   while (true) {
     DistributedLevel& fine = h.levels.back();
@@ -379,37 +446,45 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const Partition& partition, 
           h.levels.size() < options.max_levels))
       break;
     auto start = Clock::now();
-    const LocalView view = local_view(comm, fine.partition, fine.a);
-    const std::vector<char> strong = strong_entries(comm, fine.a, view, options.strength);
-    LocalAggregates g = aggregate_rows(comm, fine.a, view, strong);
+    // Aggregates of the strength graph, of rows or of nodes.
+    const Partition graph_partition = scaled(fine.partition, 1, block);
+    const LocalRows nodes = block == 1 ? LocalRows() : node_rows(fine.a, block);
+    const LocalRows& graph = block == 1 ? fine.a : nodes;
+    const LocalView view = local_view(comm, graph_partition, graph);
+    const std::vector<char> strong = strong_entries(comm, graph, view, options.strength);
+    LocalAggregates g = aggregate_rows(comm, graph, view, strong);
     const std::int64_t count = g.coarse.rows();
     h.coarsening_seconds += since(start);
-    if (count == 0 || double(count) > 0.8 * double(rows)) break;
+    if (count == 0 || double(count) * k > 0.8 * double(rows)) break;
     start = Clock::now();
     fine.radius = level_radius(comm, fine, lanczos_steps);
     h.lanczos_seconds += since(start);
     start = Clock::now();
     std::vector<double> coarse_candidates;
-    const LocalRows tentative = tentative_rows(comm, fine.a, g, candidates, coarse_candidates);
+    const LocalRows tentative = tentative_rows(comm, fine.a, g, block, candidates, k, coarse_candidates);
     candidates = std::move(coarse_candidates);
-    g.coarse.chunk = fine.partition.chunk;
+    Partition coarse_partition = scaled(g.coarse, k, 1);  // an aggregate's k unknowns on its seed's rank
+    coarse_partition.chunk = fine.partition.chunk;
     fine.p = smoothed_rows(comm, fine.partition, fine.a, tentative, solver::prolongator_weight(fine.radius));
     h.coarsening_seconds += since(start);
     start = Clock::now();
-    fine.r = transpose_rows(comm, fine.p, g.coarse);
+    fine.r = transpose_rows(comm, fine.p, coarse_partition);
     const LocalRows ap =
         multiply_rows(fine.a, fine.p, fetch_rows(comm, fine.partition, fine.p, foreign_columns(fine.a, fine.partition, rank)));
     DistributedLevel coarse;
     coarse.a = multiply_rows(fine.r, ap, fetch_rows(comm, fine.partition, ap, foreign_columns(fine.r, fine.partition, rank)));
-    coarse.a.global_rows = count;
-    coarse.partition = g.coarse;
-    coarse.chunk_begin = coarse_chunks(fine.chunk_begin, g);
+    coarse.a.global_rows = coarse_partition.rows();
+    coarse.partition = coarse_partition;
+    coarse.chunk_begin = coarse_chunks(fine.chunk_begin, g, block, k);
     h.galerkin_seconds += since(start);
     h.levels.push_back(std::move(coarse));
+    block = k;
   }
   DistributedLevel& last = h.levels.back();
+  h.block = unsigned(block);
   if (std::size_t(last.partition.rows()) <= std::max(options.gather_rows, solver::amg_coarse_factor_limit)) {
     h.whole = gather_whole(comm, last);
+    if (h.levels.size() > 1 && k > 1) h.whole_candidates = gather_candidates(comm, last, candidates, k);
     h.gathered = true;
   } else {
     const auto start = Clock::now();

@@ -190,7 +190,14 @@ void DistributedAmg::upload_levels(DistributedHierarchy& h, std::vector<Prepared
     g.whole_x = solver::make_vector(env, type, n);
     if (p.rows() > 0) {
       const solver::DeviceCsrMatrix whole(env, h.whole, type);
-      g.amg.emplace(env, whole, options);
+      // The rest of the hierarchy as one device builds it from this level: its nodes, and below
+      // the finest level its candidates (the R factors of the level above).
+      solver::AmgOptions rest = options;
+      rest.block_size = h.block;
+      if (!h.whole_candidates.empty())
+        rest.near_nullspace = std::make_shared<const solver::NearNullspace>(
+            solver::NearNullspace{std::size_t(h.whole.rows), h.block, std::move(h.whole_candidates)});
+      g.amg.emplace(env, whole, rest);
       double over_a = 0;  // the one-device AMG's hierarchy besides its matrix, in the matrix's bytes
       for (const auto& [name, value] : g.amg->report().figures)
         if (name == "hierarchy_bytes_over_a") over_a = value;

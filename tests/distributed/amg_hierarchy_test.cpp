@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <map>
+#include <numeric>
 #include <random>
 #include <string>
 #include <vector>
@@ -175,16 +176,17 @@ LocalRows problem_rows(Problem problem, std::int64_t begin, std::int64_t end) {
   return {};
 }
 
-// Uneven cuts on chunk boundaries: rank 0 one chunk, rank 1 none where there are 3 ranks or
-// more (two equal cuts), the last ranks the rest split unevenly.
-Partition uneven_partition(std::int64_t rows, int ranks) {
-  const std::int64_t chunk = clcg::distributed::dot_chunk(rows), chunks = (rows + chunk - 1) / chunk;
+// Uneven cuts on chunk boundaries (and node boundaries: multiples of `block` too): rank 0 one
+// step, rank 1 none where there are 3 ranks or more (two equal cuts), the last ranks the rest
+// split unevenly.
+Partition uneven_partition(std::int64_t rows, int ranks, std::int64_t block = 1) {
+  const std::int64_t chunk = std::lcm(clcg::distributed::dot_chunk(rows), block), chunks = (rows + chunk - 1) / chunk;
   std::vector<std::int64_t> cuts;
   for (int r = 1; r < ranks; ++r) {
     const std::int64_t at = r <= 2 ? 1 : 1 + (chunks - 1) * (r - 2) * 2 / (3 * (ranks - 2));
     cuts.push_back(std::min(rows, at * chunk));
   }
-  return clcg::distributed::explicit_partition(rows, ranks, cuts);
+  return clcg::distributed::explicit_partition(rows, ranks, cuts, block);
 }
 
 // A level whole on this process: its rows gathered, its chunks those of every rank end to end
@@ -209,28 +211,40 @@ DistributedLevel whole_level(const DistributedLevel& level) {
   return whole;
 }
 
-class DistributedHierarchyTest : public ::testing::TestWithParam<std::tuple<Problem, Cuts>> {};
+// Block size 1, or nodes of rows: 3 on the 3D grid (693 rows), 2 on the irregular matrix (the
+// 2D grid's 1073 rows are prime to both).
+enum class Nodes { rows, blocks };
+int block_of(Problem problem, Nodes nodes) {
+  if (nodes == Nodes::rows) return 1;
+  return problem == Problem::poisson3d ? 3 : problem == Problem::irregular ? 2 : 1;
+}
+
+class DistributedHierarchyTest : public ::testing::TestWithParam<std::tuple<Problem, Cuts, Nodes>> {};
 
 // Level by level: the gathered A, P and R against the host reference's steps on the gathered
 // finer A, with the distributed level's own rho estimate for P's weight (the estimate itself is
 // checked against one process's on the whole level); then the gathered coarsest.
 TEST_P(DistributedHierarchyTest, EqualsTheHostReferenceBitForBit) {
-  const auto [problem, cuts] = GetParam();
+  const auto [problem, cuts, nodes] = GetParam();
+  const int block_size = block_of(problem, nodes);
   const int ranks = world_size(), rank = world_rank();
   const std::int64_t n = problem_rows(problem);
-  const Partition partition = cuts == Cuts::uniform ? clcg::distributed::uniform_partition(n, ranks)
-                                                    : uneven_partition(n, ranks);
+  const Partition partition = cuts == Cuts::uniform ? clcg::distributed::uniform_partition(n, ranks, block_size)
+                                                    : uneven_partition(n, ranks, block_size);
   const LocalRows a = problem_rows(problem, partition.begin(rank), partition.begin(rank) + partition.size(rank));
   clcg::solver::AmgOptions options;
   options.coarse_rows = 20;  // at least three levels from a few hundred rows
   options.gather_rows = 0;   // gather only where coarsening stops (the last level is then below amg_coarse_factor_limit)
+  options.block_size = unsigned(block_size);
   const DistributedHierarchy h = clcg::distributed::build_hierarchy(world, partition, a, options);
   const std::size_t levels = h.levels.size();
   ASSERT_GE(levels, 3u);
   EXPECT_TRUE(h.gathered);
 
   HostCsr fine = to_csr(gather_rows(a), n);
-  std::vector<double> candidates(std::size_t(n), 1.0);
+  int block = block_size, k = block_size;  // one constant a component
+  std::vector<double> candidates(std::size_t(n) * std::size_t(k), 0.0);
+  for (std::int64_t i = 0; i < n; ++i) candidates[std::size_t(i) * std::size_t(k) + std::size_t(i % k)] = 1.0;
   std::size_t reference_levels = 1;
   for (std::size_t l = 0;; ++l) {
     const DistributedLevel& level = h.levels[l];
@@ -252,21 +266,24 @@ TEST_P(DistributedHierarchyTest, EqualsTheHostReferenceBitForBit) {
     }
     expect_same(to_csr(whole.a, fine.rows), fine, what + " A");
 
-    // The reference's next step (amg.cpp's host set-up for block size 1).
+    // The reference's next step (amg.cpp's host set-up: aggregates of rows or of nodes).
     if (!(std::size_t(fine.rows) > clcg::solver::amg_largest_coarsest(std::size_t(n), l > 0, options) &&
           reference_levels < options.max_levels))
       break;
-    const std::vector<char> strong = clcg::solver::strong_connections(fine, options.strength);
-    const clcg::solver::Aggregates g = clcg::solver::aggregate(fine, strong);
-    if (g.count == 0 || double(g.count) > 0.8 * double(fine.rows)) break;
+    const HostCsr node_graph = block == 1 ? HostCsr() : clcg::solver::node_matrix(fine, block);
+    const HostCsr& graph = block == 1 ? fine : node_graph;
+    const std::vector<char> strong = clcg::solver::strong_connections(graph, options.strength);
+    const clcg::solver::Aggregates g = clcg::solver::aggregate(graph, strong);
+    if (g.count == 0 || double(g.count) * k > 0.8 * double(fine.rows)) break;
     ++reference_levels;
     ASSERT_TRUE(coarsened) << what << ": the reference coarsens it, the distributed set-up does not";
     std::vector<double> coarse_candidates;
-    const HostCsr tentative = clcg::solver::tentative_prolongator(g, 1, candidates, 1, coarse_candidates);
+    const HostCsr tentative = clcg::solver::tentative_prolongator(g, block, candidates, k, coarse_candidates);
+    block = k;
     candidates = std::move(coarse_candidates);
     const HostCsr p = clcg::solver::smoothed_prolongator(fine, tentative, clcg::solver::prolongator_weight(level.radius));
     const HostCsr r = clcg::solver::transpose(p);
-    expect_same(to_csr(gather_rows(level.p), g.count), p, what + " P");
+    expect_same(to_csr(gather_rows(level.p), g.count * k), p, what + " P");
     expect_same(to_csr(gather_rows(level.r), fine.rows), r, what + " R");
     fine = clcg::solver::multiply(r, clcg::solver::multiply(fine, p));
   }
@@ -279,15 +296,25 @@ TEST_P(DistributedHierarchyTest, EqualsTheHostReferenceBitForBit) {
   }
 }
 
-std::string problem_name(const ::testing::TestParamInfo<std::tuple<Problem, Cuts>>& info) {
-  const auto [problem, cuts] = info.param;
+// Every problem with every cut, by rows and (where a block size divides its rows) by nodes.
+std::vector<std::tuple<Problem, Cuts, Nodes>> problem_cases() {
+  std::vector<std::tuple<Problem, Cuts, Nodes>> out;
+  for (Problem problem : {Problem::poisson2d, Problem::poisson3d, Problem::irregular})
+    for (Cuts cuts : {Cuts::uniform, Cuts::uneven})
+      for (Nodes nodes : {Nodes::rows, Nodes::blocks})
+        if (nodes == Nodes::rows || block_of(problem, nodes) > 1) out.emplace_back(problem, cuts, nodes);
+  return out;
+}
+
+std::string problem_name(const ::testing::TestParamInfo<std::tuple<Problem, Cuts, Nodes>>& info) {
+  const auto [problem, cuts, nodes] = info.param;
   const char* names[] = {"poisson2d_37x29", "poisson3d_11x9x7", "irregular_500"};
-  return std::string(names[int(problem)]) + (cuts == Cuts::uniform ? "_uniform" : "_uneven");
+  return std::string(names[int(problem)]) + (cuts == Cuts::uniform ? "_uniform" : "_uneven") +
+         (nodes == Nodes::rows ? "" : "_blocks");
 }
 
 INSTANTIATE_TEST_SUITE_P(Problems, DistributedHierarchyTest,
-                         ::testing::Combine(::testing::Values(Problem::poisson2d, Problem::poisson3d, Problem::irregular),
-                                            ::testing::Values(Cuts::uniform, Cuts::uneven)),
+                         ::testing::ValuesIn(problem_cases()),
                          problem_name);
 
 // A last level too large to gather (max_levels 1, 2250 rows > amg_coarse_factor_limit, gather_rows 0) gets its

@@ -158,6 +158,22 @@ class BitsTest(DistributedTest):
                                "--amg-gather-rows", "1"], [1, 3], ["--variant", "single", "--precision", "float",
                                                                     "--tol", "1e-5"])
 
+    def test_amg_of_nodes_has_the_same_bits_on_any_rank_count(self):
+        # --block-size 3: strength and aggregates on nodes of 3 rows, one constant a component,
+        # coarse levels of 3 unknowns an aggregate; no cut splits a node (balanced cuts are
+        # rounded to multiples of both the chunk and 3)
+        problem = ["--generate", "poisson3d:18x12x9", "--precond", "amg", "--block-size", "3", "--amg-coarse-rows", "60",
+                   "--amg-gather-rows", "1"]
+        runs = self.assert_same_bits(problem, [1, 2, 4], cuts=[96, 960])
+        report = runs[4][0]
+        self.assertTrue(all(first % 3 == 0 for first in report["distributed"]["first_rows"]))
+        self.assertGreaterEqual(report["distributed"]["amg"]["distributed_levels"], 2)
+        # the same steps as the one-device AMG of the same nodes (its dots and bounds summed in another order: ±2)
+        one = subprocess.run([CG_SOLVE] + problem + ["--precond-precision", "double", "--json", "--quiet"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.assertEqual(one.returncode, 0, describe(one))
+        self.assertLessEqual(abs(json.loads(one.stdout)["result"]["iterations"] - runs[1][0]["result"]["iterations"]), 2)
+
     def test_amg_on_a_shared_matrix_cut_anywhere(self):
         if SHARED is None or not os.path.isdir(SHARED):
             self.skipTest("the shared SuiteSparse matrices are not at %s" % SHARED)
@@ -219,7 +235,10 @@ class FailureTest(DistributedTest):
 
     def test_usage_errors_exit_2_once(self):
         for args, fragment in ((["--generate", "poisson2d:8", "--precond", "ic0"], "--precond ic0"),
-                               (["--generate", "poisson2d:8", "--precond", "amg", "--block-size", "2"], "--block-size"),
+                               (["--generate", "poisson2d:8", "--precond", "amg", "--block-size", "3"], "--block-size"),
+                               (["--generate", "poisson2d:8", "--block-size", "2"], "--block-size"),
+                               (["--generate", "poisson3d:12", "--precond", "amg", "--block-size", "3", "--partition", "32"],
+                                "block size"),
                                (["--generate", "poisson2d:8", "--precond", "chebyshev", "--precond-precision", "float"],
                                 "--precond-precision"),
                                (["--generate", "poisson2d:8", "--variant", "pipelined"], "--variant pipelined"),

@@ -84,6 +84,25 @@ void expect_same_rows(int dimensions, int nx, int ny, int nz) {
   }
 }
 
+// A block system's nodes stay whole: every cut a multiple of the chunk and of the node size.
+TEST(Partition, NodesAreNeverSplit) {
+  const std::int64_t rows = 3 * 1000;  // chunk 32: cuts on multiples of 96
+  for (int ranks : {2, 3, 7}) {
+    const std::vector<std::int64_t> row_ptr = [&] {
+      std::vector<std::int64_t> v(std::size_t(rows) + 1);
+      for (std::size_t i = 0; i < v.size(); ++i) v[i] = std::int64_t(i * i % 7 + 5 * i);  // rising, uneven
+      return v;
+    }();
+    for (const Partition& p : {uniform_partition(rows, ranks, 3), balanced_partition(row_ptr, ranks, 3)}) {
+      EXPECT_EQ(p.offsets.back(), rows);
+      for (std::int64_t cut : p.offsets) EXPECT_EQ(cut % 3, 0) << cut << " of " << ranks << " ranks";
+      for (std::size_t r = 1; r + 1 < p.offsets.size(); ++r) EXPECT_EQ(p.offsets[r] % 96, 0);
+    }
+  }
+  EXPECT_EQ(explicit_partition(rows, 2, {96}, 3).offsets, (std::vector<std::int64_t>{0, 96, rows}));
+  EXPECT_THROW(explicit_partition(rows, 2, {64}, 3), std::invalid_argument);  // on a chunk, inside a node
+}
+
 TEST(LocalRows, PoissonRowsMatchTheOneDeviceGenerator) {
   expect_same_rows(3, 5, 4, 3);
   expect_same_rows(2, 7, 3, 1);

@@ -12,8 +12,9 @@
 // not depend on the partition: level 0's dot chunks, and on a coarse level the aggregates whose
 // seeds lie in a chunk of the level above (a chunk never spans two ranks).
 //
-// Scalar problems (block size 1, the constant near-null space). Small levels go whole onto
-// every rank (AmgOptions::gather_rows).
+// Scalar problems and block systems (AmgOptions::block_size: nodes of that many rows, one
+// constant a component; every rank's first row a multiple of it); a near-null space of other
+// vectors not yet. Small levels go whole onto every rank (AmgOptions::gather_rows).
 #include <mpi.h>
 
 #include <cstdint>
@@ -43,11 +44,14 @@ struct DistributedHierarchy {
   // one-device AMG. Else (coarsening stalled above that) the last level runs a Chebyshev solve.
   bool gathered = false;
   solver::HostCsr whole;
+  unsigned block = 1;                   // the last level's rows a node (the candidates a node above it)
+  std::vector<double> whole_candidates;  // the gathered coarse level's near-null space (rows x block), where block > 1
   double lanczos_seconds = 0, coarsening_seconds = 0, galerkin_seconds = 0;
 };
 
 // Collective. `a`: this rank's rows of A (partition.begin(rank) ..). Throws std::invalid_argument
-// for a block size above 1 or a near-null space (not distributed yet).
+// for a near-null space (not distributed yet), or a block size that does not divide the rows or
+// a rank's first row.
 DistributedHierarchy build_hierarchy(MPI_Comm comm, const Partition& partition, const LocalRows& a,
                                      const solver::AmgOptions& options);
 

@@ -25,13 +25,15 @@ struct Partition {
 };
 
 // Cuts balancing the nonzeros (row_ptr: rows + 1 offsets of the global CSR), each rounded to
-// the nearest multiple of the chunk. Ranks past the rows get none.
-Partition balanced_partition(const std::vector<std::int64_t>& row_ptr, int ranks);
+// the nearest multiple of the chunk and of `unit` (a block system's node size: a node's rows
+// stay on one rank). Ranks past the rows get none.
+Partition balanced_partition(const std::vector<std::int64_t>& row_ptr, int ranks, std::int64_t unit = 1);
 // Cuts balancing the rows (generated problems, whose rows are alike).
-Partition uniform_partition(std::int64_t rows, int ranks);
-// The caller's cuts: ranks - 1 row numbers, non-decreasing, each a multiple of the chunk
-// (std::invalid_argument saying which is not).
-Partition explicit_partition(std::int64_t rows, int ranks, const std::vector<std::int64_t>& cuts);
+Partition uniform_partition(std::int64_t rows, int ranks, std::int64_t unit = 1);
+// The caller's cuts: ranks - 1 row numbers, non-decreasing, each a multiple of the chunk and of
+// `unit` (std::invalid_argument saying which is not).
+Partition explicit_partition(std::int64_t rows, int ranks, const std::vector<std::int64_t>& cuts,
+                             std::int64_t unit = 1);
 // "0,4096,8192" for --partition.
 std::vector<std::int64_t> parse_cuts(const std::string& text);
 
