@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -105,9 +106,6 @@ solver::Settings distributed_settings(const CliOptions& cli, std::int64_t rows) 
     throw UsageError("--precond-precision: under mpirun only AMG is applied in another precision than the solve's");
   if (cli.near_nullspace.given() && settings.preconditioner != Preconditioner::amg)
     throw UsageError("--block-size sets up AMG: under mpirun give --precond amg (auto is Jacobi there)");
-  if (!cli.near_nullspace.vectors.empty() || !cli.near_nullspace.coordinates.empty())
-    throw UsageError("--near-nullspace and --coordinates: AMG under mpirun takes --block-size (one constant a "
-                     "component) but not yet other near-null-space vectors");
   if (cli.variant == "auto" || cli.variant == "fused") settings.variant = solver::CgVariant::fused;
   else if (cli.variant == "single") settings.variant = solver::CgVariant::single;
   else throw UsageError("--variant " + cli.variant + ": under mpirun cg-solve runs fused or single");
@@ -191,6 +189,24 @@ std::vector<double> scatter(const World& world, const dist::Partition& partition
     MPI_Recv(mine.data(), int(mine.size()), MPI_DOUBLE, 0, 5, world.comm, MPI_STATUS_IGNORE);
   }
   return mine;
+}
+
+// This rank's rows of rank 0's near-null space (k vectors, row-major), column by column
+// (collective): what the distributed AMG takes as AmgOptions::near_nullspace.
+std::shared_ptr<const solver::NearNullspace> scatter_near_nullspace(const World& world, const dist::Partition& partition,
+                                                                    const solver::AmgOptions& amg, std::int64_t k) {
+  const std::size_t n = std::size_t(partition.size(world.rank)), columns = std::size_t(k);
+  std::vector<double> mine(n * columns);
+  for (std::size_t j = 0; j < columns; ++j) {
+    Eigen::VectorXd column;
+    if (world.rank == 0) {
+      column.resize(Eigen::Index(partition.rows()));
+      for (Eigen::Index i = 0; i < column.size(); ++i) column[i] = amg.near_nullspace->values[std::size_t(i) * columns + j];
+    }
+    const std::vector<double> part = scatter(world, partition, column, true);
+    for (std::size_t i = 0; i < n; ++i) mine[i * columns + j] = part[i];
+  }
+  return std::make_shared<const solver::NearNullspace>(solver::NearNullspace{n, columns, std::move(mine)});
 }
 
 // Every rank's x on rank 0 (empty elsewhere).
@@ -284,15 +300,20 @@ int run_ranks(World& world, int argc, char** argv) {
   }
   MPI_Bcast(&rows, 1, MPI_INT64_T, 0, world.comm);
 
-  // AMG's nodes (--block-size): they must divide the rows, and no cut may split one.
+  // AMG's nodes and near-null space: rank 0 reads the files for the whole rows, as one device
+  // does; every rank learns the block size (no cut may split a node) and the vectors' count, and
+  // gets its rows of them with its rows of A.
   solver::PreconditionerOptions precond = cli.precond_options;
-  if (cli.near_nullspace.block_size) precond.amg.block_size = *cli.near_nullspace.block_size;
-  const std::int64_t node = precond.amg.block_size;
-  if (rows % node != 0) {
-    if (world.rank == 0)
-      std::cerr << "cg-solve: --block-size " << node << " does not divide the " << rows << " rows\n";
-    return exit_input;
-  }
+  failure = attempt(cli, [&] {
+    if (world.rank == 0 && cli.near_nullspace.given())
+      clcg::apps::read_near_nullspace(cli.near_nullspace, std::size_t(rows), precond.amg);
+  });
+  if (Failure agreed = agree(world, failure); agreed.code) return agreed.code;
+  std::int64_t shape[2] = {precond.amg.block_size,
+                           precond.amg.near_nullspace ? std::int64_t(precond.amg.near_nullspace->columns) : 0};
+  MPI_Bcast(shape, 2, MPI_INT64_T, 0, world.comm);
+  precond.amg.block_size = unsigned(shape[0]);
+  const std::int64_t node = shape[0];
 
   // Phase 2: the partition and each rank's rows (rank 0 sends them, or each rank builds its own).
   dist::Partition partition;
@@ -330,6 +351,7 @@ int run_ranks(World& world, int argc, char** argv) {
       local = dist::poisson_rows(p.dimensions, p.nx, p.ny, p.nz, begin, begin + partition.size(world.rank));
     }
     if (!has_rhs) b = local.row_sums();  // b = A 1
+    if (shape[1] > 0) precond.amg.near_nullspace = scatter_near_nullspace(world, partition, precond.amg, shape[1]);
   });
   if (Failure agreed = agree(world, failure); agreed.code) return agreed.code;
   std::int64_t nnz = local.nnz(), first_row = local.row_begin, local_rows = local.rows();

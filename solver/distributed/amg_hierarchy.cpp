@@ -413,11 +413,16 @@ double level_radius(MPI_Comm comm, const DistributedLevel& level, unsigned steps
 
 DistributedHierarchy build_hierarchy(MPI_Comm comm, const Partition& partition, const LocalRows& a,
                                      const solver::AmgOptions& options) {
-  if (options.near_nullspace)
-    throw std::invalid_argument("AMG under mpirun takes a block size (one constant a component), not yet a near-null "
-                                "space");
-  solver::check_block_options(options, std::size_t(partition.rows()));
-  int block = int(options.block_size), k = block;
+  solver::AmgOptions global = options;  // the near-null space here is this rank's rows of it
+  global.near_nullspace.reset();
+  solver::check_block_options(global, std::size_t(partition.rows()));
+  const solver::NearNullspace* given = options.near_nullspace.get();
+  if (given && (given->rows != std::size_t(a.rows()) || given->columns < 1 || given->columns > solver::max_block_size ||
+                given->values.size() != given->rows * given->columns))
+    throw std::invalid_argument("the near-null space has " + std::to_string(given->rows) + " rows of " +
+                                std::to_string(given->columns) + " vectors here, for this rank's " +
+                                std::to_string(a.rows()) + " rows of A");
+  int block = int(options.block_size), k = given ? int(given->columns) : block;
   const int rank = comm_rank(comm);
   for (std::int64_t cut : partition.offsets)
     if (cut % block != 0)
@@ -434,10 +439,13 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const Partition& partition, 
   }
   first.chunk_begin.push_back(partition.size(rank));
   h.levels.push_back(std::move(first));
-  // The finest level's candidates: one constant a component (rows x k, row-major).
+  // The finest level's candidates (rows x k, row-major): the given ones, else one constant a component.
   std::vector<double> candidates(std::size_t(a.rows()) * std::size_t(k), 0.0);
-  for (std::int64_t i = 0; i < a.rows(); ++i)
-    candidates[std::size_t(i) * std::size_t(k) + std::size_t((a.row_begin + i) % k)] = 1.0;
+  if (given)
+    candidates = given->values;
+  else
+    for (std::int64_t i = 0; i < a.rows(); ++i)
+      candidates[std::size_t(i) * std::size_t(k) + std::size_t((a.row_begin + i) % k)] = 1.0;
   const std::size_t a_rows = std::size_t(partition.rows());
   while (true) {
     DistributedLevel& fine = h.levels.back();
@@ -482,9 +490,11 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const Partition& partition, 
   }
   DistributedLevel& last = h.levels.back();
   h.block = unsigned(block);
+  h.vectors = unsigned(k);
   if (std::size_t(last.partition.rows()) <= std::max(options.gather_rows, solver::amg_coarse_factor_limit)) {
     h.whole = gather_whole(comm, last);
-    if (h.levels.size() > 1 && k > 1) h.whole_candidates = gather_candidates(comm, last, candidates, k);
+    // Its candidates where they are not one constant a component (given, or R factors from above).
+    if (h.levels.size() > 1 || given) h.whole_candidates = gather_candidates(comm, last, candidates, k);
     h.gathered = true;
   } else {
     const auto start = Clock::now();

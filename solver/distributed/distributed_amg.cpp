@@ -194,9 +194,10 @@ void DistributedAmg::upload_levels(DistributedHierarchy& h, std::vector<Prepared
       // the finest level its candidates (the R factors of the level above).
       solver::AmgOptions rest = options;
       rest.block_size = h.block;
+      rest.near_nullspace.reset();
       if (!h.whole_candidates.empty())
         rest.near_nullspace = std::make_shared<const solver::NearNullspace>(
-            solver::NearNullspace{std::size_t(h.whole.rows), h.block, std::move(h.whole_candidates)});
+            solver::NearNullspace{std::size_t(h.whole.rows), h.vectors, std::move(h.whole_candidates)});
       g.amg.emplace(env, whole, rest);
       double over_a = 0;  // the one-device AMG's hierarchy besides its matrix, in the matrix's bytes
       for (const auto& [name, value] : g.amg->report().figures)

@@ -174,6 +174,27 @@ class BitsTest(DistributedTest):
         self.assertEqual(one.returncode, 0, describe(one))
         self.assertLessEqual(abs(json.loads(one.stdout)["result"]["iterations"] - runs[1][0]["result"]["iterations"]), 2)
 
+    def test_elasticity_with_its_rigid_body_modes_has_the_same_bits_on_any_rank_count(self):
+        # A clamped plane-strain body (mtx-gen, next to cg-solve): rank 0 reads the coordinates,
+        # makes the rigid body modes and sends each rank its rows of them; nodes of 2 rows
+        matrix = self.path("body.mtx")
+        mtx_gen = os.path.join(os.path.dirname(CG_SOLVE), "mtx-gen")
+        subprocess.run([mtx_gen, "elasticity2d", "30", "12", "0.3", "-o", matrix], check=True, stdout=subprocess.DEVNULL)
+        base = ["--matrix", matrix, "--precond", "amg", "--amg-coarse-rows", "40", "--amg-gather-rows", "1"]
+        modes = self.assert_same_bits(base + ["--coordinates", self.path("body.coords.mtx")], [1, 3], cuts=[64, 448])
+        blocks = self.assert_same_bits(base + ["--block-size", "2"], [1, 2])
+        self.assertEqual(modes[3][0]["distributed"]["amg"]["precision"], "double")  # several vectors: as one device
+        self.assertLessEqual(modes[1][0]["result"]["iterations"], 20)
+        self.assertLess(modes[1][0]["result"]["iterations"], blocks[1][0]["result"]["iterations"])
+        one = subprocess.run([CG_SOLVE] + base + ["--coordinates", self.path("body.coords.mtx"), "--json", "--quiet"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.assertEqual(one.returncode, 0, describe(one))
+        self.assertLessEqual(abs(json.loads(one.stdout)["result"]["iterations"] - modes[1][0]["result"]["iterations"]), 2)
+        # a file rank 0 cannot read ends every rank with exit 2, named once
+        proc = mpirun(2, base + ["--coordinates", self.path("missing.coords.mtx")])
+        self.assertEqual(proc.returncode, EXIT_INPUT, describe(proc))
+        self.assertEqual(len([m for m in our_messages(proc.stderr) if "missing.coords.mtx" in m]), 1, describe(proc))
+
     def test_amg_on_a_shared_matrix_cut_anywhere(self):
         if SHARED is None or not os.path.isdir(SHARED):
             self.skipTest("the shared SuiteSparse matrices are not at %s" % SHARED)

@@ -12,9 +12,10 @@
 // not depend on the partition: level 0's dot chunks, and on a coarse level the aggregates whose
 // seeds lie in a chunk of the level above (a chunk never spans two ranks).
 //
-// Scalar problems and block systems (AmgOptions::block_size: nodes of that many rows, one
-// constant a component; every rank's first row a multiple of it); a near-null space of other
-// vectors not yet. Small levels go whole onto every rank (AmgOptions::gather_rows).
+// Scalar problems and block systems (AmgOptions::block_size: nodes of that many rows; every
+// rank's first row a multiple of it), with one constant a component or the vectors of
+// AmgOptions::near_nullspace, which here holds this rank's rows of them (the rigid body modes of
+// elasticity). Small levels go whole onto every rank (AmgOptions::gather_rows).
 #include <mpi.h>
 
 #include <cstdint>
@@ -44,14 +45,14 @@ struct DistributedHierarchy {
   // one-device AMG. Else (coarsening stalled above that) the last level runs a Chebyshev solve.
   bool gathered = false;
   solver::HostCsr whole;
-  unsigned block = 1;                   // the last level's rows a node (the candidates a node above it)
-  std::vector<double> whole_candidates;  // the gathered coarse level's near-null space (rows x block), where block > 1
+  unsigned block = 1, vectors = 1;       // the last level's rows a node, and its near-null-space vectors
+  std::vector<double> whole_candidates;  // the gathered level's near-null space (rows x vectors), unless the constants
   double lanczos_seconds = 0, coarsening_seconds = 0, galerkin_seconds = 0;
 };
 
-// Collective. `a`: this rank's rows of A (partition.begin(rank) ..). Throws std::invalid_argument
-// for a near-null space (not distributed yet), or a block size that does not divide the rows or
-// a rank's first row.
+// Collective. `a`: this rank's rows of A (partition.begin(rank) ..); options.near_nullspace, if
+// any, this rank's rows of the vectors. Throws std::invalid_argument for a block size that does
+// not divide the rows or a rank's first row, or a near-null space of another row count.
 DistributedHierarchy build_hierarchy(MPI_Comm comm, const Partition& partition, const LocalRows& a,
                                      const solver::AmgOptions& options);
 
