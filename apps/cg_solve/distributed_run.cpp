@@ -246,8 +246,31 @@ double global_sum(const World& world, std::int64_t chunk, const std::vector<doub
 struct RankFigures {
   std::int64_t rows = 0, nnz = 0, first_row = 0, ghosts = 0, neighbours = 0, device_bytes = 0, bytes_per_step = 0;
   double setup_seconds = 0, halo_seconds = 0, allreduce_seconds = 0, partials_seconds = 0, halo_bytes_per_exchange = 0;
+  double preconditioner_seconds = 0;  // AMG's set-up (the hierarchy over the ranks, its levels on the device)
   std::array<char, 128> device{};
 };
+
+// What the report says of the distributed AMG, as of the one-device one: its levels (the
+// gathered level's one-device hierarchy included), precision, set-up phases (rank 0's) and the
+// slowest rank's set-up.
+solver::PreconditionerReport amg_report(const dist::DistributedAmg& amg, double slowest_setup) {
+  solver::PreconditionerReport p;
+  p.name = "amg";
+  p.precision = std::string(clcg::reduction::type_name(amg.precision()));
+  p.setup_seconds = slowest_setup;
+  p.phases = amg.phases();
+  double nnz = 0;
+  for (std::size_t l = 0; l < amg.levels(); ++l) {
+    p.level_rows.push_back(std::size_t(amg.level_rows()[l]));
+    p.level_nnz.push_back(std::size_t(amg.level_nnz()[l]));
+    nnz += double(amg.level_nnz()[l]);
+  }
+  const double finest = amg.level_nnz().empty() ? 0.0 : double(amg.level_nnz().front());
+  p.build_seconds = amg.build_seconds();
+  p.figures = {{"distributed_levels", double(amg.distributed_levels())},
+               {"operator_complexity", finest > 0 ? nnz / finest : 1.0}};
+  return p;
+}
 
 nlohmann::json rank_json(int rank, const RankFigures& f) {
   return {{"rank", rank},
@@ -399,6 +422,7 @@ int run_ranks(World& world, int argc, char** argv) {
   mine.device_bytes = std::int64_t(cg->device_bytes());
   mine.bytes_per_step = std::int64_t(cg->bytes_per_step());
   mine.setup_seconds = cg->setup_seconds();
+  mine.preconditioner_seconds = cg->amg() ? cg->amg()->setup_seconds() : 0.0;
   mine.halo_seconds = t.halo;
   mine.allreduce_seconds = t.allreduce;
   mine.partials_seconds = t.partials;
@@ -421,7 +445,12 @@ int run_ranks(World& world, int argc, char** argv) {
     report.max_iterations = settings.iteration_limit(std::size_t(rows));
     report.variant = settings.variant;
     report.preconditioner = settings.preconditioner;
-    for (const auto& f : all) report.time.upload = std::max(report.time.upload, f.setup_seconds);
+    double amg_setup = 0;
+    for (const auto& f : all) {
+      report.time.upload = std::max(report.time.upload, f.setup_seconds);
+      amg_setup = std::max(amg_setup, f.preconditioner_seconds);
+    }
+    if (cg->amg()) report.preconditioner_report = amg_report(*cg->amg(), amg_setup);
     report.error_vs_ones = error_vs_ones;
     report.output_written = write_x;
     try {
@@ -436,14 +465,6 @@ int run_ranks(World& world, int argc, char** argv) {
       json["distributed"] = {{"dot_chunk", partition.chunk},
                              {"first_rows", partition.offsets},
                              {"row_layout", cg ? cg->row_layout() : "csr"}};
-      if (const dist::DistributedAmg* amg = cg ? cg->amg() : nullptr) {
-        nlohmann::json phases = nlohmann::json::object();
-        for (const auto& [name, seconds] : amg->phases()) phases[name] = seconds;
-        json["distributed"]["amg"] = {{"levels", amg->levels()}, {"distributed_levels", amg->distributed_levels()},
-                                      {"precision", std::string(clcg::reduction::type_name(amg->precision()))},
-                                      {"level_rows", amg->level_rows()},
-                                      {"level_nnz", amg->level_nnz()}, {"setup_seconds_rank0", phases}};
-      }
       json["per_rank"] = nlohmann::json::array();
       for (int r = 0; r < world.size; ++r) json["per_rank"].push_back(rank_json(r, all[std::size_t(r)]));
       std::cout << json.dump(2) << std::endl;

@@ -120,7 +120,7 @@ DistributedCg::DistributedCg(MPI_Comm comm, const cl::Env& env, const Partition&
   ell_ = choose_ell(longest);
   // Device work, local to this rank; all ranks leave together if one fails.
   throw_if_any_rank_failed(comm_, capture([&] { upload(rows, diagonal, local_col); }));
-  setup_seconds_ = since(start);
+  setup_seconds_ = since(start) - (amg_ ? amg_->setup_seconds() : 0.0);  // AMG's is the preconditioner's set-up
 }
 
 DistributedCg::~DistributedCg() = default;

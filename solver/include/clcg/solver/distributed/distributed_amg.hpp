@@ -51,6 +51,8 @@ class DistributedAmg {
   // Set-up seconds by phase (host coarsening, host Lanczos, host Galerkin, device upload) and
   // the halo exchanges' seconds since the last reset.
   const std::vector<std::pair<std::string, double>>& phases() const noexcept { return phases_; }
+  double setup_seconds() const noexcept;  // the phases' sum
+  double build_seconds() const noexcept { return build_seconds_; }  // OpenCL programs its set-up compiled
   double halo_seconds() const noexcept;
   // Bytes one apply reads and writes on this rank's device over its distributed levels, each
   // kernel's operands counted once (the gathered level's one-device cycle left out: it is small).
@@ -77,6 +79,7 @@ class DistributedAmg {
   std::vector<std::unique_ptr<Level>> levels_;
   std::vector<std::int64_t> level_rows_, level_nnz_;
   std::vector<std::pair<std::string, double>> phases_;
+  double build_seconds_ = 0;
   struct Gathered;
   std::unique_ptr<Gathered> gathered_;  // the last level whole on this rank, where it was gathered
 };

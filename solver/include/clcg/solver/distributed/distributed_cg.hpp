@@ -75,7 +75,7 @@ class DistributedCg {
   std::int64_t nnz() const noexcept { return nnz_; }
   const StepTimes& times() const noexcept { return times_; }
   const DistributedAmg* amg() const noexcept { return amg_.get(); }  // null unless the preconditioner is amg
-  double setup_seconds() const noexcept { return setup_seconds_; }
+  double setup_seconds() const noexcept { return setup_seconds_; }  // AMG's hierarchy left out (DistributedAmg's)
   std::uint64_t device_bytes() const noexcept { return device_bytes_; }
   // How the SpMV reads the rows, the same on every rank: "ell" (rows padded to the longest,
   // column-major) or "csr" (Settings::spmv, else ELL on GPUs where the rows suit it).
