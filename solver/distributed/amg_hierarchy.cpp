@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "clcg/solver/distributed/launch.hpp"
 #include "clcg/solver/distributed/fixed_order_sum.hpp"
 #include "clcg/solver/distributed/halo.hpp"
 #include "clcg/solver/distributed/remote_rows.hpp"
@@ -31,12 +32,6 @@ void each_row(std::size_t n, F&& f) {
   solver::parallel_ranges(n, solver::threads_for(n, std::size_t(1) << 14), [&](std::size_t begin, std::size_t end, unsigned) {
     for (std::size_t i = begin; i < end; ++i) f(i);
   });
-}
-
-int comm_rank(MPI_Comm comm) {
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
-  return rank;
 }
 
 // A level's rows with local columns (owned first, then the ghosts) and their halo.

@@ -10,6 +10,7 @@
 #include "clcg/cl/cached_kernel.hpp"
 #include "clcg/cl/error.hpp"
 #include "clcg/cl/launch_policy.hpp"
+#include "clcg/solver/distributed/launch.hpp"
 #include "clcg/solver/distributed/amg_hierarchy.hpp"
 #include "clcg/solver/distributed/device_halo.hpp"
 #include "clcg/solver/distributed/halo.hpp"
@@ -28,12 +29,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
-
-int comm_rank(MPI_Comm comm) {
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
-  return rank;
-}
 
 // A rank's rows of a level's matrix with local columns (owned, then ghosts) on the host, the
 // halo that fetches the ghosts, and the row layout every rank reads them in (collective).

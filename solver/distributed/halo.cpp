@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "clcg/solver/distributed/launch.hpp"
 #include "clcg/solver/distributed/rank_failure.hpp"
 #include "clcg/solver/io/host_threads.hpp"
 
@@ -19,9 +20,7 @@ std::vector<int> Halo::neighbours() const {
 }
 
 Halo build_halo(MPI_Comm comm, const Partition& columns, LocalRows& rows, std::vector<std::int32_t>& local_col) {
-  const int ranks = columns.ranks();
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
+  const int ranks = columns.ranks(), rank = comm_rank(comm);
   const std::int64_t begin = columns.begin(rank), end = begin + columns.size(rank), owned = end - begin;
   // The ghost columns, sorted: grouped by owner, since owners hold contiguous rows.
   std::vector<std::int64_t> ghost;

@@ -48,4 +48,10 @@ void share_host_threads(MPI_Comm comm) {
   setenv("CLCG_THREADS", std::to_string(share).c_str(), 1);
 }
 
+int comm_rank(MPI_Comm comm) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  return rank;
+}
+
 }  // namespace clcg::distributed

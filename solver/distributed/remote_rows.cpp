@@ -6,18 +6,13 @@
 #include <string>
 #include <utility>
 
+#include "clcg/solver/distributed/launch.hpp"
 #include "clcg/solver/io/host_threads.hpp"
 
 namespace clcg::distributed {
 namespace {
 
 constexpr std::size_t rows_a_thread = std::size_t(1) << 14;
-
-int comm_rank(MPI_Comm comm) {
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
-  return rank;
-}
 
 }  // namespace
 

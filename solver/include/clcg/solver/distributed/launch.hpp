@@ -11,6 +11,9 @@ namespace clcg::distributed {
 // Whether an MPI launcher started this process (Open MPI's, or a PMI/PMIx one), even with -np 1.
 bool launched_by_mpi();
 
+// This process's rank in `comm`.
+int comm_rank(MPI_Comm comm);
+
 // `requested` where it names a device by index (every rank on it); else the device numbered
 // (rank among the ranks of this node, MPI_Comm_split_type) modulo the node's devices of the kind
 // `requested` picks from (select_device's turn): `auto` and `gpu` spread the ranks over the GPUs
