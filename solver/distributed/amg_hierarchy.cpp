@@ -9,6 +9,7 @@
 #include <string>
 
 #include "clcg/solver/distributed/launch.hpp"
+#include "clcg/solver/distributed/rank_failure.hpp"
 #include "clcg/solver/distributed/fixed_order_sum.hpp"
 #include "clcg/solver/distributed/halo.hpp"
 #include "clcg/solver/distributed/remote_rows.hpp"
@@ -276,7 +277,7 @@ LocalRows smoothed_rows(MPI_Comm comm, const Partition& partition, const LocalRo
   const RemoteRows remote = fetch_rows(comm, partition, tentative, foreign_columns(a, partition, comm_rank(comm)));
   LocalRows p = multiply_rows(a, tentative, remote);
   const std::vector<double> d = a.diagonal();
-  for (std::size_t i = 0; i < std::size_t(p.rows()); ++i) {
+  each_row(std::size_t(p.rows()), [&](std::size_t i) {
     const double inv_diag = d[i] != 0 ? 1 / d[i] : 0.0;
     const std::int64_t t = tentative.row_ptr[i], in_row = tentative.row_ptr[i + 1] - t;
     const std::int64_t first = in_row > 0 ? tentative.col[std::size_t(t)] : 0;
@@ -286,7 +287,7 @@ LocalRows smoothed_rows(MPI_Comm comm, const Partition& partition, const LocalRo
       if (c >= 0 && c < in_row) v += tentative.values[std::size_t(t + c)];
       p.values[std::size_t(k)] = v;
     }
-  }
+  });
   return p;
 }
 
@@ -412,11 +413,13 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const Partition& partition, 
   global.near_nullspace.reset();
   solver::check_block_options(global, std::size_t(partition.rows()));
   const solver::NearNullspace* given = options.near_nullspace.get();
-  if (given && (given->rows != std::size_t(a.rows()) || given->columns < 1 || given->columns > solver::max_block_size ||
-                given->values.size() != given->rows * given->columns))
-    throw std::invalid_argument("the near-null space has " + std::to_string(given->rows) + " rows of " +
-                                std::to_string(given->columns) + " vectors here, for this rank's " +
-                                std::to_string(a.rows()) + " rows of A");
+  throw_if_any_rank_failed(comm, capture([&] {  // a rank's own rows: every rank leaves if one is wrong
+    if (given && (given->rows != std::size_t(a.rows()) || given->columns < 1 ||
+                  given->columns > solver::max_block_size || given->values.size() != given->rows * given->columns))
+      throw std::invalid_argument("the near-null space has " + std::to_string(given->rows) + " rows of " +
+                                  std::to_string(given->columns) + " vectors here, for this rank's " +
+                                  std::to_string(a.rows()) + " rows of A");
+  }));
   int block = int(options.block_size), k = given ? int(given->columns) : block;
   const int rank = comm_rank(comm);
   for (std::int64_t cut : partition.offsets)
