@@ -346,12 +346,10 @@ std::vector<double> gather_candidates(MPI_Comm comm, const DistributedLevel& lev
   return whole;
 }
 
-}  // namespace
-
-double level_radius(MPI_Comm comm, const DistributedLevel& level, unsigned steps) {
+// level_radius with the level's halo made already (a scalar level's strength made it).
+double radius_with(MPI_Comm comm, const DistributedLevel& level, const LocalView& view, unsigned steps) {
   const LocalRows& a = level.a;
   const std::size_t n = std::size_t(a.rows());
-  const LocalView view = local_view(comm, level.partition, a);
   const std::vector<double> d = local_diagonal(a, view);
   // Dot products over the level's chunks, each chunk in row order, the chunks' partials in one fixed order.
   const int ranks = level.partition.ranks();
@@ -406,6 +404,13 @@ double level_radius(MPI_Comm comm, const DistributedLevel& level, unsigned steps
   }
   return solver::largest_tridiagonal_eigenvalue(alphas, betas);
 }
+
+}  // namespace
+
+double level_radius(MPI_Comm comm, const DistributedLevel& level, unsigned steps) {
+  return radius_with(comm, level, local_view(comm, level.partition, level.a), steps);
+}
+
 
 DistributedHierarchy build_hierarchy(MPI_Comm comm, const Partition& partition, const LocalRows& a,
                                      const solver::AmgOptions& options) {
@@ -463,7 +468,7 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const Partition& partition, 
     h.coarsening_seconds += since(start);
     if (count == 0 || double(count) * k > 0.8 * double(rows)) break;
     start = Clock::now();
-    fine.radius = level_radius(comm, fine, lanczos_steps);
+    fine.radius = block == 1 ? radius_with(comm, fine, view, lanczos_steps) : level_radius(comm, fine, lanczos_steps);
     h.lanczos_seconds += since(start);
     start = Clock::now();
     std::vector<double> coarse_candidates;

@@ -63,6 +63,11 @@ LocalMatrix local_matrix(MPI_Comm comm, const cl::Env& env, const Partition& col
   return m;
 }
 
+// The bytes of an SpMV's ELL copy (0 where it reads CSR); e: bytes an element.
+std::uint64_t ell_bytes(const solver::Spmv& spmv, std::uint64_t e) {
+  return spmv.kernel() == solver::SpmvKernel::ell ? std::uint64_t(spmv.matrix().rows()) * spmv.ell_width() * (4 + e) : 0;
+}
+
 }  // namespace
 
 struct DistributedAmg::Prepared {
@@ -274,10 +279,10 @@ void DistributedAmg::cycle(std::size_t l, const ::cl::Buffer& b, ::cl::Buffer& x
 std::uint64_t DistributedAmg::bytes_per_apply() const noexcept {
   // A product reads its matrix (CSR or ELL) once; the vectors as listed.
   const std::uint64_t e = reduction::element_size(type_);
-  const auto matrix = [&](const std::optional<solver::Spmv>& spmv) -> std::uint64_t {
+  const auto matrix = [&](const std::optional<solver::Spmv>& spmv) -> std::uint64_t {  // what a product reads
     if (!spmv) return 0;
-    const solver::DeviceCsrMatrix& m = spmv->matrix();
-    return spmv->kernel() == solver::SpmvKernel::ell ? std::uint64_t(m.rows()) * spmv->ell_width() * (4 + e) : m.bytes();
+    const std::uint64_t ell = ell_bytes(*spmv, e);
+    return ell ? ell : spmv->matrix().bytes();
   };
   // r narrowed and z widened where the hierarchy has another precision than the solve.
   const std::uint64_t n0 = levels_.empty() ? 0 : levels_.front()->n;
@@ -302,9 +307,7 @@ std::uint64_t DistributedAmg::bytes_per_apply() const noexcept {
 std::uint64_t DistributedAmg::device_bytes() const noexcept {
   const std::uint64_t e = reduction::element_size(type_);
   const auto held = [&](const solver::DeviceCsrMatrix& m, const std::optional<solver::Spmv>& spmv) -> std::uint64_t {
-    if (!spmv) return 0;
-    const bool ell = spmv->kernel() == solver::SpmvKernel::ell;
-    return m.bytes() + (ell ? std::uint64_t(m.rows()) * spmv->ell_width() * (4 + e) : 0);
+    return spmv ? m.bytes() + ell_bytes(*spmv, e) : 0;  // the CSR arrays and any ELL copy
   };
   std::uint64_t bytes = 0;
   for (const auto& level : levels_) {
