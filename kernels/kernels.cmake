@@ -28,5 +28,6 @@ set(CLCG_KERNEL_FILES
   distributed.cl
   halo.cl
   pi.cl
+  dense_cholesky.cl
 )
 list(TRANSFORM CLCG_KERNEL_FILES PREPEND ${CMAKE_CURRENT_LIST_DIR}/)

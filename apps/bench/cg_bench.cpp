@@ -74,6 +74,7 @@ struct Args {
   std::vector<std::optional<clcg::reduction::ElementType>> precond_precisions{std::nullopt};  // empty: auto
   std::vector<solver::CgVariant> variants{solver::all_cg_variants().begin(), solver::all_cg_variants().end()};
   clcg::apps::NearNullspaceFiles near_nullspace;  // AMG's, for the one --mtx of a --preconds run
+  solver::FactorPlace factor = solver::FactorPlace::automatic;
 };
 
 clcg::apps::CommandLine command_line() {
@@ -98,6 +99,8 @@ clcg::apps::CommandLine command_line() {
       ("breakdown", "time each building block of a step instead")
       ("preconds", po::value<clcg::apps::NameList>(),
        "time to solution (set-up + solve to 1e-8, --variant auto) with each of these preconditioners instead")
+      ("factor", po::value<std::string>()->default_value("auto"),
+       "with --preconds: where cholesky's and auto's direct factor lives: auto | host | device (docs/USAGE.md)")
       ("precond-precisions", po::value<clcg::apps::NameList>(),
        "with --preconds: apply each in these precisions (auto, float, double; default auto)")
       ("quick", "smoke run: 3D 12^3, 2D 40^2, 20 iterations, 3 repeats");
@@ -155,6 +158,11 @@ Args args_from(const po::variables_map& vm) {
         throw UsageError(std::string("--variants: ") + e.what());
       }
     }
+  }
+  try {
+    args.factor = solver::parse_factor_place(vm["factor"].as<std::string>());
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--factor: ") + e.what());
   }
   args.near_nullspace = clcg::apps::near_nullspace_files(vm);
   if (args.near_nullspace.given() && (args.preconds.empty() || vm.count("mtx") == 0 ||
@@ -337,6 +345,7 @@ int run_time_to_solution(const clcg::cl::Env& env, const Args& args, double copy
       solver::PreconditionerOptions options;
       options.precision = precision;
       options.amg = amg;
+      options.factor = args.factor;
       for (TimeToSolutionRow& r : time_to_solution(env, name, a, args.preconds, options, args.repeats)) {
         std::printf("%-24s %-18s %-6s %-9s %9lld %6zu %10.3f %10.3f %10.3f %s", r.matrix.c_str(), r.precond.c_str(),
                     r.precision.c_str(), r.variant.c_str(), r.rows, r.iterations, r.setup_ms, r.solve_ms, r.total_ms,

@@ -63,7 +63,8 @@ std::vector<TimeToSolutionRow> time_to_solution(const clcg::cl::Env& profiled, c
       std::shared_ptr<solver::DevicePreconditioner> m;
       std::shared_ptr<solver::CholeskyPreconditioner> factor;
       if (plan.method == solver::Method::direct) {
-        factor = std::make_shared<solver::CholeskyPreconditioner>(env, host, ElementType::f64, plan.analysis);
+        factor = std::make_shared<solver::CholeskyPreconditioner>(env, host, ElementType::f64, plan.analysis,
+                                                                  plan.factor_on_device);
         m = factor;
       } else {
         m = solver::make_preconditioner(env, device_a, &host, plan.settings.preconditioner, plan.settings.precond_options);

@@ -38,6 +38,9 @@ clcg::apps::CommandLine command_line() {
       ("max-iter", po::value<Count>(), "iteration limit, >= 1 (default: max(1000, 10 x rows))")
       ("precond", po::value<std::string>()->default_value("auto"),
        "auto | jacobi | chebyshev | ic0 | amg | cholesky | none (docs/USAGE.md, \"Preconditioners\")")
+      ("factor", po::value<std::string>()->default_value("auto"),
+       "auto | host | device: where the exact factor of cholesky and of auto's direct solve lives (host: sparse "
+       "LDL^T; device: dense LL^T in double; docs/USAGE.md)")
       ("chebyshev-degree", po::value<Count>()->default_value(Count{4}, "4"), "Chebyshev: SpMVs per apply (1 .. 64)")
       ("ic0-sweeps", po::value<Count>()->default_value(Count{3}, "3"),
        "IC(0): Jacobi sweeps per triangular factor in an apply (0 .. 64)")
@@ -150,6 +153,16 @@ CliOptions parse_command_line(int argc, char** argv) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("--precond: ") + e.what());
   }
+  try {
+    cli.precond_options.factor = clcg::solver::parse_factor_place(text("factor"));
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--factor: ") + e.what());
+  }
+  if (cli.precond_options.factor != clcg::solver::FactorPlace::automatic &&
+      cli.preconditioner != clcg::solver::Preconditioner::cholesky &&
+      cli.preconditioner != clcg::solver::Preconditioner::automatic)
+    throw UsageError("--factor places the factor of --precond cholesky or auto, not " +
+                     std::string(clcg::solver::preconditioner_name(cli.preconditioner)));
   cli.precond_options.chebyshev.degree = unsigned(clcg::apps::count_in_range(args, "chebyshev-degree", 1, 64));
   cli.precond_options.ic0.sweeps = unsigned(clcg::apps::count_in_range(args, "ic0-sweeps", 0, 64));
   cli.precond_options.amg.smoother_degree = unsigned(clcg::apps::count_in_range(args, "amg-smoother-degree", 1, 16));

@@ -151,6 +151,7 @@ int run(const CliOptions& cli, WallClock::time_point process_start) {
   if (interrupted) throw Interrupted{};
   report.result = solution.info;
   report.method = solution.plan.method;  // what `auto` resolved to, and why
+  report.factor_on_device = solution.plan.factor_on_device;
   report.plan_reason = solution.plan.reason;
   report.variant = solution.plan.settings.variant;
   report.preconditioner = solution.plan.settings.preconditioner;

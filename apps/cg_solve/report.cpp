@@ -90,6 +90,7 @@ nlohmann::json to_json(const RunReport& report) {
                     {"precision", std::string(clcg::reduction::type_name(options.precision))},
                     {"tol", options.tolerance},
                     {"max_iter", report.max_iterations}};
+  if (report.method == clcg::solver::Method::direct) json["solver"]["factor"] = report.factor_on_device ? "device" : "host";
   const double per_iteration = result.iterations ? result.seconds / static_cast<double>(result.iterations) : 0.0;
   json["result"] = {{"converged", result.converged()},
                     {"status", std::string(clcg::solver::status_name(result.status))},
@@ -136,7 +137,7 @@ std::string human_summary(const RunReport& report) {
   out << "cg-solve: " << (report.options->matrix.empty() ? report.options->generate : report.options->matrix) << ": n = " << report.rows << ", nnz = " << report.nnz << "\n"
       << "  device     " << report.device.name << " (" << report.device.platform_name << ")\n"
       << "  solver     ";
-  if (report.method == clcg::solver::Method::direct) out << "direct (sparse LDL^T on the host)";
+  if (report.method == clcg::solver::Method::direct) out << (report.factor_on_device ? "direct (dense LL^T on the device)" : "direct (sparse LDL^T on the host)");
   else out << clcg::solver::cg_variant_name(report.variant) << (report.options->variant == "auto" ? " (auto)" : "")
            << " CG, precond " << preconditioner_text(report);
   out << ", " << clcg::reduction::type_name(report.options->precision) << ", tol " << report.options->tolerance << "\n";

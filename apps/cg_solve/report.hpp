@@ -28,6 +28,7 @@ struct RunReport {
   clcg::solver::SolveInfo result;
   std::size_t max_iterations = 0;
   clcg::solver::Method method = clcg::solver::Method::cg;           // direct or CG (the planner's)
+  bool factor_on_device = false;                                   // direct: the dense factor on the device
   std::string plan_reason;                                          // why (krylov/plan.hpp)
   clcg::solver::CgVariant variant = clcg::solver::CgVariant::fused;  // the one that ran
   clcg::solver::Preconditioner preconditioner = clcg::solver::Preconditioner::none;  // the one that ran

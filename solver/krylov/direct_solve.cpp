@@ -30,7 +30,7 @@ std::string relative_text(double value) {
 
 }  // namespace
 
-SolveInfo solve_directly(const CsrView& a, const SparseCholesky& factor, std::span<const double> b, std::span<double> x,
+SolveInfo solve_directly(const CsrView& a, const CholeskyFactor& factor, std::span<const double> b, std::span<double> x,
                          bool use_guess, const Settings& settings) {
   const auto start = std::chrono::steady_clock::now();
   const std::size_t n = std::size_t(a.rows);
@@ -74,7 +74,7 @@ SolveInfo solve_directly(const CsrView& a, const SparseCholesky& factor, std::sp
     info.message = "the direct solve produced a NaN or infinite residual";
   } else if (std::sqrt(rr) <= settings.tolerance * scale) {
     info.status = Status::converged;
-    info.message = "solved directly (sparse LDL^T) with " + std::to_string(info.iterations) + " solve(s), " + where;
+    info.message = "solved directly (" + std::string(factor.kind()) + ") with " + std::to_string(info.iterations) + " solve(s), " + where;
   } else {
     info.status = Status::max_iterations;
     info.message = info.iterations < max_direct_solves

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "clcg/cl/error.hpp"
+#include "clcg/solver/direct/dense_device_cholesky.hpp"
 #include "clcg/solver/krylov/direct_solve.hpp"
 #include "clcg/solver/krylov/preconditioner_factory.hpp"
 #include "clcg/solver/krylov/solve.hpp"
@@ -117,14 +118,18 @@ void HostMatrixSolver::update_values(const CsrView& a) {
 void HostMatrixSolver::set_up_direct() {
   const auto start = std::chrono::steady_clock::now();
   try {  // A stays on the host: the factor is the whole solver
-    direct_ = std::make_shared<CholeskyPreconditioner>(env_, host_, type_, plan_.analysis);
+    if (plan_.factor_on_device)
+      check_device_memory(env_.info(), DenseDeviceCholesky::device_bytes(rows()),
+                          DenseDeviceCholesky::device_bytes(rows()), "dense Cholesky factor");
+    direct_ = std::make_shared<CholeskyPreconditioner>(env_, host_, type_, plan_.analysis, plan_.factor_on_device);
     preconditioner_ = direct_;
   } catch (const PreconditionerBreakdown& failure) {
     setup_failure_ = failure.what();
     return;
   }
   const double factorize = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  direct_->record_setup(plan_.analysis->estimate().analyse_seconds + factorize, 0, reduction::type_name(type_));
+  const double analyse = plan_.analysis ? plan_.analysis->estimate().analyse_seconds : 0.0;
+  direct_->record_setup(analyse + factorize, 0, reduction::type_name(type_));
 }
 
 SolveInfo HostMatrixSolver::solve_direct(const void* b, void* x, bool use_guess) {

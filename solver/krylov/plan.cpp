@@ -1,5 +1,6 @@
 #include "clcg/solver/krylov/plan.hpp"
 
+#include "clcg/solver/direct/dense_device_cholesky.hpp"
 #include "clcg/solver/multigrid/near_nullspace.hpp"
 
 #include <algorithm>
@@ -96,6 +97,11 @@ bool worth_analysing(std::size_t rows, std::size_t nnz) { return rows > 0 && nnz
 
 bool direct_pays(const FactorEstimate& factor) { return factor.flops <= direct_up_to_flops; }
 
+bool dense_factor_pays(const cl::DeviceInfo& device, std::size_t rows, FactorPlace place) {
+  if (place != FactorPlace::automatic || rows == 0) return place == FactorPlace::device && rows > 0;
+  return !device.is_cpu() && device.fp64 && rows <= dense_factor_up_to_rows;
+}
+
 bool grows_like_a_surface(std::size_t rows, std::size_t nnz, const CsrView* host) {
   return host ? two_step_growth(*host) < surface_growth_below : double(nnz) <= amg_up_to_row_length * double(rows);
 }
@@ -143,22 +149,29 @@ Plan plan_solve(const cl::DeviceInfo& device, const Settings& requested, std::si
   Plan plan;
   const bool choose_preconditioner = requested.preconditioner == Preconditioner::automatic;
   const bool choose_variant = requested.variant == CgVariant::automatic;
-  std::string facts;
-  if (host && choose_preconditioner && choose_variant && worth_analysing(rows, nnz)) {
+  const FactorPlace place = requested.precond_options.factor;
+  const bool may_go_direct = host && choose_preconditioner && choose_variant;
+  const auto direct = [&](std::string why) {
+    plan.method = Method::direct;
+    plan.settings = requested;
+    plan.settings.preconditioner = Preconditioner::cholesky;
+    plan.settings.variant = CgVariant::textbook;  // not run: what CG would use with this M
+    plan.reason = std::move(why);
+    return plan;
+  };
+  std::string facts = count_text(double(rows)) + " rows, " + count_text(double(nnz)) + " nonzeros on a " +
+                      (device.is_cpu() ? "CPU" : "GPU");
+  if (may_go_direct && place != FactorPlace::device && worth_analysing(rows, nnz)) {
     plan.analysis = std::make_shared<SparseCholesky>(*host);
     facts = factor_text(plan.analysis->estimate());
-    if (direct_pays(plan.analysis->estimate())) {
-      plan.method = Method::direct;
-      plan.settings = requested;
-      plan.settings.preconditioner = Preconditioner::cholesky;
-      plan.settings.variant = CgVariant::textbook;  // not run: what CG would use with this M
-      plan.reason = facts + ": direct";
-      return plan;
-    }
-    plan.analysis.reset();  // CG: the analysis is not needed any more
-  } else {
-    facts = count_text(double(rows)) + " rows, " + count_text(double(nnz)) + " nonzeros on a " +
-            (device.is_cpu() ? "CPU" : "GPU");
+    if (direct_pays(plan.analysis->estimate())) return direct(facts + ": direct");
+    plan.analysis.reset();  // not needed any more
+  }
+  if (may_go_direct && dense_factor_pays(device, rows, place)) {
+    char flops[32];
+    std::snprintf(flops, sizeof flops, "%.3g", DenseDeviceCholesky::flops(rows) * 1e-6);
+    plan.factor_on_device = true;
+    return direct(facts + ": direct, a dense factor on the device (" + flops + " Mflop)");
   }
   Settings requested_here = requested;
   AmgOptions& amg = requested_here.precond_options.amg;

@@ -27,7 +27,9 @@ std::shared_ptr<DevicePreconditioner> construct(const cl::Env& env, const Device
     case Preconditioner::chebyshev: return std::make_shared<ChebyshevPreconditioner>(env, a, options.chebyshev);
     case Preconditioner::ic0: return std::make_shared<Ic0Preconditioner>(env, a, host(), options.ic0);
     case Preconditioner::amg: return std::make_shared<AmgPreconditioner>(env, a, options.amg);
-    case Preconditioner::cholesky: return std::make_shared<CholeskyPreconditioner>(env, host(), a.type());
+    case Preconditioner::cholesky:
+      return std::make_shared<CholeskyPreconditioner>(env, host(), a.type(), nullptr,
+                                                      options.factor == FactorPlace::device);
     case Preconditioner::none:
     case Preconditioner::automatic: break;
   }

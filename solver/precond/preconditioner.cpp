@@ -34,4 +34,19 @@ Preconditioner parse_preconditioner(std::string_view name) {
   throw std::invalid_argument("unknown preconditioner '" + std::string(name) + "' (known: " + known + ")");
 }
 
+std::string_view factor_place_name(FactorPlace p) noexcept {
+  switch (p) {
+    case FactorPlace::automatic: return "auto";
+    case FactorPlace::host: return "host";
+    case FactorPlace::device: return "device";
+  }
+  return "?";
+}
+
+FactorPlace parse_factor_place(std::string_view name) {
+  for (FactorPlace p : {FactorPlace::automatic, FactorPlace::host, FactorPlace::device})
+    if (factor_place_name(p) == name) return p;
+  throw std::invalid_argument("unknown factor place '" + std::string(name) + "' (known: auto, host, device)");
+}
+
 }  // namespace clcg::solver

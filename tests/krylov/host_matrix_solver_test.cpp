@@ -131,3 +131,43 @@ TEST(HostMatrixSolver, NewValuesOnAnotherPatternAreRefusedNamingTheDifference) {
 }
 
 }  // namespace
+
+namespace {
+
+// The direct method with the dense factor on the device (--factor device): x within the
+// factor's rounding of the exact answer for a double and a float solve, one solve (or two),
+// new values factored again, and CG with M = the device factor ending in a step or two.
+TEST(HostMatrixSolver, TheDenseFactorOnTheDeviceSolvesDirectlyAndAsM) {
+  ASSERT_TRUE(clcg::test::device_has_fp64()) << "the dense factor needs fp64 on the test device";
+  const clcg::solver::HostMatrix a = clcg::test::random_dd_spd(173, 9, 21);
+  const clcg::solver::HostMatrix scaled = clcg::test::scaled_symmetrically(a, 4);
+  for (const ElementType type : {ElementType::f64, ElementType::f32}) {
+    SCOPED_TRACE(type == ElementType::f64 ? "double" : "float");
+    Settings settings;
+    settings.preconditioner = Preconditioner::automatic;
+    settings.variant = clcg::solver::CgVariant::automatic;
+    settings.precond_options.factor = clcg::solver::FactorPlace::device;
+    settings.tolerance = type == ElementType::f64 ? 1e-12 : 1e-6;
+    HostMatrixSolver solver(test_env(), clcg::solver::to_host_csr(a), type, settings);
+    EXPECT_EQ(solver.plan().method, clcg::solver::Method::direct);
+    EXPECT_TRUE(solver.plan().factor_on_device);
+    const double tolerance = type == ElementType::f64 ? 1e-12 : 1e-6;  // float: x rounded to float
+    for (double x : solve_ones(solver, a)) EXPECT_NEAR(x, 1.0, tolerance);
+    solver.update_values(clcg::solver::csr_view(scaled));
+    for (double x : solve_ones(solver, scaled)) EXPECT_NEAR(x, 1.0, tolerance);
+  }
+  Settings settings;
+  settings.preconditioner = Preconditioner::cholesky;
+  settings.precond_options.factor = clcg::solver::FactorPlace::device;
+  settings.tolerance = 1e-12;
+  HostMatrixSolver cg(test_env(), clcg::solver::to_host_csr(a), ElementType::f64, settings);
+  EXPECT_EQ(cg.plan().method, clcg::solver::Method::cg);
+  const VectorXd b = a * VectorXd::Ones(a.cols());
+  VectorXd x(a.rows());
+  const clcg::solver::SolveInfo info = cg.solve(b.data(), x.data(), false);
+  EXPECT_TRUE(info.converged());
+  EXPECT_LE(info.iterations, 2u);
+  EXPECT_LE((x - VectorXd::Ones(a.rows())).lpNorm<Eigen::Infinity>(), 1e-11);
+}
+
+}  // namespace

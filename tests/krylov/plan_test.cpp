@@ -21,7 +21,13 @@ using clcg::solver::Settings;
 
 using clcg::test::device_info_of_type;
 
+// (gpu has no fp64, so the dense factor on the device is never its plan; gpu64 has it.)
 const clcg::cl::DeviceInfo gpu = device_info_of_type(CL_DEVICE_TYPE_GPU), cpu = device_info_of_type(CL_DEVICE_TYPE_CPU);
+const clcg::cl::DeviceInfo gpu64 = [] {
+  clcg::cl::DeviceInfo info = device_info_of_type(CL_DEVICE_TYPE_GPU);
+  info.fp64 = true;
+  return info;
+}();
 
 Settings automatic() {
   Settings s;
@@ -115,6 +121,41 @@ TEST(Plan, NamingAPreconditionerOrAVariantAsksForCg) {
   s.variant = CgVariant::automatic;
   s.preconditioner = Preconditioner::automatic;
   EXPECT_EQ(plan(gpu, a, s).method, Method::direct);  // the factor is in double whatever the solve's type
+}
+
+TEST(Plan, AFewThousandRowsWithoutACheapSparseFactorAreFactoredDenseOnAGpu) {
+  using clcg::solver::FactorPlace;
+  // 11^3 (analysed: several Mflop) and a random matrix of bcsstk13's size and row length (not
+  // analysed: over 10K nonzeros) on a GPU with fp64: the dense factor on the device.
+  for (const auto& a : {clcg::solver::to_host_csr(clcg::test::poisson(11, 11, 11)),
+                        clcg::solver::to_host_csr(clcg::test::random_dd_spd(2003, 42, 13))}) {
+    const auto p = plan(gpu64, a);
+    SCOPED_TRACE(p.reason);
+    EXPECT_EQ(p.method, Method::direct);
+    EXPECT_TRUE(p.factor_on_device);
+    EXPECT_FALSE(p.analysis);
+    EXPECT_NE(p.reason.find("direct, a dense factor on the device"), std::string::npos);
+    EXPECT_EQ(plan(cpu, a).method, Method::cg);  // a CPU device: CG
+    Settings host = automatic();
+    host.precond_options.factor = FactorPlace::host;  // never on the device
+    EXPECT_EQ(plan(gpu64, a, host).method, Method::cg);
+  }
+  // Past dense_factor_up_to_rows rows: CG.
+  const HostCsr wide = clcg::solver::to_host_csr(clcg::test::random_dd_spd(int(clcg::solver::dense_factor_up_to_rows) + 1, 9, 3));
+  EXPECT_EQ(plan(gpu64, wide).method, Method::cg);
+  // A cheap sparse factor stays on the host; --factor device puts any factor on the device,
+  // without the analysis, even on a CPU.
+  const HostCsr small = clcg::solver::to_host_csr(clcg::test::poisson(8, 6));
+  const auto cheap = plan(gpu64, small);
+  EXPECT_EQ(cheap.method, Method::direct);
+  EXPECT_FALSE(cheap.factor_on_device);
+  Settings device = automatic();
+  device.precond_options.factor = FactorPlace::device;
+  const auto forced = plan(cpu, small, device);
+  EXPECT_EQ(forced.method, Method::direct);
+  EXPECT_TRUE(forced.factor_on_device);
+  EXPECT_FALSE(forced.analysis);
+  EXPECT_FALSE(clcg::solver::dense_factor_pays(gpu64, 0, FactorPlace::automatic));  // n = 0
 }
 
 TEST(Plan, WithoutAHostMatrixThePlanIsCg) {

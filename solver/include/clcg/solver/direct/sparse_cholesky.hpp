@@ -14,6 +14,7 @@
 #include <span>
 #include <stdexcept>
 
+#include "clcg/solver/direct/cholesky_factor.hpp"
 #include "clcg/solver/sparse/csr_matrix.hpp"
 
 namespace clcg::solver {
@@ -35,7 +36,7 @@ struct FactorEstimate {
   double analyse_seconds = 0;       // the ordering and the symbolic factorisation
 };
 
-class SparseCholesky {
+class SparseCholesky final : public CholeskyFactor {
  public:
   // Symbolic analysis of `a` (square, full storage, sorted columns; only the upper triangle is
   // read, so a general matrix is factored as the symmetric matrix of its upper triangle: the
@@ -50,7 +51,8 @@ class SparseCholesky {
   void factorize(const CsrView& a);
   bool factorized() const noexcept;
   // x = A^-1 b with the last factorisation (b and x may alias).
-  void solve(std::span<const double> b, std::span<double> x) const;
+  void solve(std::span<const double> b, std::span<double> x) const override;
+  std::string_view kind() const noexcept override { return "sparse LDL^T"; }
 
   const FactorEstimate& estimate() const noexcept { return estimate_; }
   std::size_t rows() const noexcept { return rows_; }

@@ -18,7 +18,7 @@ namespace clcg::solver {
 
 enum class Method {
   cg,      // CG on the device (Settings' preconditioner and variant)
-  direct,  // A = L D L^T on the host, x by triangular solves, the true residual checked
+  direct,  // A = L D L^T on the host or L L^T on the device, x by triangular solves, the true residual checked
 };
 std::string_view method_name(Method m) noexcept;  // "cg", "direct"
 
@@ -28,6 +28,7 @@ struct Plan {
   std::string reason;  // one line for the summary and the JSON, e.g. "factor 41K nonzeros, 0.3 Mflop: direct"
   // The symbolic factorisation the plan was based on, when it ran one (direct reuses it).
   std::shared_ptr<SparseCholesky> analysis;
+  bool factor_on_device = false;  // direct: the dense factor on the device (else the sparse one on the host)
 };
 
 // The whole choice for `requested` (its automatic preconditioner and variant) on `device`.
@@ -59,6 +60,14 @@ inline constexpr std::size_t analyse_up_to_nnz = 10'000;
 inline constexpr double direct_up_to_flops = 4e6;
 bool worth_analysing(std::size_t rows, std::size_t nnz);
 bool direct_pays(const FactorEstimate& factor);
+// Where the sparse factor is not cheap (or was not analysed), a matrix of at most
+// dense_factor_up_to_rows rows is factored dense on a GPU with fp64 (direct/
+// dense_device_cholesky.hpp): its n^3 / 3 flops take about what a CG solve of a well-conditioned
+// matrix of that size takes to start, and the ill-conditioned ones (stiffness matrices: 200-1400
+// Jacobi steps) solve 5-20x faster. PreconditionerOptions::factor chooses for the planner
+// (host: never; device: wherever a factor is used).
+inline constexpr std::size_t dense_factor_up_to_rows = 3000;
+bool dense_factor_pays(const cl::DeviceInfo& device, std::size_t rows, FactorPlace place);
 
 // The rows a node where A is a block system: finite-element codes number a node's unknowns
 // together (its displacements, say) and couple each with each of its neighbours', so the rows of

@@ -18,12 +18,21 @@ enum class Preconditioner {
   chebyshev,  // M^-1 = a Chebyshev polynomial in D^-1 A times D^-1; precond/chebyshev.hpp
   ic0,        // incomplete Cholesky with zero fill, applied by Jacobi sweeps; precond/ic0.hpp
   amg,        // smoothed-aggregation algebraic multigrid, one V-cycle; multigrid/amg.hpp
-  cholesky,   // M = A: a sparse LDL^T factor on the host, exact (precond/cholesky.hpp)
+  cholesky,   // M = A: an exact Cholesky factor, where FactorPlace says (precond/cholesky.hpp)
   automatic,  // the one choose_preconditioner picks for the matrix (krylov/preconditioner_factory.hpp)
 };
 
 std::string_view preconditioner_name(Preconditioner p) noexcept;  // "none", "jacobi", ..., "auto"
 Preconditioner parse_preconditioner(std::string_view name);       // std::invalid_argument listing the names
+
+// Where an exact factor of A lives (the cholesky preconditioner, the planner's direct method).
+enum class FactorPlace {
+  automatic,  // the planner's choice (krylov/plan.hpp); the cholesky preconditioner: host
+  host,       // a sparse LDL^T on the host (direct/sparse_cholesky.hpp)
+  device,     // a dense LL^T in double on the device (direct/dense_device_cholesky.hpp; fp64)
+};
+std::string_view factor_place_name(FactorPlace p) noexcept;  // "auto", "host", "device"
+FactorPlace parse_factor_place(std::string_view name);       // std::invalid_argument listing the names
 
 struct ChebyshevOptions {
   unsigned degree = 4;           // SpMVs per apply (>= 1); 1 is Jacobi scaled by 1/upper-bound midpoint
@@ -82,6 +91,7 @@ struct PreconditionerOptions {
   ChebyshevOptions chebyshev;
   Ic0Options ic0;
   AmgOptions amg;
+  FactorPlace factor = FactorPlace::automatic;
 };
 
 }  // namespace clcg::solver
