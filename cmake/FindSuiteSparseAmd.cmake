@@ -1,10 +1,10 @@
 # Finds SuiteSparse's AMD ordering (Debian: libsuitesparse-dev), which ships no CMake package in
 # SuiteSparse 5, and defines SuiteSparse::AMD (AMD and the SuiteSparse_config it calls). The
-# static archives are preferred, as for libdeflate: carried binaries then need no libamd2 where
-# they run, and Debian's archives are position-independent, so the Python module links them too.
+# shared libraries: Debian's libsuitesparseconfig.a is not position-independent, so the Python
+# module could not link it.
 find_path(SuiteSparseAmd_INCLUDE_DIR amd.h PATH_SUFFIXES suitesparse)
-find_library(SuiteSparseAmd_LIBRARY NAMES libamd.a amd)
-find_library(SuiteSparseAmd_CONFIG_LIBRARY NAMES libsuitesparseconfig.a suitesparseconfig)
+find_library(SuiteSparseAmd_LIBRARY NAMES amd)
+find_library(SuiteSparseAmd_CONFIG_LIBRARY NAMES suitesparseconfig)
 include(FindPackageHandleStandardArgs)
 find_package_handle_standard_args(SuiteSparseAmd
   REQUIRED_VARS SuiteSparseAmd_LIBRARY SuiteSparseAmd_CONFIG_LIBRARY SuiteSparseAmd_INCLUDE_DIR)

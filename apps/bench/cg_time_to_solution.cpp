@@ -6,6 +6,7 @@
 
 #include "clcg/solver/krylov/cg_method.hpp"
 #include "clcg/solver/krylov/direct_solve.hpp"
+#include "clcg/solver/krylov/direct_watch.hpp"
 #include "clcg/solver/krylov/plan.hpp"
 #include "clcg/solver/krylov/preconditioner_factory.hpp"
 #include "clcg/solver/precond/cholesky.hpp"
@@ -77,12 +78,28 @@ std::vector<TimeToSolutionRow> time_to_solution(const clcg::cl::Env& profiled, c
       if (!factor) cg = solver::make_cg_solver(env, device_a, plan.settings, m);
       env.queue().finish();
       start = Clock::now();
-      const solver::SolveInfo info =
-          factor ? solver::solve_directly(host, factor->factor(), {b.data(), n}, x_host, false, plan.settings)
-                 : cg->solve(b_device, x, false, true);
+      solver::SolveInfo info;
+      std::optional<solver::Plan> handed_over;  // a watched CG's hand-over to a factor (krylov/direct_watch.hpp)
+      if (factor) {
+        info = solver::solve_directly(host, factor->factor(), {b.data(), n}, x_host, false, plan.settings);
+      } else if (!plan.watch_for_direct) {
+        info = cg->solve(b_device, x, false, true);
+      } else {
+        {
+          const solver::DirectWatch watch(env.info(), plan, view, cg->settings());
+          info = cg->solve(b_device, x, false, true);
+          handed_over = watch.direct_plan();
+        }
+        if (handed_over) {  // the factor from CG's x, in the solve's time: what a user waits
+          env.queue().enqueueReadBuffer(x, CL_TRUE, 0, n * sizeof(double), x_host.data());
+          const solver::CholeskyPreconditioner direct(env, host, ElementType::f64, handed_over->analysis,
+                                                      handed_over->factor_on_device);
+          info = solver::solve_directly(host, direct.factor(), {b.data(), n}, x_host, true, handed_over->settings);
+        }
+      }
       const double solve_ms = ms_since(start);
       if (r == 0) {
-        row.variant = factor ? "direct" : std::string(solver::cg_variant_name(plan.settings.variant));
+        row.variant = factor ? "direct" : handed_over ? "cg+direct" : std::string(solver::cg_variant_name(plan.settings.variant));
         if (p == solver::Preconditioner::automatic)
           row.precond += " (" + std::string(solver::preconditioner_name(plan.settings.preconditioner)) + ")";
         row.precision = m ? m->report().precision : "double";

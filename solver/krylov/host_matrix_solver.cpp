@@ -10,6 +10,7 @@
 #include "clcg/cl/error.hpp"
 #include "clcg/solver/direct/dense_device_cholesky.hpp"
 #include "clcg/solver/krylov/direct_solve.hpp"
+#include "clcg/solver/krylov/direct_watch.hpp"
 #include "clcg/solver/krylov/preconditioner_factory.hpp"
 #include "clcg/solver/krylov/solve.hpp"
 #include "clcg/solver/sparse/device_memory.hpp"
@@ -138,12 +139,12 @@ SolveInfo HostMatrixSolver::solve_direct(const void* b, void* x, bool use_guess)
   const std::size_t n = rows();
   if (type_ == ElementType::f64)
     return solve_directly(host_, direct_->factor(), {static_cast<const double*>(b), n}, {static_cast<double*>(x), n},
-                          use_guess, resolved_);
+                          use_guess, settings());
   const float* bf = static_cast<const float*>(b);
   float* xf = static_cast<float*>(x);
   const std::vector<double> bd(bf, bf + n);
   std::vector<double> xd(xf, xf + n);
-  const SolveInfo info = solve_directly(host_, direct_->factor(), bd, xd, use_guess, resolved_);
+  const SolveInfo info = solve_directly(host_, direct_->factor(), bd, xd, use_guess, settings());
   std::copy(xd.begin(), xd.end(), xf);
   return info;
 }
@@ -183,7 +184,26 @@ SolveInfo HostMatrixSolver::solve(const ::cl::Buffer& b, const ::cl::Buffer& x, 
     return info;
   }
   ::cl::Buffer solution = x;  // the CG solver writes through the handle, not into it
-  return cg_->solve(b, solution, use_guess, true_residual);  // on the device: no host pass over A
+  if (!plan_.watch_for_direct) return cg_->solve(b, solution, use_guess, true_residual);  // no host pass over A
+  std::optional<Plan> direct;
+  SolveInfo cg;
+  std::size_t cg_steps = 0;
+  double check_seconds = 0;
+  {
+    const DirectWatch watch(env_.info(), plan_, host_, cg_->settings());
+    cg = cg_->solve(b, solution, use_guess, true_residual);
+    direct = watch.direct_plan();
+    cg_steps = watch.cg_steps();
+    check_seconds = watch.check_seconds();
+  }
+  if (!direct) return cg;
+  plan_ = std::move(*direct);  // from now on: the direct method, from CG's x this time
+  set_up_direct();
+  if (setup_failure_) return setup_failure_info();
+  SolveInfo info = solve(b, x, /*use_guess=*/true, true_residual);
+  info.seconds += cg.seconds - check_seconds;  // (the analysis and the factor are the set-up's)
+  info.message = std::to_string(cg_steps) + " CG steps, then " + info.message;
+  return info;
 }
 
 SolveInfo HostMatrixSolver::setup_failure_info() const {

@@ -4,6 +4,7 @@
 #include "clcg/solver/multigrid/near_nullspace.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <vector>
 
@@ -97,9 +98,52 @@ bool worth_analysing(std::size_t rows, std::size_t nnz) { return rows > 0 && nnz
 
 bool direct_pays(const FactorEstimate& factor) { return factor.flops <= direct_up_to_flops; }
 
-bool dense_factor_pays(const cl::DeviceInfo& device, std::size_t rows, FactorPlace place) {
+bool dense_factor_allowed(const cl::DeviceInfo& device, std::size_t rows, FactorPlace place) {
   if (place != FactorPlace::automatic || rows == 0) return place == FactorPlace::device && rows > 0;
   return !device.is_cpu() && device.fp64 && rows <= dense_factor_up_to_rows;
+}
+
+double dense_direct_seconds(std::size_t rows) {
+  const double blocks = std::ceil(double(rows) / double(DenseDeviceCholesky::block));
+  return dense_seconds_fixed + blocks * dense_seconds_per_block + DenseDeviceCholesky::flops(rows) / dense_flops_per_second;
+}
+
+double sparse_direct_seconds(const FactorEstimate& factor) { return factor.flops / sparse_flops_per_second; }
+
+double cg_step_seconds(const cl::DeviceInfo& device, std::size_t rows, std::size_t nnz) {
+  if (device.is_cpu()) return 20e-6 + double(nnz) * 1e-9;
+  return 25e-6 + (12.0 * double(nnz) + 56.0 * double(rows)) / 2.5e12;
+}
+
+std::optional<Plan> direct_instead(const cl::DeviceInfo& device, const Plan& cg_plan, const CsrView& host,
+                                   double cg_seconds_left, const std::string& why,
+                                   std::shared_ptr<SparseCholesky>& analysis) {
+  const std::size_t rows = std::size_t(host.rows), nnz = std::size_t(host.nnz());
+  const FactorPlace place = cg_plan.settings.precond_options.factor;
+  const double dense = dense_factor_allowed(device, rows, place) ? dense_direct_seconds(rows) : INFINITY;
+  if (!analysis && place != FactorPlace::device && nnz <= analyse_when_watched_up_to_nnz &&
+      cg_seconds_left > double(nnz) * analyse_seconds_per_nonzero)
+    analysis = std::make_shared<SparseCholesky>(host);
+  const double sparse =
+      analysis ? double(nnz) * analyse_seconds_per_nonzero + sparse_direct_seconds(analysis->estimate()) : INFINITY;
+  if (std::min(dense, sparse) >= cg_seconds_left) return std::nullopt;
+  Plan plan = cg_plan;
+  plan.method = Method::direct;
+  plan.watch_for_direct = false;
+  plan.settings.preconditioner = Preconditioner::cholesky;
+  plan.factor_on_device = dense <= sparse;
+  char text[128];
+  std::snprintf(text, sizeof text, "%.2g ms", 1e3 * cg_seconds_left);
+  std::string reason = cg_plan.reason + "; " + why + " (" + text + "): direct, ";
+  if (plan.factor_on_device) {
+    std::snprintf(text, sizeof text, "a dense factor on the device (%.3g Mflop, %.2g ms)",
+                  DenseDeviceCholesky::flops(rows) * 1e-6, 1e3 * dense);
+  } else {
+    plan.analysis = analysis;
+    std::snprintf(text, sizeof text, "%s (%.2g ms)", factor_text(analysis->estimate()).c_str(), 1e3 * sparse);
+  }
+  plan.reason = reason + text;
+  return plan;
 }
 
 bool grows_like_a_surface(std::size_t rows, std::size_t nnz, const CsrView* host) {
@@ -167,7 +211,7 @@ Plan plan_solve(const cl::DeviceInfo& device, const Settings& requested, std::si
     if (direct_pays(plan.analysis->estimate())) return direct(facts + ": direct");
     plan.analysis.reset();  // not needed any more
   }
-  if (may_go_direct && dense_factor_pays(device, rows, place)) {
+  if (may_go_direct && place == FactorPlace::device && rows > 0) {
     char flops[32];
     std::snprintf(flops, sizeof flops, "%.3g", DenseDeviceCholesky::flops(rows) * 1e-6);
     plan.factor_on_device = true;
@@ -182,7 +226,9 @@ Plan plan_solve(const cl::DeviceInfo& device, const Settings& requested, std::si
     if (amg.block_size > 1) facts += ", nodes of " + std::to_string(amg.block_size) + " rows";
   }
   plan.settings = resolve_automatic(device, requested_here, rows, nnz, host);
-  plan.reason = facts + ": " + cg_text(plan.settings, choose_preconditioner, choose_variant);
+  plan.watch_for_direct = may_go_direct && rows <= watch_up_to_rows;
+  plan.reason = facts + ": " + cg_text(plan.settings, choose_preconditioner, choose_variant) +
+                (plan.watch_for_direct ? ", watched" : "");
   return plan;
 }
 

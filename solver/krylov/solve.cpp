@@ -83,8 +83,6 @@ HostSolution solve(const cl::Env& env, const HostMatrix& a, const Eigen::VectorX
   if (!a.isCompressed()) copy = to_host_csr(a, Storage::full);
   HostMatrixSolver solver(env, copy ? CsrView(*copy) : csr_view(a), settings.precision, settings);
   HostSolution out;
-  out.plan = solver.plan();
-  if (const PreconditionerReport* report = solver.preconditioner_report()) out.preconditioner = *report;
   const bool use_guess = x0 != nullptr;
   // In double the device computes the true residual in double from the same matrix; in float
   // its matrix is rounded, so the residual of the double system is computed on the host.
@@ -98,6 +96,8 @@ HostSolution solve(const cl::Env& env, const HostMatrix& a, const Eigen::VectorX
     out.info = solver.solve(bf.data(), xf.data(), use_guess, on_device);
     out.x = xf.cast<double>();
   }
+  out.plan = solver.plan();  // after the solve: a watched CG may have handed over to a factor
+  if (const PreconditionerReport* report = solver.preconditioner_report()) out.preconditioner = *report;
   out.upload_seconds = solver.upload_seconds();
   if (solver.setup_failure()) out.x.setZero();  // no step was taken: x = 0, as for any breakdown before one
   else if (!on_device) out.info.true_residual = relative_residual(solver.host(), b, out.x);

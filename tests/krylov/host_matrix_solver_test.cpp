@@ -171,3 +171,49 @@ TEST(HostMatrixSolver, TheDenseFactorOnTheDeviceSolvesDirectlyAndAsM) {
 }
 
 }  // namespace
+
+namespace {
+
+// A band of half-width 3 (14K nonzeros: past the planner's analysis) that Jacobi CG crawls
+// through (a 1D operator: steps grow with n), while its factor is nearly free.
+clcg::solver::HostMatrix banded(int n) {
+  std::vector<Eigen::Triplet<double, int>> t;
+  for (int i = 0; i < n; ++i) {
+    t.emplace_back(i, i, 6.0 + 1e-6);
+    for (int d = 1; d <= 3; ++d)
+      if (i + d < n) t.emplace_back(i, i + d, -1.0), t.emplace_back(i + d, i, -1.0);
+  }
+  clcg::solver::HostMatrix a(n, n);
+  a.setFromTriplets(t.begin(), t.end());
+  return a;
+}
+
+// `auto` on a small matrix watches CG: where its first steps' rate predicts the factor faster,
+// the factor takes over from CG's x (the same answer), and the solver stays direct.
+TEST(HostMatrixSolver, AWatchedCgHandsOverToTheFactorWhereItsRateIsSlow) {
+  const clcg::solver::HostMatrix a = banded(2000);
+  Settings settings;
+  settings.preconditioner = Preconditioner::automatic;
+  settings.variant = clcg::solver::CgVariant::automatic;
+  settings.tolerance = 1e-10;
+  HostMatrixSolver solver(test_env(), clcg::solver::to_host_csr(a), ElementType::f64, settings);
+  ASSERT_EQ(solver.plan().method, clcg::solver::Method::cg);
+  EXPECT_TRUE(solver.plan().watch_for_direct);
+  const VectorXd b = a * VectorXd::Ones(a.cols());
+  VectorXd x = VectorXd::Zero(a.rows());
+  const clcg::solver::SolveInfo first = solver.solve(b.data(), x.data(), false);
+  EXPECT_TRUE(first.converged()) << first.message;
+  EXPECT_EQ(first.message.find(std::to_string(clcg::solver::watch_first_check) + " CG steps, then solved directly"), 0u)
+      << first.message;
+  EXPECT_LE((x - VectorXd::Ones(a.rows())).lpNorm<Eigen::Infinity>(), 1e-6);  // cond ~1e7: 1e-10 * cond
+  EXPECT_EQ(solver.plan().method, clcg::solver::Method::direct);
+  EXPECT_NE(solver.plan().reason.find("the residual's rate predicts"), std::string::npos) << solver.plan().reason;
+  ASSERT_NE(solver.preconditioner_report(), nullptr);
+  EXPECT_EQ(solver.preconditioner_report()->name, "cholesky");
+  VectorXd again = VectorXd::Zero(a.rows());
+  const clcg::solver::SolveInfo second = solver.solve(b.data(), again.data(), false);
+  EXPECT_EQ(second.message.find("solved directly"), 0u) << second.message;  // direct from the start now
+  EXPECT_LE((again - VectorXd::Ones(a.rows())).lpNorm<Eigen::Infinity>(), 1e-6);
+}
+
+}  // namespace

@@ -88,10 +88,10 @@ TEST(Plan, LargeMatricesAreNotAnalysed) {
   const auto on_gpu = plan(gpu, a);
   EXPECT_EQ(on_gpu.method, Method::cg);
   EXPECT_FALSE(on_gpu.analysis);
-  EXPECT_EQ(on_gpu.reason, "10K rows, 49.6K nonzeros on a GPU: CG, jacobi, pipelined");
+  EXPECT_EQ(on_gpu.reason, "10K rows, 49.6K nonzeros on a GPU: CG, jacobi, pipelined, watched");
   const auto on_cpu = plan(cpu, a);
   EXPECT_EQ(on_cpu.method, Method::cg);
-  EXPECT_EQ(on_cpu.reason, "10K rows, 49.6K nonzeros on a CPU: CG, jacobi, single");
+  EXPECT_EQ(on_cpu.reason, "10K rows, 49.6K nonzeros on a CPU: CG, jacobi, single, watched");
   // 3D Poisson 256^3 on a GPU: AMG, fused (no host matrix: the planner is given sizes).
   const auto big = clcg::solver::plan_solve(gpu, automatic(), 16'777'216, 117'047'296);
   EXPECT_EQ(big.method, Method::cg);
@@ -123,39 +123,78 @@ TEST(Plan, NamingAPreconditionerOrAVariantAsksForCg) {
   EXPECT_EQ(plan(gpu, a, s).method, Method::direct);  // the factor is in double whatever the solve's type
 }
 
-TEST(Plan, AFewThousandRowsWithoutACheapSparseFactorAreFactoredDenseOnAGpu) {
+TEST(Plan, SmallMatricesWithoutACheapFactorAreWatchedAndDenseOnTheDeviceOnlyWhenAsked) {
   using clcg::solver::FactorPlace;
   // 11^3 (analysed: several Mflop) and a random matrix of bcsstk13's size and row length (not
-  // analysed: over 10K nonzeros) on a GPU with fp64: the dense factor on the device.
+  // analysed: over 10K nonzeros): CG, watched, on any device.
   for (const auto& a : {clcg::solver::to_host_csr(clcg::test::poisson(11, 11, 11)),
-                        clcg::solver::to_host_csr(clcg::test::random_dd_spd(2003, 42, 13))}) {
-    const auto p = plan(gpu64, a);
-    SCOPED_TRACE(p.reason);
-    EXPECT_EQ(p.method, Method::direct);
-    EXPECT_TRUE(p.factor_on_device);
-    EXPECT_FALSE(p.analysis);
-    EXPECT_NE(p.reason.find("direct, a dense factor on the device"), std::string::npos);
-    EXPECT_EQ(plan(cpu, a).method, Method::cg);  // a CPU device: CG
-    Settings host = automatic();
-    host.precond_options.factor = FactorPlace::host;  // never on the device
-    EXPECT_EQ(plan(gpu64, a, host).method, Method::cg);
-  }
-  // Past dense_factor_up_to_rows rows: CG.
-  const HostCsr wide = clcg::solver::to_host_csr(clcg::test::random_dd_spd(int(clcg::solver::dense_factor_up_to_rows) + 1, 9, 3));
-  EXPECT_EQ(plan(gpu64, wide).method, Method::cg);
-  // A cheap sparse factor stays on the host; --factor device puts any factor on the device,
-  // without the analysis, even on a CPU.
-  const HostCsr small = clcg::solver::to_host_csr(clcg::test::poisson(8, 6));
-  const auto cheap = plan(gpu64, small);
-  EXPECT_EQ(cheap.method, Method::direct);
-  EXPECT_FALSE(cheap.factor_on_device);
+                        clcg::solver::to_host_csr(clcg::test::random_dd_spd(2003, 42, 13))})
+    for (const auto& device : {gpu64, cpu}) {
+      const auto p = plan(device, a);
+      SCOPED_TRACE(p.reason);
+      EXPECT_EQ(p.method, Method::cg);
+      EXPECT_TRUE(p.watch_for_direct);
+      EXPECT_FALSE(p.analysis);
+      EXPECT_EQ(p.reason.substr(p.reason.size() - 9), ", watched");
+    }
+  // Past watch_up_to_rows rows, or a preconditioner named: not watched.
+  const HostCsr wide = clcg::solver::to_host_csr(clcg::test::poisson(int(clcg::solver::watch_up_to_rows) / 100 + 1, 100));
+  EXPECT_FALSE(plan(gpu64, wide).watch_for_direct);
+  const HostCsr small = clcg::solver::to_host_csr(clcg::test::poisson(11, 11, 11));
+  Settings jacobi = automatic();
+  jacobi.preconditioner = Preconditioner::jacobi;
+  EXPECT_FALSE(plan(gpu64, small, jacobi).watch_for_direct);
+  // --factor device: the dense factor on the device at once, without the analysis, even on a CPU.
   Settings device = automatic();
   device.precond_options.factor = FactorPlace::device;
-  const auto forced = plan(cpu, small, device);
+  const auto forced = plan(cpu, clcg::solver::to_host_csr(clcg::test::poisson(8, 6)), device);
   EXPECT_EQ(forced.method, Method::direct);
   EXPECT_TRUE(forced.factor_on_device);
   EXPECT_FALSE(forced.analysis);
-  EXPECT_FALSE(clcg::solver::dense_factor_pays(gpu64, 0, FactorPlace::automatic));  // n = 0
+  EXPECT_NE(forced.reason.find("direct, a dense factor on the device"), std::string::npos) << forced.reason;
+}
+
+TEST(Plan, TheDenseFactorIsAllowedOnAGpuWithFp64UpToItsRows) {
+  using clcg::solver::FactorPlace;
+  using clcg::solver::dense_factor_allowed;
+  const std::size_t most = clcg::solver::dense_factor_up_to_rows;
+  EXPECT_TRUE(dense_factor_allowed(gpu64, most, FactorPlace::automatic));
+  EXPECT_FALSE(dense_factor_allowed(gpu64, most + 1, FactorPlace::automatic));
+  EXPECT_FALSE(dense_factor_allowed(gpu, 100, FactorPlace::automatic));  // no fp64
+  EXPECT_FALSE(dense_factor_allowed(cpu, 100, FactorPlace::automatic));
+  EXPECT_FALSE(dense_factor_allowed(gpu64, 100, FactorPlace::host));
+  EXPECT_TRUE(dense_factor_allowed(cpu, most + 1, FactorPlace::device));
+  EXPECT_FALSE(dense_factor_allowed(gpu64, 0, FactorPlace::automatic));  // n = 0
+  // The models grow with the work: a dense factor's n^3, a CG step's bytes.
+  EXPECT_LT(clcg::solver::dense_direct_seconds(1000), clcg::solver::dense_direct_seconds(2000));
+  EXPECT_LT(clcg::solver::cg_step_seconds(gpu64, 1000, 5000), clcg::solver::cg_step_seconds(gpu64, 1000, 5'000'000));
+}
+
+TEST(Plan, DirectInsteadPicksTheFactorPredictedFastestOrNone) {
+  using clcg::solver::FactorPlace;
+  // bcsstk13's shape at random: its sparse factor fills in (dense-like), so on a GPU with fp64
+  // the dense factor on the device; on a CPU the sparse one (the only one allowed).
+  const HostCsr a = clcg::solver::to_host_csr(clcg::test::random_dd_spd(2003, 42, 13));
+  const auto cg_plan = plan(gpu64, a);
+  std::shared_ptr<clcg::solver::SparseCholesky> analysis;
+  const auto dense = clcg::solver::direct_instead(gpu64, cg_plan, a, 10.0, "why", analysis);
+  ASSERT_TRUE(dense);
+  EXPECT_EQ(dense->method, Method::direct);
+  EXPECT_TRUE(dense->factor_on_device);
+  EXPECT_FALSE(dense->watch_for_direct);
+  EXPECT_EQ(dense->settings.preconditioner, Preconditioner::cholesky);
+  EXPECT_NE(dense->reason.find("; why ("), std::string::npos) << dense->reason;
+  EXPECT_TRUE(analysis);  // looked at, kept for the next check
+  analysis.reset();
+  const auto sparse = clcg::solver::direct_instead(cpu, plan(cpu, a), a, 1e6, "why", analysis);
+  ASSERT_TRUE(sparse);
+  EXPECT_FALSE(sparse->factor_on_device);
+  ASSERT_TRUE(sparse->analysis);
+  EXPECT_NE(sparse->reason.find("Mflop"), std::string::npos) << sparse->reason;
+  // CG's time left below both: none (and no analysis where CG's time left would not pay it).
+  analysis.reset();
+  EXPECT_FALSE(clcg::solver::direct_instead(gpu64, cg_plan, a, 1e-5, "why", analysis));
+  EXPECT_FALSE(analysis);
 }
 
 TEST(Plan, WithoutAHostMatrixThePlanIsCg) {

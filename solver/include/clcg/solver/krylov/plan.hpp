@@ -6,6 +6,7 @@
 // holds the decisions as a table.
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "clcg/cl/device.hpp"
@@ -29,6 +30,8 @@ struct Plan {
   // The symbolic factorisation the plan was based on, when it ran one (direct reuses it).
   std::shared_ptr<SparseCholesky> analysis;
   bool factor_on_device = false;  // direct: the dense factor on the device (else the sparse one on the host)
+  // CG: watch its steps and go direct where they predict a factor faster (krylov/direct_watch.hpp).
+  bool watch_for_direct = false;
 };
 
 // The whole choice for `requested` (its automatic preconditioner and variant) on `device`.
@@ -60,14 +63,41 @@ inline constexpr std::size_t analyse_up_to_nnz = 10'000;
 inline constexpr double direct_up_to_flops = 4e6;
 bool worth_analysing(std::size_t rows, std::size_t nnz);
 bool direct_pays(const FactorEstimate& factor);
-// Where the sparse factor is not cheap (or was not analysed), a matrix of at most
-// dense_factor_up_to_rows rows is factored dense on a GPU with fp64 (direct/
-// dense_device_cholesky.hpp): its n^3 / 3 flops take about what a CG solve of a well-conditioned
-// matrix of that size takes to start, and the ill-conditioned ones (stiffness matrices: 200-1400
-// Jacobi steps) solve 5-20x faster. PreconditionerOptions::factor chooses for the planner
-// (host: never; device: wherever a factor is used).
-inline constexpr std::size_t dense_factor_up_to_rows = 3000;
-bool dense_factor_pays(const cl::DeviceInfo& device, std::size_t rows, FactorPlace place);
+// Where the sparse factor is not cheap (or was not analysed), no rule from A's size tells CG's
+// steps: a 3D grid of 2,744 rows converges in 36 Jacobi steps (1.1 ms on the H100), bcsstk13's
+// 2,003 rows take 1,370 (36 ms). So a matrix of at most watch_up_to_rows rows goes to CG
+// watched (krylov/direct_watch.hpp): at steps watch_first_check, twice that, ... the residual's
+// rate since the last check predicts the steps left, and where they would take longer than a
+// direct solve from CG's x, CG stops and the factor takes over: the dense one on the device
+// (direct/dense_device_cholesky.hpp; a GPU with fp64, at most dense_factor_up_to_rows rows) or
+// the sparse one on the host (its analysis run then, for at most analyse_when_watched_up_to_nnz
+// nonzeros), whichever is predicted faster. Every time is a model of the device's, never a
+// clock, so the same residuals make the same choice: the same bits every run.
+inline constexpr std::size_t watch_up_to_rows = 20'000;
+inline constexpr std::size_t watch_first_check = 20;
+inline constexpr std::size_t dense_factor_up_to_rows = 4'096;
+inline constexpr std::size_t analyse_when_watched_up_to_nnz = 200'000;
+// Whether the dense factor on the device may be used: PreconditionerOptions::factor chooses
+// (host: never; device: wherever a factor is used; auto: a GPU with fp64, up to the bound).
+bool dense_factor_allowed(const cl::DeviceInfo& device, std::size_t rows, FactorPlace place);
+// What a direct solve costs (s), from the H100 machine's measurements (docs/PERFORMANCE.md,
+// "Direct or CG"): the dense factor and its solve on the device; the sparse factor and its solve
+// on the host from the analysis' flops (Eigen's simplicial LDL^T: about 2.3 Gflop/s).
+inline constexpr double dense_seconds_fixed = 3e-4, dense_seconds_per_block = 1.2e-4, dense_flops_per_second = 2e12;
+inline constexpr double sparse_flops_per_second = 2.3e9;
+inline constexpr double analyse_seconds_per_nonzero = 2e-8;  // AMD and the symbolic factor: bcsstk13 1.5 ms
+double dense_direct_seconds(std::size_t rows);
+// A small matrix's CG step: on a GPU a latency-bound 25 us (Jacobi, pipelined: 26 us for bcsstk13
+// and lap2D_5pt_n100, H100) plus its bytes at 2.5 TB/s; on a CPU device (PoCL, 2 cores) 20 us
+// plus 1 ns a nonzero (bcsstk13: 99 us).
+double cg_step_seconds(const cl::DeviceInfo& device, std::size_t rows, std::size_t nnz);
+double sparse_direct_seconds(const FactorEstimate& factor);
+// The direct plan that the watch's prediction calls for: CG's remaining `cg_seconds_left`
+// against the factors allowed, or none. The sparse factor's analysis runs where CG's time left
+// would pay for it, once: `analysis` keeps it between calls.
+std::optional<Plan> direct_instead(const cl::DeviceInfo& device, const Plan& cg_plan, const CsrView& host,
+                                   double cg_seconds_left, const std::string& why,
+                                   std::shared_ptr<SparseCholesky>& analysis);
 
 // The rows a node where A is a block system: finite-element codes number a node's unknowns
 // together (its displacements, say) and couple each with each of its neighbours', so the rows of
