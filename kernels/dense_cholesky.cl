@@ -24,19 +24,22 @@ __kernel void scatter(uint n, uint lda, __global const int* row_ptr, __global co
 // work-items: L11 (written to `block`) and W = L11^-1 (to `w`). A pivot <= 0 (or NaN) records its
 // column + 1 in *failed (the first one: blocks run in order) and is replaced by 1 so that the
 // rest stays finite. Two barriers a column: the pivot is read by every work-item and kept in
-// `pivots` until the end, so no one writes l[j][j] while others read it.
+// `pivots` until the end, so no one writes l[j][j] while others read it. The serial steps are the
+// factor's latency, so each takes one reciprocal square root and no division (rsqrt: 2 ulp; the
+// direct method's residual check and refinement see the rest).
 inline void factor_in_local(__local double (*l)[NB + 1], __local double* pivots, __local double* dinv, uint k0,
                             __global double* block, uint lda, __global double* w, __global uint* failed,
                             uint side) {
   const uint t = get_local_id(0), items = side * side, ty = t / side, tx = t % side;
   for (uint j = 0; j < NB; ++j) {
     const double d = l[j][j];
-    const double pivot = d > 0.0 ? sqrt(d) : 1.0;
+    const double inverse = d > 0.0 ? rsqrt(d) : 1.0;
     if (t == 0) {
-      pivots[j] = pivot;
+      pivots[j] = d > 0.0 ? d * inverse : 1.0;
+      dinv[j] = inverse;
       if (!(d > 0.0) && *failed == 0) *failed = k0 + j + 1;
     }
-    for (uint i = j + 1 + t; i < NB; i += items) l[i][j] /= pivot;
+    for (uint i = j + 1 + t; i < NB; i += items) l[i][j] *= inverse;
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint i = j + 1 + ty; i < NB; i += side) {  // the trailing lower triangle
       const double lij = l[i][j];
@@ -46,17 +49,13 @@ inline void factor_in_local(__local double (*l)[NB + 1], __local double* pivots,
   }
   // W = L11^-1 by forward substitution on the identity, all columns at once: X = I; for each m,
   // X[m, :] /= L[m, m], then X[i, :] -= L[i, m] X[m, :] below it. X's strictly lower part is kept
-  // transposed in l's upper triangle (l[c][i], c < i), its diagonal in dinv.
+  // transposed in l's upper triangle (l[c][i], c < i), its diagonal (1 / L[m, m]) in dinv.
   for (uint e = t; e < NB * NB; e += items)
     if (e % NB < e / NB) l[e % NB][e / NB] = 0.0;
-  for (uint i = t; i < NB; i += items) dinv[i] = 1.0;
   barrier(CLK_LOCAL_MEM_FENCE);
   for (uint m = 0; m < NB; ++m) {
-    const double pivot = pivots[m];
-    for (uint c = t; c <= m; c += items) {
-      if (c < m) l[c][m] /= pivot;
-      else dinv[m] /= pivot;
-    }
+    const double inverse = dinv[m];
+    for (uint c = t; c < m; c += items) l[c][m] *= inverse;
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint i = m + 1 + ty; i < NB; i += side) {
       const double lim = l[i][m];

@@ -121,12 +121,14 @@ std::optional<Plan> direct_instead(const cl::DeviceInfo& device, const Plan& cg_
   const std::size_t rows = std::size_t(host.rows), nnz = std::size_t(host.nnz());
   const FactorPlace place = cg_plan.settings.precond_options.factor;
   const double dense = dense_factor_allowed(device, rows, place) ? dense_direct_seconds(rows) : INFINITY;
-  if (!analysis && place != FactorPlace::device && nnz <= analyse_when_watched_up_to_nnz &&
-      cg_seconds_left > double(nnz) * analyse_seconds_per_nonzero)
+  // The sparse factor only where the dense one is not allowed (its analysis costs as much as
+  // the dense factor on these sizes: bcsstk13 4 ms) and CG's time left would pay the analysis.
+  const double analyse = double(nnz) * analyse_seconds_per_nonzero;
+  if (!analysis && dense == INFINITY && place != FactorPlace::device && nnz <= analyse_when_watched_up_to_nnz &&
+      cg_seconds_left > watch_margin * analyse)
     analysis = std::make_shared<SparseCholesky>(host);
-  const double sparse =
-      analysis ? double(nnz) * analyse_seconds_per_nonzero + sparse_direct_seconds(analysis->estimate()) : INFINITY;
-  if (std::min(dense, sparse) >= cg_seconds_left) return std::nullopt;
+  const double sparse = analysis ? analyse + sparse_direct_seconds(analysis->estimate()) : INFINITY;
+  if (watch_margin * std::min(dense, sparse) >= cg_seconds_left) return std::nullopt;
   Plan plan = cg_plan;
   plan.method = Method::direct;
   plan.watch_for_direct = false;
@@ -209,7 +211,7 @@ Plan plan_solve(const cl::DeviceInfo& device, const Settings& requested, std::si
     plan.analysis = std::make_shared<SparseCholesky>(*host);
     facts = factor_text(plan.analysis->estimate());
     if (direct_pays(plan.analysis->estimate())) return direct(facts + ": direct");
-    plan.analysis.reset();  // not needed any more
+    plan.analysis.reset();  // (a watched CG's hand-over runs it again only where it pays)
   }
   if (may_go_direct && place == FactorPlace::device && rows > 0) {
     char flops[32];

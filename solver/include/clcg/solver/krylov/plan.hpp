@@ -70,22 +70,28 @@ bool direct_pays(const FactorEstimate& factor);
 // rate since the last check predicts the steps left, and where they would take longer than a
 // direct solve from CG's x, CG stops and the factor takes over: the dense one on the device
 // (direct/dense_device_cholesky.hpp; a GPU with fp64, at most dense_factor_up_to_rows rows) or
-// the sparse one on the host (its analysis run then, for at most analyse_when_watched_up_to_nnz
-// nonzeros), whichever is predicted faster. Every time is a model of the device's, never a
-// clock, so the same residuals make the same choice: the same bits every run.
+// the sparse one on the host where the dense one is not allowed (its analysis run then, for at
+// most analyse_when_watched_up_to_nnz nonzeros). CG goes on unless its prediction is watch_margin
+// times the factor's: CG's early rate misleads both ways (bcsstk13's slows down, a 2D
+// Laplacian's speeds up: lap2D_5pt_n100 predicted 475 more steps after 40, and took 143). Every
+// time is a model of the device's, never a clock, so the same residuals make the same choice:
+// the same bits every run.
 inline constexpr std::size_t watch_up_to_rows = 20'000;
 inline constexpr std::size_t watch_first_check = 20;
 inline constexpr std::size_t dense_factor_up_to_rows = 4'096;
 inline constexpr std::size_t analyse_when_watched_up_to_nnz = 200'000;
+inline constexpr double watch_margin = 2.0;
 // Whether the dense factor on the device may be used: PreconditionerOptions::factor chooses
 // (host: never; device: wherever a factor is used; auto: a GPU with fp64, up to the bound).
 bool dense_factor_allowed(const cl::DeviceInfo& device, std::size_t rows, FactorPlace place);
-// What a direct solve costs (s), from the H100 machine's measurements (docs/PERFORMANCE.md,
-// "Direct or CG"): the dense factor and its solve on the device; the sparse factor and its solve
-// on the host from the analysis' flops (Eigen's simplicial LDL^T: about 2.3 Gflop/s).
-inline constexpr double dense_seconds_fixed = 3e-4, dense_seconds_per_block = 1.2e-4, dense_flops_per_second = 2e12;
-inline constexpr double sparse_flops_per_second = 2.3e9;
-inline constexpr double analyse_seconds_per_nonzero = 2e-8;  // AMD and the symbolic factor: bcsstk13 1.5 ms
+// What a direct solve costs (s), fitted to the H100 machine's (docs/PERFORMANCE.md, "Direct or
+// CG"): the dense factor and its solve on the device, a latency a 64-column block (its diagonal
+// factor's serial steps and two launches) and the trailing updates' flops (3D grids of 1,000 to
+// 4,096 rows: 2.2 to 9.6 ms); the sparse factor and its solve on the host from the analysis'
+// flops (lap2D_5pt_n100: 12 Mflop in about 11 ms), the analysis from A's nonzeros (3 ms there).
+inline constexpr double dense_seconds_fixed = 2.5e-4, dense_seconds_per_block = 1.2e-4, dense_flops_per_second = 1.3e13;
+inline constexpr double sparse_flops_per_second = 1.1e9;
+inline constexpr double analyse_seconds_per_nonzero = 6e-8;
 double dense_direct_seconds(std::size_t rows);
 // A small matrix's CG step: on a GPU a latency-bound 25 us (Jacobi, pipelined: 26 us for bcsstk13
 // and lap2D_5pt_n100, H100) plus its bytes at 2.5 TB/s; on a CPU device (PoCL, 2 cores) 20 us
