@@ -122,10 +122,11 @@ std::optional<Plan> direct_instead(const cl::DeviceInfo& device, const Plan& cg_
   const FactorPlace place = cg_plan.settings.precond_options.factor;
   const double dense = dense_factor_allowed(device, rows, place) ? dense_direct_seconds(rows) : INFINITY;
   // The sparse factor only where the dense one is not allowed (its analysis costs as much as
-  // the dense factor on these sizes: bcsstk13 4 ms) and CG's time left would pay the analysis.
+  // the dense factor on these sizes: bcsstk13 4 ms) and CG's time left would pay the analysis
+  // and a factor at least as dear (else it is paid for nothing: lap2D_5pt_n100, 6 ms).
   const double analyse = double(nnz) * analyse_seconds_per_nonzero;
   if (!analysis && dense == INFINITY && place != FactorPlace::device && nnz <= analyse_when_watched_up_to_nnz &&
-      cg_seconds_left > watch_margin * analyse)
+      cg_seconds_left > 2 * watch_margin * analyse)
     analysis = std::make_shared<SparseCholesky>(host);
   const double sparse = analysis ? analyse + sparse_direct_seconds(analysis->estimate()) : INFINITY;
   if (watch_margin * std::min(dense, sparse) >= cg_seconds_left) return std::nullopt;

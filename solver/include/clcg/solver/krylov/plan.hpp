@@ -88,10 +88,10 @@ bool dense_factor_allowed(const cl::DeviceInfo& device, std::size_t rows, Factor
 // CG"): the dense factor and its solve on the device, a latency a 64-column block (its diagonal
 // factor's serial steps and two launches) and the trailing updates' flops (3D grids of 1,000 to
 // 4,096 rows: 2.2 to 9.6 ms); the sparse factor and its solve on the host from the analysis'
-// flops (lap2D_5pt_n100: 12 Mflop in about 11 ms), the analysis from A's nonzeros (3 ms there).
+// flops (lap2D_5pt_n100: 12 Mflop in about 11 ms), the analysis from A's nonzeros (5-6 ms there).
 inline constexpr double dense_seconds_fixed = 2.5e-4, dense_seconds_per_block = 1.2e-4, dense_flops_per_second = 1.3e13;
 inline constexpr double sparse_flops_per_second = 1.1e9;
-inline constexpr double analyse_seconds_per_nonzero = 6e-8;
+inline constexpr double analyse_seconds_per_nonzero = 1e-7;
 double dense_direct_seconds(std::size_t rows);
 // A small matrix's CG step: on a GPU a latency-bound 25 us (Jacobi, pipelined: 26 us for bcsstk13
 // and lap2D_5pt_n100, H100) plus its bytes at 2.5 TB/s; on a CPU device (PoCL, 2 cores) 20 us
