@@ -203,8 +203,10 @@ TEST(HostMatrixSolver, AWatchedCgHandsOverToTheFactorWhereItsRateIsSlow) {
   VectorXd x = VectorXd::Zero(a.rows());
   const clcg::solver::SolveInfo first = solver.solve(b.data(), x.data(), false);
   EXPECT_TRUE(first.converged()) << first.message;
-  EXPECT_EQ(first.message.find(std::to_string(clcg::solver::watch_first_check) + " CG steps, then solved directly"), 0u)
-      << first.message;
+  // handed over at a check: step watch_first_check, or twice that, ...
+  const std::size_t steps = std::stoul(first.message);
+  EXPECT_EQ(steps % clcg::solver::watch_first_check, 0u) << first.message;
+  EXPECT_NE(first.message.find(" CG steps, then solved directly"), std::string::npos) << first.message;
   EXPECT_LE((x - VectorXd::Ones(a.rows())).lpNorm<Eigen::Infinity>(), 1e-6);  // cond ~1e7: 1e-10 * cond
   EXPECT_EQ(solver.plan().method, clcg::solver::Method::direct);
   EXPECT_NE(solver.plan().reason.find("the residual's rate predicts"), std::string::npos) << solver.plan().reason;
