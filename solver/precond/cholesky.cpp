@@ -23,8 +23,8 @@ CholeskyPreconditioner::CholeskyPreconditioner(const cl::Env& env, const CsrView
       sparse_->factorize(host);
       const FactorEstimate& estimate = sparse_->estimate();
       report_.figures = {{"factor_nonzeros", double(estimate.factor_nonzeros)}, {"mflops", estimate.flops * 1e-6}};
-      report_.phases = {{"ordering and symbolic analysis (host)", estimate.analyse_seconds},
-                        {"numeric factorisation (host)", sparse_->factorize_seconds()}};
+      report_.phases = {{"ordering (host)", estimate.analyse_seconds},
+                        {"symbolic and numeric factorisation (host)", sparse_->factorize_seconds()}};
     }
   } catch (const NotPositiveDefinite& e) {
     throw PreconditionerBreakdown(e.what());

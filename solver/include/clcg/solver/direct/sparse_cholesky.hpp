@@ -1,10 +1,11 @@
 #pragma once
 // A sparse LDL^T factorisation of an SPD matrix with a fill-reducing ordering (AMD), on the host:
 // Eigen's SimplicialLDLT, measured faster than CHOLMOD's supernodal factor on every matrix where
-// a factorisation beats CG (docs/PERFORMANCE.md, "Direct or CG"). The symbolic analysis
-// (ordering, elimination tree, column counts) is a step of its own: it predicts the factor's
-// size and cost before any number is computed, which is what the planner needs
-// (krylov/plan.hpp), and a matrix with the same pattern and new values keeps it.
+// a factorisation beats CG (docs/PERFORMANCE.md, "Direct or CG"), ordered by SuiteSparse's AMD.
+// The analysis is a step of its own: AMD alone, which predicts the factor's size and flops before
+// any number is computed (what the planner needs, krylov/plan.hpp, at 0.05-0.5 ms for the
+// matrices it analyses); the symbolic factorisation (elimination tree, column counts) follows
+// with the first values, and a matrix with the same pattern and new values keeps both.
 // A small matrix that is dense_from_fill full or more (AMG's coarsest operators: 128^3's 329
 // rows are 25% full) is factored dense instead (Eigen's blocked LLT), as its factor fills in
 // anyway: on 2 cores, analysis and factor 5.3 -> 1.6 ms and a solve 0.105 -> 0.022 ms there;
@@ -32,8 +33,8 @@ inline constexpr double dense_from_fill = 0.1;  // nnz / rows^2
 // What the symbolic analysis predicts for the numeric factorisation.
 struct FactorEstimate {
   std::size_t factor_nonzeros = 0;  // nnz(L), the unit diagonal left out
-  double flops = 0;                 // sum over columns of (c_j + 1)^2, c_j = nnz of L's column j
-  double analyse_seconds = 0;       // the ordering and the symbolic factorisation
+  double flops = 0;                 // AMD's count for LDL^T: divisions + 2 x multiply-subtracts
+  double analyse_seconds = 0;       // the ordering (AMD)
 };
 
 class SparseCholesky final : public CholeskyFactor {

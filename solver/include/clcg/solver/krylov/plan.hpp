@@ -59,7 +59,7 @@ Settings resolve_automatic(const cl::DeviceInfo& device, Settings settings, std:
 // LDL^T below that costs about a millisecond, what a device CG solve costs to start (launches
 // and round trips: 0.9-1.7 ms on the H100 for the smallest matrices), and on ill-conditioned
 // matrices (the bus and stiffness matrices: 400-1400 Jacobi steps) it is 10-40x faster.
-inline constexpr std::size_t analyse_up_to_nnz = 10'000;
+inline constexpr std::size_t analyse_up_to_nnz = 25'000;
 inline constexpr double direct_up_to_flops = 4e6;
 bool worth_analysing(std::size_t rows, std::size_t nnz);
 bool direct_pays(const FactorEstimate& factor);
