@@ -174,8 +174,8 @@ TEST(HostMatrixSolver, TheDenseFactorOnTheDeviceSolvesDirectlyAndAsM) {
 
 namespace {
 
-// A band of half-width 3 (14K nonzeros: past the planner's analysis) that Jacobi CG crawls
-// through (a 1D operator: steps grow with n), while its factor is nearly free.
+// A band of half-width 3 (7 nonzeros a row) that Jacobi CG crawls through (a 1D operator: steps
+// grow with n), while its factor is nearly free.
 clcg::solver::HostMatrix banded(int n) {
   std::vector<Eigen::Triplet<double, int>> t;
   for (int i = 0; i < n; ++i) {
@@ -191,7 +191,7 @@ clcg::solver::HostMatrix banded(int n) {
 // `auto` on a small matrix watches CG: where its first steps' rate predicts the factor faster,
 // the factor takes over from CG's x (the same answer), and the solver stays direct.
 TEST(HostMatrixSolver, AWatchedCgHandsOverToTheFactorWhereItsRateIsSlow) {
-  const clcg::solver::HostMatrix a = banded(2000);
+  const clcg::solver::HostMatrix a = banded(int(clcg::solver::analyse_up_to_nnz / 7) + 1000);  // not analysed at once
   Settings settings;
   settings.preconditioner = Preconditioner::automatic;
   settings.variant = clcg::solver::CgVariant::automatic;
