@@ -94,7 +94,24 @@ unsigned detect_block_size(const CsrView& a) {
 
 std::string_view method_name(Method m) noexcept { return m == Method::direct ? "direct" : "cg"; }
 
-bool worth_analysing(std::size_t rows, std::size_t nnz) { return rows > 0 && nnz <= analyse_up_to_nnz; }
+double dominant_fraction(const CsrView& a) {
+  const std::size_t rows = std::size_t(a.rows), sampled = std::min<std::size_t>(rows, dominance_sample_rows);
+  std::size_t dominant = 0;
+  for (std::size_t s = 0; s < sampled; ++s) {
+    const std::size_t i = sampled_index(s, rows);
+    double diagonal = 0, off = 0;
+    for (std::int32_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
+      (std::size_t(a.col_idx[std::size_t(k)]) == i ? diagonal : off) += std::abs(a.values[std::size_t(k)]);
+    dominant += diagonal >= off;
+  }
+  return sampled ? double(dominant) / double(sampled) : 1.0;
+}
+
+bool worth_analysing(std::size_t rows, std::size_t nnz, const CsrView* host) {
+  if (rows == 0) return false;
+  if (nnz <= analyse_up_to_nnz) return true;
+  return host && nnz <= analyse_stiff_up_to_nnz && dominant_fraction(*host) < 0.5;
+}
 
 bool direct_pays(const FactorEstimate& factor) { return factor.flops <= direct_up_to_flops; }
 
@@ -208,7 +225,7 @@ Plan plan_solve(const cl::DeviceInfo& device, const Settings& requested, std::si
   };
   std::string facts = count_text(double(rows)) + " rows, " + count_text(double(nnz)) + " nonzeros on a " +
                       (device.is_cpu() ? "CPU" : "GPU");
-  if (may_go_direct && place != FactorPlace::device && worth_analysing(rows, nnz)) {
+  if (may_go_direct && place != FactorPlace::device && worth_analysing(rows, nnz, host)) {
     plan.analysis = std::make_shared<SparseCholesky>(*host);
     facts = factor_text(plan.analysis->estimate());
     if (direct_pays(plan.analysis->estimate())) return direct(facts + ": direct");

@@ -51,6 +51,23 @@ TEST(Plan, ThresholdsOfTheDirectRule) {
   EXPECT_TRUE(clcg::solver::worth_analysing(1000, g));
   EXPECT_FALSE(clcg::solver::worth_analysing(1000, g + 1));
   EXPECT_FALSE(clcg::solver::worth_analysing(0, 0));  // n = 0: nothing to factor
+  // Up to analyse_stiff_up_to_nnz where most rows are not diagonally dominant: a 2D grid's
+  // Laplacian (dominant) is not analysed there, the same pattern with a quarter of its diagonal is.
+  const int side = 60;  // 3.6K rows, 17.7K nonzeros
+  const HostCsr grid = clcg::solver::to_host_csr(clcg::test::poisson(side, side));
+  const clcg::solver::CsrView grid_view = grid;
+  ASSERT_GT(std::size_t(grid.nnz()), g);
+  ASSERT_LE(std::size_t(grid.nnz()), clcg::solver::analyse_stiff_up_to_nnz);
+  EXPECT_DOUBLE_EQ(clcg::solver::dominant_fraction(grid_view), 1.0);
+  EXPECT_FALSE(clcg::solver::worth_analysing(std::size_t(grid.rows), std::size_t(grid.nnz()), &grid_view));
+  HostCsr stiff = grid;
+  for (std::int32_t i = 0; i < stiff.rows; ++i)
+    for (std::int32_t k = stiff.row_ptr[std::size_t(i)]; k < stiff.row_ptr[std::size_t(i) + 1]; ++k)
+      if (stiff.col_idx[std::size_t(k)] == i) stiff.values[std::size_t(k)] *= 0.25;
+  const clcg::solver::CsrView stiff_view = stiff;
+  EXPECT_LT(clcg::solver::dominant_fraction(stiff_view), 0.5);
+  EXPECT_TRUE(clcg::solver::worth_analysing(std::size_t(stiff.rows), std::size_t(stiff.nnz()), &stiff_view));
+  EXPECT_FALSE(clcg::solver::worth_analysing(1000, clcg::solver::analyse_stiff_up_to_nnz + 1, &stiff_view));
 }
 
 TEST(Plan, SmallMatricesWithACheapFactorAreSolvedDirectly) {

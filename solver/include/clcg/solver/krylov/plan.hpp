@@ -50,18 +50,24 @@ Settings resolve_automatic(const cl::DeviceInfo& device, Settings settings, std:
 
 // --- The rules behind a plan, each measured (docs/PERFORMANCE.md) ---------------------------
 
-// Direct or CG, the same rule on a GPU and on a CPU device (PoCL). The symbolic analysis (its
-// AMD ordering: 0.1-0.7 ms at these sizes on the H100 machine's host, 2 ms at 11K nonzeros
-// of a 3D grid) runs only for matrices of at most `analyse_up_to_nnz` nonzeros: above it a
-// well-conditioned mesh converges with CG in about what the analysis alone costs (3D Poisson
-// 12^3: 1.1 ms CG, 1.9 ms analysis), so the analysis would often be paid for nothing. After it,
-// direct where the factorisation's predicted flops are at most `direct_up_to_flops`: a host
-// LDL^T below that costs about a millisecond, what a device CG solve costs to start (launches
-// and round trips: 0.9-1.7 ms on the H100 for the smallest matrices), and on ill-conditioned
-// matrices (the bus and stiffness matrices: 400-1400 Jacobi steps) it is 10-40x faster.
-inline constexpr std::size_t analyse_up_to_nnz = 25'000;
+// Direct or CG, the same rule on a GPU and on a CPU device (PoCL). The analysis (AMD: 0.1-0.5 ms
+// at these sizes on the H100 machine's host for 2D meshes and stiffness matrices, 1.8 ms at 15-19K
+// nonzeros of a 3D grid, 6 ms at 21K of a random graph) runs for matrices of at most
+// `analyse_up_to_nnz` nonzeros, and up to `analyse_stiff_up_to_nnz` where fewer than half the
+// sampled rows are diagonally dominant (stiffness matrices, whose Jacobi CG takes hundreds of
+// steps: 2D elasticity of 960 rows, 212); a dominant matrix of that size (a 3D grid, a random
+// graph Laplacian) converges with CG in less than the analysis would cost (3D Poisson 13^3:
+// 1.1 ms). After it, direct where the factorisation's predicted flops are at most
+// `direct_up_to_flops`: a host LDL^T below that costs about a millisecond, what a device CG solve
+// costs to start (launches and round trips: 0.9-1.7 ms on the H100 for the smallest matrices),
+// and on ill-conditioned matrices (the bus and stiffness matrices: 200-1400 Jacobi steps) it is
+// 4-40x faster.
+inline constexpr std::size_t analyse_up_to_nnz = 10'000;
+inline constexpr std::size_t analyse_stiff_up_to_nnz = 25'000;
+inline constexpr std::size_t dominance_sample_rows = 128;
 inline constexpr double direct_up_to_flops = 4e6;
-bool worth_analysing(std::size_t rows, std::size_t nnz);
+double dominant_fraction(const CsrView& a);  // of sampled rows with |a_ii| >= sum_j!=i |a_ij|
+bool worth_analysing(std::size_t rows, std::size_t nnz, const CsrView* host = nullptr);
 bool direct_pays(const FactorEstimate& factor);
 // Where the sparse factor is not cheap (or was not analysed), no rule from A's size tells CG's
 // steps: a 3D grid of 2,744 rows converges in 36 Jacobi steps (1.1 ms on the H100), bcsstk13's
