@@ -49,6 +49,7 @@ DenseDeviceCholesky::DenseDeviceCholesky(const cl::Env& env, std::size_t rows)
     factor_diagonal_ = env_.kernel("dense_cholesky.cl", "factor_diagonal", options);
     panel_ = env_.kernel("dense_cholesky.cl", "panel", options);
     update_ = env_.kernel("dense_cholesky.cl", "update", options);
+    profiling_ = (env_.queue().getInfo<CL_QUEUE_PROPERTIES>() & CL_QUEUE_PROFILING_ENABLE) != 0;
     forward_ = env_.kernel("dense_cholesky.cl", "forward", options);
     backward_ = env_.kernel("dense_cholesky.cl", "backward", options);
   });
@@ -81,25 +82,27 @@ void DenseDeviceCholesky::factorize(const CsrView& a) {
     scatter_.setArg(3, col_idx);
     scatter_.setArg(4, values);
     scatter_.setArg(5, a_);
-    enqueue_groups(env_, scatter_, "scatter", (padded_ + scatter_items - 1) / scatter_items, scatter_items);
+    enqueue_groups(env_, scatter_, "scatter", (padded_ + scatter_items - 1) / scatter_items, scatter_items,
+                   record("scatter"));
     factor_diagonal_.setArg(0, lda);
     factor_diagonal_.setArg(1, a_);
     factor_diagonal_.setArg(2, winv_);
     factor_diagonal_.setArg(3, failed_);
-    enqueue_groups(env_, factor_diagonal_, "factor_diagonal", 1, block);
+    enqueue_groups(env_, factor_diagonal_, "factor_diagonal", 1, block, record("factor_diagonal"));
     for (std::size_t k0 = 0; k0 + block < padded_; k0 += block) {
       const std::size_t tiles = (padded_ - k0) / block - 1;  // the row tiles below the diagonal block
       panel_.setArg(0, lda);
       panel_.setArg(1, cl_uint(k0));
       panel_.setArg(2, a_);
       panel_.setArg(3, winv_);
-      enqueue_groups(env_, panel_, "panel", tiles, tile_items);
+      enqueue_groups(env_, panel_, "panel", tiles, tile_items, record("panel"));
       update_.setArg(0, lda);
       update_.setArg(1, cl_uint(k0));
       update_.setArg(2, a_);
       update_.setArg(3, winv_);
       update_.setArg(4, failed_);
-      enqueue_groups(env_, update_, "update", tiles * (tiles + 1) / 2, tile_items);
+      enqueue_groups(env_, update_, "update (and the next diagonal block)", tiles * (tiles + 1) / 2, tile_items,
+                     record("update (and the next diagonal block)"));
     }
     queue.enqueueReadBuffer(failed_, CL_TRUE, 0, sizeof(cl_uint), &failed);
   });
@@ -107,6 +110,27 @@ void DenseDeviceCholesky::factorize(const CsrView& a) {
   if (failed != 0)
     throw NotPositiveDefinite("A is not positive definite: its dense Cholesky factorisation on the device met a pivot "
                               "<= 0 in column " + std::to_string(failed - 1));
+}
+
+::cl::Event* DenseDeviceCholesky::record(const char* name) {
+  if (!profiling_) return nullptr;
+  launches_.emplace_back(name, ::cl::Event());
+  return &launches_.back().second;
+}
+
+std::vector<KernelTime> DenseDeviceCholesky::take_kernel_times() {
+  std::vector<KernelTime> times;
+  if (launches_.empty()) return times;
+  cl::checked("reading the dense factor's kernel times", [&] {
+    env_.queue().finish();
+    for (const auto& [name, event] : launches_)
+      add_times(times, {KernelTime{name, 1,
+                                   1e-9 * double(event.getProfilingInfo<CL_PROFILING_COMMAND_END>() -
+                                                 event.getProfilingInfo<CL_PROFILING_COMMAND_START>()),
+                                   0}});
+  });
+  launches_.clear();
+  return times;
 }
 
 void DenseDeviceCholesky::enqueue_solve() const {

@@ -31,17 +31,4 @@ std::vector<KernelTime> RowKernels::take_times() {
   return times;
 }
 
-void add_times(std::vector<KernelTime>& into, const std::vector<KernelTime>& more) {
-  for (const KernelTime& k : more) {
-    auto same = std::find_if(into.begin(), into.end(), [&](const KernelTime& t) { return t.name == k.name; });
-    if (same == into.end()) {
-      into.push_back(k);
-      continue;
-    }
-    same->launches += k.launches;
-    same->seconds += k.seconds;
-    same->bytes += k.bytes;
-  }
-}
-
 }  // namespace clcg::solver

@@ -18,6 +18,7 @@ CholeskyPreconditioner::CholeskyPreconditioner(const cl::Env& env, const CsrView
       report_.figures = {{"factor_nonzeros", double(host.rows) * double(host.rows - 1) / 2},
                          {"mflops", DenseDeviceCholesky::flops(std::size_t(host.rows)) * 1e-6}};
       report_.phases = {{"dense numeric factorisation (device)", dense_->factorize_seconds()}};
+      report_.kernels = dense_->take_kernel_times();
     } else {
       sparse_ = analysed ? std::move(analysed) : std::make_shared<SparseCholesky>(host);
       sparse_->factorize(host);

@@ -9,9 +9,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "clcg/cl/env.hpp"
 #include "clcg/solver/direct/cholesky_factor.hpp"
+#include "clcg/solver/precond/device_preconditioner.hpp"
 #include "clcg/solver/sparse/csr_matrix.hpp"
 
 namespace clcg::solver {
@@ -35,10 +39,14 @@ class DenseDeviceCholesky final : public CholeskyFactor {
   double factorize_seconds() const noexcept { return factorize_seconds_; }
   // The factorisation's flops and device bytes for `rows` rows (the padded size's).
   static double flops(std::size_t rows) noexcept;
+  // Device time per kernel of the factorisations since the last call (waits for the queue);
+  // empty unless the queue profiles (cg-bench's kernel table).
+  std::vector<KernelTime> take_kernel_times();
   static std::uint64_t device_bytes(std::size_t rows) noexcept;
 
  private:
   void enqueue_solve() const;  // z_ (the right-hand side) -> x_
+  ::cl::Event* record(const char* name);  // a factor launch's event to fill where the queue profiles
 
   cl::Env env_;
   std::size_t rows_ = 0, padded_ = 0;
@@ -46,6 +54,8 @@ class DenseDeviceCholesky final : public CholeskyFactor {
   mutable ::cl::Buffer z_, y_, x_;  // a solve's vectors, padded: b (reduced), L^-1 b, x
   mutable ::cl::Kernel scatter_, factor_diagonal_, panel_, update_, forward_, backward_;
   double factorize_seconds_ = 0;
+  bool profiling_ = false;
+  std::vector<std::pair<std::string, ::cl::Event>> launches_;
 };
 
 }  // namespace clcg::solver

@@ -83,7 +83,4 @@ class RowKernels {
   std::vector<Launch> launches_;
 };
 
-// `more` added to `into`, kernel by kernel (by name).
-void add_times(std::vector<KernelTime>& into, const std::vector<KernelTime>& more);
-
 }  // namespace clcg::solver

@@ -23,6 +23,9 @@ struct KernelTime {
   double bytes = 0;  // the sizes of the buffers given to its launches, summed: at least what it moves
 };
 
+// `more` added to `into`, kernel by kernel (by name).
+void add_times(std::vector<KernelTime>& into, const std::vector<KernelTime>& more);
+
 // What a set-up produced, for reports (cg-solve's JSON "preconditioner" object).
 struct PreconditionerReport {
   std::string name;
@@ -32,7 +35,7 @@ struct PreconditionerReport {
   std::vector<std::pair<std::string, double>> figures;  // e.g. {"degree", 4}, {"lambda_max", 1.98}
   std::vector<std::pair<std::string, double>> phases;   // set-up seconds by phase (AMG)
   std::vector<std::size_t> level_rows, level_nnz;       // multigrid hierarchies, finest first
-  std::vector<KernelTime> kernels;                      // AMG's set-up kernels, on a profiling queue
+  std::vector<KernelTime> kernels;                      // set-up kernels (AMG, the dense factor), on a profiling queue
 };
 
 // A preconditioner's set-up found A not symmetric positive definite (IC(0): no positive pivot
