@@ -157,6 +157,14 @@ __kernel __attribute__((reqd_work_group_size(TILE_ITEMS, 1, 1))) void update(uin
 // ---- The solves: one launch a block, every group recomputing the block's 64 x 64 product ----
 // (a launch a block is the step across the whole grid the substitution needs; the few-microsecond
 // products repeated by each group cost less than a second launch would).
+// sum_m p[m stride] v[m] over the block's NB values, in eight sums: eight loads in flight.
+inline double block_dot(__global const double* p, size_t stride, __local const double* v) {
+  double s[8] = {0};
+  for (uint m = 0; m < NB; m += 8)
+    for (uint q = 0; q < 8; ++q) s[q] = fma(p[(m + q) * stride], v[m + q], s[q]);
+  return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+}
+
 // forward, block k0: y[k0..] = W z[k0..] (group 0 writes it), then z[r] -= L[r, k0..] y for the
 // rows below the block, a slice a group: z is the right-hand side being reduced.
 __kernel void forward(uint lda, uint k0, __global const double* a, __global const double* winv,
@@ -171,13 +179,8 @@ __kernel void forward(uint lda, uint k0, __global const double* a, __global cons
     if (get_group_id(0) == 0) y[k0 + i] = s;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint r = k0 + NB + get_global_id(0); r < lda; r += get_global_size(0)) {
-    __global const double* row = a + (size_t)k0 * lda + r;
-    double s[8] = {0};  // eight sums: eight loads in flight
-    for (uint m = 0; m < NB; m += 8)
-      for (uint q = 0; q < 8; ++q) s[q] = fma(row[(size_t)(m + q) * lda], yb[m + q], s[q]);
-    z[r] -= ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
-  }
+  for (uint r = k0 + NB + get_global_id(0); r < lda; r += get_global_size(0))
+    z[r] -= block_dot(a + (size_t)k0 * lda + r, lda, yb);
 }
 
 // backward, block k0 (the last first): x[k0..] = W^T y[k0..] (group 0 writes it), then
@@ -195,11 +198,5 @@ __kernel void backward(uint lda, uint k0, __global const double* a, __global con
     if (get_group_id(0) == 0) x[k0 + i] = s;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint c = get_global_id(0); c < k0; c += get_global_size(0)) {
-    __global const double* column = a + (size_t)c * lda + k0;
-    double s[8] = {0};
-    for (uint m = 0; m < NB; m += 8)
-      for (uint q = 0; q < 8; ++q) s[q] = fma(column[m + q], xb[m + q], s[q]);
-    y[c] -= ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
-  }
+  for (uint c = get_global_id(0); c < k0; c += get_global_size(0)) y[c] -= block_dot(a + (size_t)c * lda + k0, 1, xb);
 }

@@ -1,8 +1,5 @@
 #include "clcg/solver/precond/preconditioner.hpp"
 
-#include "clcg/solver/precond/device_preconditioner.hpp"
-
-#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -35,19 +32,6 @@ Preconditioner parse_preconditioner(std::string_view name) {
     known += (known.empty() ? "" : ", ") + std::string(preconditioner_name(p));
   }
   throw std::invalid_argument("unknown preconditioner '" + std::string(name) + "' (known: " + known + ")");
-}
-
-void add_times(std::vector<KernelTime>& into, const std::vector<KernelTime>& more) {
-  for (const KernelTime& k : more) {
-    auto same = std::find_if(into.begin(), into.end(), [&](const KernelTime& t) { return t.name == k.name; });
-    if (same == into.end()) {
-      into.push_back(k);
-      continue;
-    }
-    same->launches += k.launches;
-    same->seconds += k.seconds;
-    same->bytes += k.bytes;
-  }
 }
 
 std::string_view factor_place_name(FactorPlace p) noexcept {

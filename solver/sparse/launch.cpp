@@ -50,4 +50,17 @@ void enqueue_grid_stride(const cl::Env& env, ::cl::Kernel& kernel, const char* n
                       groups_per_unit * env.info().compute_units, 0, event);
 }
 
+void add_times(std::vector<KernelTime>& into, const std::vector<KernelTime>& more) {
+  for (const KernelTime& k : more) {
+    auto same = std::find_if(into.begin(), into.end(), [&](const KernelTime& t) { return t.name == k.name; });
+    if (same == into.end()) {
+      into.push_back(k);
+      continue;
+    }
+    same->launches += k.launches;
+    same->seconds += k.seconds;
+    same->bytes += k.bytes;
+  }
+}
+
 }  // namespace clcg::solver

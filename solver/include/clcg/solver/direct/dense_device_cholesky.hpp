@@ -15,7 +15,7 @@
 
 #include "clcg/cl/env.hpp"
 #include "clcg/solver/direct/cholesky_factor.hpp"
-#include "clcg/solver/precond/device_preconditioner.hpp"
+#include "clcg/solver/sparse/launch.hpp"
 #include "clcg/solver/sparse/csr_matrix.hpp"
 
 namespace clcg::solver {

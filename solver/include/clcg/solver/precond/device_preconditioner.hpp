@@ -10,21 +10,11 @@
 #include <vector>
 
 #include "clcg/cl/env.hpp"
+#include "clcg/solver/sparse/launch.hpp"
 
 namespace clcg::solver {
 
 class DeviceCsrMatrix;
-
-// One set-up kernel's device time from OpenCL profiling events (on a profiling queue only).
-struct KernelTime {
-  std::string name;
-  std::size_t launches = 0;
-  double seconds = 0;
-  double bytes = 0;  // the sizes of the buffers given to its launches, summed: at least what it moves
-};
-
-// `more` added to `into`, kernel by kernel (by name).
-void add_times(std::vector<KernelTime>& into, const std::vector<KernelTime>& more);
 
 // What a set-up produced, for reports (cg-solve's JSON "preconditioner" object).
 struct PreconditionerReport {

@@ -4,10 +4,23 @@
 // same launch, the same bits).
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "clcg/cl/env.hpp"
 
 namespace clcg::solver {
+
+// A kernel's device time from OpenCL profiling events (on a profiling queue only): the set-ups'
+// kernel tables (AMG's, the dense factor's).
+struct KernelTime {
+  std::string name;
+  std::size_t launches = 0;
+  double seconds = 0;
+  double bytes = 0;  // the sizes of the buffers given to its launches, summed: at least what it moves
+};
+
+// `more` added to `into`, kernel by kernel (by name).
+void add_times(std::vector<KernelTime>& into, const std::vector<KernelTime>& more);
 
 inline constexpr std::size_t vector_ops_group = 256;  // work-items per group for the level-1 kernels
 inline constexpr std::size_t spmv_group = 128;        // work-items per group for the CSR kernels
