@@ -112,6 +112,8 @@ solver::Settings distributed_settings(const CliOptions& cli, std::int64_t rows) 
   if (cli.spmv == solver::SpmvKernel::vector) throw UsageError("--spmv vector: under mpirun the rows are read as scalar or ell");
   settings.spmv = cli.spmv;
   if (cli.reference) throw UsageError("--reference runs Eigen on one CPU: not under mpirun");
+  if (cli.precond_options.factor != solver::FactorPlace::automatic)
+    throw UsageError("--factor places a Cholesky factor: under mpirun there is none (CG on every rank)");
   return settings;
 }
 

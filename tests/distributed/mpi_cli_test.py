@@ -266,6 +266,7 @@ class FailureTest(DistributedTest):
                                 "--precond-precision"),
                                (["--generate", "poisson2d:8", "--variant", "pipelined"], "--variant pipelined"),
                                (["--generate", "poisson2d:8", "--spmv", "vector"], "--spmv vector"),
+                               (["--generate", "poisson2d:8", "--factor", "device"], "--factor"),
                                (["--generate", "poisson2d:8", "--spmv", "diagonal"], "--spmv"),
                                (["--generate", "poisson2d:40", "--partition", "33"], "multiple of the dot chunk"),
                                (["--generate", "poisson2d:40", "--partition", "32,64"], "needs 1 cut"),
