@@ -85,11 +85,9 @@ std::vector<TimeToSolutionRow> time_to_solution(const clcg::cl::Env& profiled, c
       } else if (!plan.watch_for_direct) {
         info = cg->solve(b_device, x, false, true);
       } else {
-        {
-          const solver::DirectWatch watch(env.info(), plan, view, cg->settings());
-          info = cg->solve(b_device, x, false, true);
-          handed_over = watch.direct_plan();
-        }
+        solver::WatchedSolve watched = solver::solve_watched(env.info(), plan, view, *cg, b_device, x, false, true);
+        info = watched.cg;
+        handed_over = std::move(watched.direct);
         if (handed_over) {  // the factor from CG's x, in the solve's time: what a user waits
           env.queue().enqueueReadBuffer(x, CL_TRUE, 0, n * sizeof(double), x_host.data());
           const solver::CholeskyPreconditioner direct(env, host, ElementType::f64, handed_over->analysis,

@@ -45,4 +45,15 @@ void DirectWatch::on_step(std::size_t step, double residual) {
   next_check_ = 2 * step;
 }
 
+WatchedSolve solve_watched(const cl::DeviceInfo& device, const Plan& plan, const CsrView& host, CgMethod& cg,
+                           const ::cl::Buffer& b, ::cl::Buffer& x, bool use_guess, bool true_residual) {
+  const DirectWatch watch(device, plan, host, cg.settings());
+  WatchedSolve out;
+  out.cg = cg.solve(b, x, use_guess, true_residual);
+  out.direct = watch.direct_plan();
+  out.cg_steps = watch.cg_steps();
+  out.check_seconds = watch.check_seconds();
+  return out;
+}
+
 }  // namespace clcg::solver

@@ -185,24 +185,14 @@ SolveInfo HostMatrixSolver::solve(const ::cl::Buffer& b, const ::cl::Buffer& x, 
   }
   ::cl::Buffer solution = x;  // the CG solver writes through the handle, not into it
   if (!plan_.watch_for_direct) return cg_->solve(b, solution, use_guess, true_residual);  // no host pass over A
-  std::optional<Plan> direct;
-  SolveInfo cg;
-  std::size_t cg_steps = 0;
-  double check_seconds = 0;
-  {
-    const DirectWatch watch(env_.info(), plan_, host_, cg_->settings());
-    cg = cg_->solve(b, solution, use_guess, true_residual);
-    direct = watch.direct_plan();
-    cg_steps = watch.cg_steps();
-    check_seconds = watch.check_seconds();
-  }
-  if (!direct) return cg;
-  plan_ = std::move(*direct);  // from now on: the direct method, from CG's x this time
+  WatchedSolve watched = solve_watched(env_.info(), plan_, host_, *cg_, b, solution, use_guess, true_residual);
+  if (!watched.direct) return watched.cg;
+  plan_ = std::move(*watched.direct);  // from now on: the direct method, from CG's x this time
   set_up_direct();
   if (setup_failure_) return setup_failure_info();
   SolveInfo info = solve(b, x, /*use_guess=*/true, true_residual);
-  info.seconds += cg.seconds - check_seconds;  // (the analysis and the factor are the set-up's)
-  info.message = std::to_string(cg_steps) + " CG steps, then " + info.message;
+  info.seconds += watched.cg.seconds - watched.check_seconds;  // (the analysis and the factor are the set-up's)
+  info.message = std::to_string(watched.cg_steps) + " CG steps, then " + info.message;
   return info;
 }
 

@@ -116,7 +116,8 @@ bool worth_analysing(std::size_t rows, std::size_t nnz, const CsrView* host) {
 bool direct_pays(const FactorEstimate& factor) { return factor.flops <= direct_up_to_flops; }
 
 bool dense_factor_allowed(const cl::DeviceInfo& device, std::size_t rows, FactorPlace place) {
-  if (place != FactorPlace::automatic || rows == 0) return place == FactorPlace::device && rows > 0;
+  if (rows == 0 || place == FactorPlace::host) return false;
+  if (place == FactorPlace::device) return true;
   return !device.is_cpu() && device.fp64 && rows <= dense_factor_up_to_rows;
 }
 
@@ -231,7 +232,7 @@ Plan plan_solve(const cl::DeviceInfo& device, const Settings& requested, std::si
     if (direct_pays(plan.analysis->estimate())) return direct(facts + ": direct");
     plan.analysis.reset();  // (a watched CG's hand-over runs it again only where it pays)
   }
-  if (may_go_direct && place == FactorPlace::device && rows > 0) {
+  if (may_go_direct && place == FactorPlace::device && dense_factor_allowed(device, rows, place)) {
     char flops[32];
     std::snprintf(flops, sizeof flops, "%.3g", DenseDeviceCholesky::flops(rows) * 1e-6);
     plan.factor_on_device = true;

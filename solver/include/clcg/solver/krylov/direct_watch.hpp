@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "clcg/cl/device.hpp"
+#include "clcg/solver/krylov/cg_method.hpp"
 #include "clcg/solver/krylov/plan.hpp"
 #include "clcg/solver/krylov/settings.hpp"
 #include "clcg/solver/sparse/csr_matrix.hpp"
@@ -47,5 +48,16 @@ class DirectWatch {
   std::shared_ptr<SparseCholesky> analysis_;
   std::optional<Plan> direct_;
 };
+
+// One CG solve with the watch attached: CG's result, and the direct plan where the watch stopped
+// it (x then holds CG's last iterate, the direct method's guess).
+struct WatchedSolve {
+  SolveInfo cg;
+  std::optional<Plan> direct;
+  std::size_t cg_steps = 0;
+  double check_seconds = 0;  // DirectWatch::check_seconds
+};
+WatchedSolve solve_watched(const cl::DeviceInfo& device, const Plan& plan, const CsrView& host, CgMethod& cg,
+                           const ::cl::Buffer& b, ::cl::Buffer& x, bool use_guess, bool true_residual);
 
 }  // namespace clcg::solver
