@@ -3,6 +3,20 @@
 // Every value is summed by one work-item in a fixed order: the same bits on every run, with
 // no float atomics (integer atomics only count and place, and rows are sorted afterwards).
 
+// Row offsets: 32-bit by default. A product with more than 2^31 - 1 nonzeros has 64-bit ones
+// (sparse_product.hpp): the scan is built with -DCOUNT=long for its counts, and the products
+// with -DB_OFFSET=long where B has them (R (A P)) and -DC_OFFSET=long where C gets them (A P).
+// Counting always writes 32-bit counts (C_OFFSET int): a row's count fits them.
+#ifndef COUNT
+#define COUNT int
+#endif
+#ifndef B_OFFSET
+#define B_OFFSET int
+#endif
+#ifndef C_OFFSET
+#define C_OFFSET int
+#endif
+
 // ---- Exclusive scan of n counts in tiles of SCAN_GROUP * per, a group a tile and `per`
 // consecutive counts a work-item: each tile's total, largest and smallest count (totals[t],
 // totals[tiles + t], totals[2 tiles + t]); then the tile offsets by one group, in place of the
@@ -12,14 +26,15 @@
 #define SCAN_GROUP 256
 
 // The sum, the largest and the smallest of `per` counts from `begin` (none past n; 0 for none).
-inline void scan_segment(__global const int* counts, const uint begin, const uint per, const uint n, long* sum,
+inline void scan_segment(__global const COUNT* counts, const uint begin, const uint per, const uint n, long* sum,
                          int* most, int* least) {
   *sum = 0;
   *most = *least = 0;
   for (uint i = begin; i < min(n, begin + per); ++i) {
-    *sum += counts[i];
-    *most = max(*most, counts[i]);
-    *least = min(*least, counts[i]);
+    const int count = (int)counts[i];
+    *sum += count;
+    *most = max(*most, count);
+    *least = min(*least, count);
   }
 }
 
@@ -38,7 +53,7 @@ inline long scan_parts(__local long* part, long run) {
 // the exclusive scan of the sums (by one work-item, in lane order); the total, the largest and
 // the smallest count go to summary, the total after the counts.
 inline void scan_summary(__local long* part, __local long* most, __local long* least, const long sum,
-                         const long largest, const long smallest, __global long* summary, __global int* counts,
+                         const long largest, const long smallest, __global long* summary, __global COUNT* counts,
                          const uint n) {
   const uint lane = get_local_id(0);
   part[lane] = sum;
@@ -55,22 +70,22 @@ inline void scan_summary(__local long* part, __local long* most, __local long* l
     summary[0] = run;
     summary[1] = high;
     summary[2] = low;
-    counts[n] = (int)run;
+    counts[n] = (COUNT)run;  // (where int: the total mod 2^32, which recover_counts undoes)
   }
   barrier(CLK_LOCAL_MEM_FENCE);
 }
 
 // counts[begin, begin + per) (none past n) become their exclusive prefix sum from `run`.
-inline void scan_segment_in_place(__global int* counts, const uint begin, const uint per, const uint n, long run) {
+inline void scan_segment_in_place(__global COUNT* counts, const uint begin, const uint per, const uint n, long run) {
   for (uint i = begin; i < min(n, begin + per); ++i) {
-    const int count = counts[i];
-    counts[i] = (int)run;
+    const COUNT count = counts[i];
+    counts[i] = (COUNT)run;
     run += count;
   }
 }
 
 __kernel __attribute__((reqd_work_group_size(SCAN_GROUP, 1, 1)))
-void scan_tile_totals(const uint tiles, const uint per, const uint n, __global const int* counts,
+void scan_tile_totals(const uint tiles, const uint per, const uint n, __global const COUNT* counts,
                       __global long* totals) {
   __local long part[SCAN_GROUP];
   __local int most[SCAN_GROUP], least[SCAN_GROUP];
@@ -97,7 +112,7 @@ void scan_tile_totals(const uint tiles, const uint per, const uint n, __global c
 }
 
 __kernel __attribute__((reqd_work_group_size(SCAN_GROUP, 1, 1)))
-void scan_tile_offsets(const uint tiles, __global long* totals, __global int* counts, const uint n,
+void scan_tile_offsets(const uint tiles, __global long* totals, __global COUNT* counts, const uint n,
                        __global long* summary) {
   __local long part[SCAN_GROUP], most[SCAN_GROUP], least[SCAN_GROUP];
   const uint lane = get_local_id(0), per = (tiles + SCAN_GROUP - 1) / SCAN_GROUP;
@@ -118,7 +133,7 @@ void scan_tile_offsets(const uint tiles, __global long* totals, __global int* co
 }
 
 __kernel __attribute__((reqd_work_group_size(SCAN_GROUP, 1, 1)))
-void scan_tiles(const uint per, const uint n, __global int* counts, __global const long* offsets) {
+void scan_tiles(const uint per, const uint n, __global COUNT* counts, __global const long* offsets) {
   __local long part[SCAN_GROUP];
   const uint lane = get_local_id(0), t = get_group_id(0), begin = (t * SCAN_GROUP + lane) * per;
   long sum;
@@ -134,7 +149,7 @@ void scan_tiles(const uint per, const uint n, __global int* counts, __global con
 // The whole scan where n <= SCAN_GROUP * per: summary and counts[n] as scan_tile_offsets writes
 // them, counts as scan_tiles leaves them.
 __kernel __attribute__((reqd_work_group_size(SCAN_GROUP, 1, 1)))
-void scan_single_tile(const uint per, const uint n, __global int* counts, __global long* summary) {
+void scan_single_tile(const uint per, const uint n, __global COUNT* counts, __global long* summary) {
   __local long part[SCAN_GROUP], most[SCAN_GROUP], least[SCAN_GROUP];
   const uint lane = get_local_id(0), begin = lane * per;
   long sum;
@@ -142,6 +157,12 @@ void scan_single_tile(const uint per, const uint n, __global int* counts, __glob
   scan_segment(counts, begin, per, n, &sum, &largest, &smallest);
   scan_summary(part, most, least, sum, largest, smallest, summary, counts, n);
   scan_segment_in_place(counts, begin, per, n, part[lane]);
+}
+
+// The counts of a 32-bit scan whose total passed 2^31 - 1, as longs for the 64-bit scan: each
+// offset is the true one mod 2^32, and each count fits 32 bits, so a difference gives it back.
+__kernel void recover_counts(const uint n, __global const int* offsets, __global long* counts) {
+  CLCG_FOR_EACH(uint, i, n) counts[i] = (long)((uint)offsets[i + 1] - (uint)offsets[i]);
 }
 
 // ---- C = A B, row by row. Row i of C sums, for each entry k of A's row in its stored order,
@@ -182,13 +203,13 @@ void scan_single_tile(const uint per, const uint n, __global int* counts, __glob
     const int a_begin = a_row[i], a_len = a_row[i + 1] - a_begin;                                 \
     int next = INT_MAX;                                                                           \
     for (int k = 0; k < a_len; ++k) {                                                             \
-      const int at = b_row[a_col[a_begin + k]], stop = b_row[a_col[a_begin + k] + 1];             \
+      const B_OFFSET at = b_row[a_col[a_begin + k]], stop = b_row[a_col[a_begin + k] + 1];        \
       cursor[k] = at;                                                                             \
       end[k] = stop;                                                                              \
       head[k] = at < stop ? b_col[at] : INT_MAX;                                                  \
       next = min(next, head[k]);                                                                  \
     }                                                                                             \
-    int out = fill ? c_row[i] : 0;                                                                \
+    C_OFFSET out = fill ? c_row[i] : 0;                                                           \
     while (next != INT_MAX) {                                                                     \
       const int column = next;                                                                    \
       REAL sum = 0;                                                                               \
@@ -196,7 +217,7 @@ void scan_single_tile(const uint per, const uint n, __global int* counts, __glob
       for (int k = 0; k < a_len; ++k) {                                                           \
         int h = head[k];                                                                          \
         if (h == column) {                                                                        \
-          const int at = cursor[k];                                                               \
+          const B_OFFSET at = cursor[k];                                                          \
           if (fill) sum += a_val[a_begin + k] * b_val[at];                                        \
           cursor[k] = at + 1;                                                                     \
           h = at + 1 < end[k] ? b_col[at + 1] : INT_MAX;                                          \
@@ -210,18 +231,19 @@ void scan_single_tile(const uint per, const uint n, __global int* counts, __glob
       }                                                                                           \
       ++out;                                                                                      \
     }                                                                                             \
-    if (!fill) c_row[i] = out;                                                                    \
+    if (!fill) c_row[i] = (C_OFFSET)out;                                                          \
   }
 
 // Every row of A has at most SHORT_ROW entries. The loops over A's row are unrolled, so the
 // heads stay in registers (indexed by a constant) rather than in memory.
 __kernel void spgemm_short_rows(const uint rows, __global const int* a_row, __global const int* a_col,
-                                __global const REAL* a_val, __global const int* b_row, __global const int* b_col,
-                                __global const REAL* b_val, __global int* c_row, __global int* c_col,
+                                __global const REAL* a_val, __global const B_OFFSET* b_row, __global const int* b_col,
+                                __global const REAL* b_val, __global C_OFFSET* c_row, __global int* c_col,
                                 __global REAL* c_val, const int fill) {
   CLCG_FOR_EACH(uint, i, rows) {
     const int a_begin = a_row[i], a_len = a_row[i + 1] - a_begin;
-    int cursor[SHORT_ROW], end[SHORT_ROW], head[SHORT_ROW];
+    B_OFFSET cursor[SHORT_ROW], end[SHORT_ROW];
+    int head[SHORT_ROW];
     REAL a[SHORT_ROW];
     int next = INT_MAX;
 #pragma unroll
@@ -238,7 +260,7 @@ __kernel void spgemm_short_rows(const uint rows, __global const int* a_row, __gl
       }
       next = min(next, head[k]);
     }
-    int out = fill ? c_row[i] : 0;
+    C_OFFSET out = fill ? c_row[i] : 0;
     while (next != INT_MAX) {
       const int column = next;
       REAL sum = 0;
@@ -263,16 +285,16 @@ __kernel void spgemm_short_rows(const uint rows, __global const int* a_row, __gl
 }
 
 // The rows spgemm_hashed leaves: for `fill` 0 those it marked -1, for `fill` 1 those with more
-// than HASH_CAP columns. Scratch: nnz(A) ints each for cursor, end and head.
+// than HASH_CAP columns. Scratch: nnz(A) each for cursor and end (B_OFFSETs) and head (ints).
 __kernel void spgemm_rows(const uint rows, __global const int* a_row, __global const int* a_col,
-                          __global const REAL* a_val, __global const int* b_row, __global const int* b_col,
-                          __global const REAL* b_val, __global int* cursor_all, __global int* end_all,
-                          __global int* head_all, __global int* c_row, __global int* c_col, __global REAL* c_val,
+                          __global const REAL* a_val, __global const B_OFFSET* b_row, __global const int* b_col,
+                          __global const REAL* b_val, __global B_OFFSET* cursor_all, __global B_OFFSET* end_all,
+                          __global int* head_all, __global C_OFFSET* c_row, __global int* c_col, __global REAL* c_val,
                           const int fill) {
   CLCG_FOR_EACH(uint, i, rows) {
     if (fill ? c_row[i + 1] - c_row[i] <= HASH_CAP : c_row[i] >= 0) continue;
-    __global int* cursor = cursor_all + a_row[i];
-    __global int* end = end_all + a_row[i];
+    __global B_OFFSET* cursor = cursor_all + a_row[i];
+    __global B_OFFSET* end = end_all + a_row[i];
     __global int* head = head_all + a_row[i];
     MERGE_ROW(cursor, end, head)
   }
@@ -323,11 +345,12 @@ inline int hash_find(__local const int* key, const int column, const int bits) {
 // Columns: those of the rows of B that A's row [a_begin, a_end) names, a row of B a work-item,
 // until more than `cap` are found.
 inline void hash_product_columns(const int a_begin, const int a_end, const int at, const int width, const int cap,
-                                 const int bits, __global const int* a_col, __global const int* b_row,
+                                 const int bits, __global const int* a_col, __global const B_OFFSET* b_row,
                                  __global const int* b_col, __local volatile int* key, __local volatile int* found) {
   for (int k = a_begin + at; k < a_end; k += width) {
-    const int j = a_col[k], stop = b_row[j + 1];
-    for (int t = b_row[j]; t < stop && *found <= cap; ++t) hash_insert(key, found, b_col[t], bits);
+    const int j = a_col[k];
+    const B_OFFSET stop = b_row[j + 1];
+    for (B_OFFSET t = b_row[j]; t < stop && *found <= cap; ++t) hash_insert(key, found, b_col[t], bits);
   }
 }
 
@@ -364,10 +387,11 @@ inline void rank_listed_columns(const int columns, const int at, const int width
 // of B: every place sums in A's order. The next row's first entries are loaded before this
 // one's are added, to hide the load. Every work-item of the group calls it.
 inline void add_stage(const int staged, const int at, const int width, const int bits,
-                      __local const int* stage_begin, __local const int* stage_end, __local const REAL* stage_a,
+                      __local const B_OFFSET* stage_begin, __local const B_OFFSET* stage_end, __local const REAL* stage_a,
                       __global const int* b_col, __global const REAL* b_val, __local const int* key,
                       __local const ushort* place, __local REAL* sum) {
-  int t = stage_begin[0] + at, next_col = -1;
+  B_OFFSET t = stage_begin[0] + at;
+  int next_col = -1;
   REAL next_val = 0;
   if (t < stage_end[0]) next_col = b_col[t], next_val = b_val[t];
   for (int s = 0; s < staged; ++s) {
@@ -403,8 +427,8 @@ inline void add_stage(const int staged, const int at, const int width, const int
 // c_listed (phase 2 writes there).
 __kernel __attribute__((reqd_work_group_size(HASH_GROUP, 1, 1)))
 void spgemm_hashed(const uint rows, __global const int* a_row, __global const int* a_col,
-                   __global const REAL* a_val, __global const int* b_row, __global const int* b_col,
-                   __global const REAL* b_val, __global int* c_row, __global int* c_col, __global REAL* c_val,
+                   __global const REAL* a_val, __global const B_OFFSET* b_row, __global const int* b_col,
+                   __global const REAL* b_val, __global C_OFFSET* c_row, __global int* c_col, __global REAL* c_val,
                    const int fill, const int skip_taken, __global int* c_listed) {
   __local int key[HASH_SLOTS];         // a column, or -1
   __local ushort place[HASH_SLOTS];  // the place of the slot's column in C's row (< HASH_CAP)
@@ -414,13 +438,14 @@ void spgemm_hashed(const uint rows, __global const int* a_row, __global const in
   __local int* listed = (__local int*)sum;
   // A's row, HASH_STAGE entries at a time: where their rows of B begin and end, and a_k (loaded
   // by all work-items at once, rather than one dependent load after another for each k).
-  __local int stage_begin[HASH_STAGE], stage_end[HASH_STAGE];
+  __local B_OFFSET stage_begin[HASH_STAGE], stage_end[HASH_STAGE];
   __local REAL stage_a[HASH_STAGE];
   __local volatile int found, listing;
   const int lane = (int)get_local_id(0), counting = fill == 0 || fill == 3;
   for (uint i = get_group_id(0); i < rows; i += get_num_groups(0)) {
     const int a_begin = a_row[i], a_end = a_row[i + 1];
-    const int out = counting ? 0 : c_row[i], columns = counting ? 0 : c_row[i + 1] - out;
+    const C_OFFSET out = counting ? 0 : c_row[i];
+    const int columns = counting ? 0 : (int)(c_row[i + 1] - out);
     if (columns > HASH_CAP || (skip_taken && (counting ? c_row[i] >= 0 : columns <= SKIP_CAP)))
       continue;  // the same for the whole group
     // (The barriers below are reached by every pass alike: PoCL wants no barrier under a branch.)
@@ -433,7 +458,7 @@ void spgemm_hashed(const uint rows, __global const int* a_row, __global const in
       hash_product_columns(a_begin, a_end, lane, HASH_GROUP, HASH_CAP, HASH_BITS, a_col, b_row, b_col, key, &found);
     barrier(CLK_LOCAL_MEM_FENCE);
     const int found_here = found;  // (no work-item writes it again before the next row)
-    if (counting && lane == 0) c_row[i] = found_here <= HASH_CAP ? found_here : -1;
+    if (counting && lane == 0) c_row[i] = (C_OFFSET)(found_here <= HASH_CAP ? found_here : -1);
     const int list = fill == 1 || (fill == 3 && found_here <= NARROW_CAP);
     if (list)
       for (int s = lane; s < HASH_SLOTS; s += HASH_GROUP)
@@ -470,13 +495,13 @@ void spgemm_hashed(const uint rows, __global const int* a_row, __global const in
 // (it is counted again by spgemm_hashed); filling skips it (spgemm_hashed fills it).
 __kernel __attribute__((reqd_work_group_size(HASH_GROUP, 1, 1)))
 void spgemm_narrow(const uint rows, __global const int* a_row, __global const int* a_col,
-                   __global const REAL* a_val, __global const int* b_row, __global const int* b_col,
-                   __global const REAL* b_val, __global int* c_row, __global int* c_col, __global REAL* c_val,
+                   __global const REAL* a_val, __global const B_OFFSET* b_row, __global const int* b_col,
+                   __global const REAL* b_val, __global C_OFFSET* c_row, __global int* c_col, __global REAL* c_val,
                    const int fill, __global int* c_listed) {
   __local int keys[NARROW_ROWS][NARROW_SLOTS];
   __local ushort places[NARROW_ROWS][NARROW_SLOTS];
   __local REAL sums[NARROW_ROWS][NARROW_CAP];
-  __local int stage_begins[NARROW_ROWS][NARROW_STAGE], stage_ends[NARROW_ROWS][NARROW_STAGE];
+  __local B_OFFSET stage_begins[NARROW_ROWS][NARROW_STAGE], stage_ends[NARROW_ROWS][NARROW_STAGE];
   __local REAL stage_as[NARROW_ROWS][NARROW_STAGE];
   __local volatile int founds[NARROW_ROWS], listings[NARROW_ROWS];
   __local volatile int longest;  // the longest row of A the group's rows take
@@ -485,8 +510,8 @@ void spgemm_narrow(const uint rows, __global const int* a_row, __global const in
   __local ushort* place = places[sub];
   __local REAL* sum = sums[sub];
   __local int* listed = (__local int*)sum;  // as spgemm_hashed's
-  __local int* stage_begin = stage_begins[sub];
-  __local int* stage_end = stage_ends[sub];
+  __local B_OFFSET* stage_begin = stage_begins[sub];
+  __local B_OFFSET* stage_end = stage_ends[sub];
   __local REAL* stage_a = stage_as[sub];
   __local volatile int* found = &founds[sub];
   __local volatile int* listing = &listings[sub];
@@ -495,7 +520,8 @@ void spgemm_narrow(const uint rows, __global const int* a_row, __global const in
     const uint i = base + (uint)sub;
     const int here = i < rows;
     const int a_begin = here ? a_row[i] : 0, a_end = here ? a_row[i + 1] : 0;
-    const int out = !counting && here ? c_row[i] : 0, columns = !counting && here ? c_row[i + 1] - out : 0;
+    const C_OFFSET out = !counting && here ? c_row[i] : 0;
+    const int columns = !counting && here ? (int)(c_row[i + 1] - out) : 0;
     const int take = here && columns <= NARROW_CAP;  // a sub-group's own, so no barrier under it
     __global int* listed_row = c_listed + (size_t)(here ? i : 0) * NARROW_CAP;
     for (int s = sl; s < NARROW_SLOTS; s += NARROW_LANES) key[s] = -1;
@@ -511,7 +537,7 @@ void spgemm_narrow(const uint rows, __global const int* a_row, __global const in
       hash_product_columns(a_begin, a_end, sl, NARROW_LANES, NARROW_CAP, NARROW_BITS, a_col, b_row, b_col, key, found);
     barrier(CLK_LOCAL_MEM_FENCE);
     const int found_here = *found;  // (no work-item writes it again before the next rows)
-    if (counting && here && sl == 0) c_row[i] = found_here <= NARROW_CAP ? found_here : -1;
+    if (counting && here && sl == 0) c_row[i] = (C_OFFSET)(found_here <= NARROW_CAP ? found_here : -1);
     const int list = take && (fill == 1 || (fill == 3 && found_here <= NARROW_CAP));
     if (list)
       for (int s = sl; s < NARROW_SLOTS; s += NARROW_LANES)

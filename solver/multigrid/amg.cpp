@@ -138,10 +138,13 @@ struct AmgPreconditioner::Hierarchy {
   // level's (~4 entries a fine row on meshes) is counted again instead: keeping it would take
   // the hierarchy past 2x A's bytes, where a coarser level's takes ~0.1x (512^3).
   struct ProductPattern {
-    ::cl::Buffer row_ptr, col_idx;  // none on the finest level
-    std::int32_t nnz = 0, longest = 0;
+    ::cl::Buffer row_offsets, col_idx;  // none on the finest level
+    std::int64_t nnz = 0;
+    std::int32_t longest = 0;
+    RowOffsets offsets = RowOffsets::narrow;
   };
   std::vector<ProductPattern> ap_patterns;
+  std::int64_t largest_product = 0;  // A P's nonzeros on the level where they are most
   std::vector<double> radius;  // rho(D^-1 A) of each level but the coarsest
   // The Lanczos's SpMV of each level but the coarsest: the level's own, its layout (an ELL copy
   // on meshes: 1.4 ms at 256^3's finest level) made once.
@@ -154,7 +157,7 @@ AmgPreconditioner::AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& 
     : env_(env),
       options_(options),
       spectrum_(env, a.type()),
-      coarsening_(std::make_unique<DeviceCoarsening>(env, a.type())),
+      coarsening_(std::make_unique<DeviceCoarsening>(env, a.type(), options.wide_offsets_from)),
       hierarchy_(std::make_unique<Hierarchy>()) {
   const cl::BufferPool::Scope pooled(env);  // the set-up drops and makes ~200 buffers: reused, not freed
   PhaseClock phase(env);
@@ -188,12 +191,13 @@ AmgPreconditioner::AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& 
     prolongator_s += phase.seconds();
     phase.start();
     DeviceCsrMatrix r = products.transpose(p);
-    const DeviceCsrMatrix ap = products.multiply_grouped(fine, p, k, false, "A P");
+    const DeviceCsrMatrix ap = products.multiply_grouped(fine, p, k, false, "A P", RowOffsets::wide);
     DeviceCsrMatrix coarse = products.multiply_grouped(r, ap, k, true, "R (A P)");
     galerkin_s += phase.seconds();
     h.groups.push_back(k);
+    h.largest_product = std::max(h.largest_product, ap.nnz());
     if (h.operators.size() > 1)
-      h.ap_patterns.push_back({ap.row_ptr(), ap.col_idx(), ap.nnz(), ap.max_row_length()});
+      h.ap_patterns.push_back({ap.row_offsets(), ap.col_idx(), ap.nnz(), ap.max_row_length(), ap.offsets()});
     else
       h.ap_patterns.emplace_back();
     h.tentative.push_back(std::move(tentative));
@@ -241,13 +245,13 @@ bool AmgPreconditioner::update_values(const DeviceCsrMatrix& a) {
     products.transpose_values(h.prolongators[l], h.restrictions[l]);
     const Hierarchy::ProductPattern& kept = h.ap_patterns[l];
     DeviceCsrMatrix ap;
-    if (kept.row_ptr()) {
+    if (kept.row_offsets()) {
       const ElementType type = h.operators[l].type();
-      ap = DeviceCsrMatrix(kept.row_ptr, kept.col_idx, make_vector(env_, type, std::size_t(kept.nnz)),
-                           h.operators[l].rows(), h.prolongators[l].cols(), kept.nnz, type, kept.longest);
+      ap = DeviceCsrMatrix(kept.row_offsets, kept.col_idx, make_vector(env_, type, std::size_t(kept.nnz)),
+                           h.operators[l].rows(), h.prolongators[l].cols(), kept.nnz, type, kept.longest, kept.offsets);
       products.multiply_values(h.operators[l], h.prolongators[l], ap, "A P");
     } else {
-      ap = products.multiply_grouped(h.operators[l], h.prolongators[l], h.groups[l], false, "A P");
+      ap = products.multiply_grouped(h.operators[l], h.prolongators[l], h.groups[l], false, "A P", RowOffsets::wide);
     }
     products.multiply_values(h.restrictions[l], ap, h.operators[l + 1], "R (A P)");
     galerkin_s += phase.seconds();
@@ -411,7 +415,9 @@ AmgPreconditioner::AmgPreconditioner(const cl::Env& env, const DeviceCsrMatrix& 
     prolongator_s += phase.seconds();
     phase.start();
     HostCsr r = transpose(p);
-    HostCsr coarse = multiply(r, multiply(fine, p));
+    const HostCsr ap = multiply(fine, p);
+    HostCsr coarse = multiply(r, ap);
+    h.largest_product = std::max(h.largest_product, std::int64_t(ap.nnz()));
     galerkin_s += phase.seconds();
     phase.start();
     h.prolongators.emplace_back(env, p, type);
@@ -476,7 +482,7 @@ void AmgPreconditioner::build_levels(Hierarchy& h) {
     hierarchy_bytes += double(h.prolongators[l].bytes() + h.restrictions[l].bytes());
   for (std::size_t l = 0; l < h.tentative.size(); ++l)
     hierarchy_bytes += double(h.tentative[l].bytes()) +
-                       (h.ap_patterns[l].row_ptr() ? double(h.operators[l].rows() + 1 + h.ap_patterns[l].nnz) *
+                       (h.ap_patterns[l].row_offsets() ? double(h.operators[l].rows() + 1 + h.ap_patterns[l].nnz) *
                                                          sizeof(std::int32_t)
                                                    : 0.0);  // A P's pattern
   const double a_bytes = double(h.operators.front().bytes());
@@ -486,7 +492,8 @@ void AmgPreconditioner::build_levels(Hierarchy& h) {
                      {"coarse_rows", double(last.n)},
                      {"block_size", double(options.block_size)},
                      {"near_nullspace_vectors", double(near_nullspace_vectors(options))},
-                     {"hierarchy_bytes_over_a", a_bytes > 0 ? hierarchy_bytes / a_bytes : 0.0}};
+                     {"hierarchy_bytes_over_a", a_bytes > 0 ? hierarchy_bytes / a_bytes : 0.0},
+                     {"largest_product_nnz", double(h.largest_product)}};
   report_.phases = h.phases;
   add_level_phases(kernels_s, smoother_s, factor_s);
 }

@@ -45,10 +45,10 @@ void DeviceCoarsening::run_rows(::cl::Kernel& kernel, const char* name, const De
   kernels_.run_groups(kernel, name, groups, team_group, n, team, args...);
 }
 
-DeviceCoarsening::DeviceCoarsening(const cl::Env& env, ElementType type)
+DeviceCoarsening::DeviceCoarsening(const cl::Env& env, ElementType type, std::uint64_t wide_from)
     : env_(env),
       type_(type),
-      products_(env, type),
+      products_(env, type, wide_from),
       kernels_(env, type),
       changed_(make_index_buffer(env, 1)),
       undecided_(make_index_buffer(env, max_mis_rounds + 1)),
@@ -140,7 +140,7 @@ DeviceAggregates DeviceCoarsening::aggregate(const DeviceCsrMatrix& f) {
   }
   ::cl::Buffer seed = make_index_buffer(env_, n + 1);
   kernels_.run(mis_members_, "mis_members", n, state, seed);
-  result.count = products_.exclusive_scan(seed, n).total;
+  result.count = std::int32_t(products_.exclusive_scan(seed, n).total);  // (at most n)
   ::cl::Buffer first = make_index_buffer(env_, n);
   kernels_.run(join_seeds_, "join_seeds", n, f.row_ptr(), f.col_idx(), state, seed, first);
   result.of_row = make_index_buffer(env_, n);

@@ -56,6 +56,13 @@ std::int32_t longest_row(const DeviceCsrMatrix& c) {
   return c.max_row_length() > 0 || c.nnz() == 0 ? c.max_row_length() : std::numeric_limits<std::int32_t>::max();
 }
 
+// std::length_error where a 32-bit CSR matrix would have `nnz` nonzeros.
+void check_nonzeros(std::int64_t nnz) {
+  if (std::uint64_t(nnz) > max_csr_index)
+    throw std::length_error("a sparse product has " + std::to_string(nnz) +
+                            " nonzeros, more than 32-bit CSR indices address (" + std::to_string(max_csr_index) + ")");
+}
+
 // std::invalid_argument naming `what` where A B is not defined.
 void require_product(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, const char* what) {
   if (a.cols() != b.rows())
@@ -65,21 +72,16 @@ void require_product(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, const c
 
 }  // namespace
 
-SparseProducts::SparseProducts(const cl::Env& env, ElementType type) : env_(env), type_(type), kernels_(env, type) {
+SparseProducts::SparseProducts(const cl::Env& env, ElementType type, std::uint64_t wide_from)
+    : env_(env), type_(type), wide_from_(std::min(wide_from, max_csr_index)), kernels_(env, type) {
   cl::checked("allocating a scan's tile totals", [&] {
     scan_totals_ = ::cl::Buffer(env.context(), CL_MEM_READ_WRITE, 3 * max_tiles * sizeof(std::int64_t));
     scan_summary_ = ::cl::Buffer(env.context(), CL_MEM_READ_WRITE, 3 * sizeof(std::int64_t));
   });
   const std::string options = real_build_options(type);
-  tile_totals_ = env.kernel("sparse_product.cl", "scan_tile_totals", options);
-  tile_offsets_ = env.kernel("sparse_product.cl", "scan_tile_offsets", options);
-  scan_tiles_ = env.kernel("sparse_product.cl", "scan_tiles", options);
-  single_tile_ = env.kernel("sparse_product.cl", "scan_single_tile", options);
-  spgemm_ = env.kernel("sparse_product.cl", "spgemm_rows", options + long_table);  // rows beyond long_hash_cap
-  spgemm_short_ = env.kernel("sparse_product.cl", "spgemm_short_rows", options);
-  spgemm_hashed_ = env.kernel("sparse_product.cl", "spgemm_hashed", options);
-  spgemm_hashed_long_ = env.kernel("sparse_product.cl", "spgemm_hashed", options + long_table);
-  spgemm_narrow_ = env.kernel("sparse_product.cl", "spgemm_narrow", options);
+  scan_ = scan_kernels(env, options);
+  product_kernels(RowOffsets::narrow, RowOffsets::narrow);
+  recover_counts_ = env.kernel("sparse_product.cl", "recover_counts", options);
   column_counts_ = env.kernel("sparse_product.cl", "column_counts", options);
   transpose_place_ = env.kernel("sparse_product.cl", "transpose_place", options);
   transpose_gather_ = env.kernel("sparse_product.cl", "transpose_gather", options);
@@ -91,37 +93,69 @@ SparseProducts::SparseProducts(const cl::Env& env, ElementType type) : env_(env)
   sort_long_rows_ = env.kernel("sparse_product.cl", "sort_long_rows", options + long_sort);
 }
 
+SparseProducts::ScanKernels SparseProducts::scan_kernels(const cl::Env& env, const std::string& options) {
+  const auto kernel = [&](const char* name) { return env.kernel("sparse_product.cl", name, options); };
+  return {kernel("scan_tile_totals"), kernel("scan_tile_offsets"), kernel("scan_tiles"), kernel("scan_single_tile")};
+}
+
 ScanTotals SparseProducts::exclusive_scan(::cl::Buffer& counts, std::size_t n) {
   if (n == 0) {
     kernels_.clear_ints(counts, 1);
     return {};
   }
+  return scan(scan_, counts, n);
+}
+
+ScanTotals SparseProducts::scan(ScanKernels& scan, ::cl::Buffer& counts, std::size_t n) {
   if (n <= scan_group * single_tile_per) {
     const std::size_t per = (n + scan_group - 1) / scan_group;
-    kernels_.run_groups(single_tile_, "scan_single_tile", 1, scan_group, per, as_count(n), counts, scan_summary_);
+    kernels_.run_groups(scan.single_tile, "scan_single_tile", 1, scan_group, per, as_count(n), counts, scan_summary_);
   } else {
     const cl_uint per = scan_per_item(n);
     const std::size_t tiles = (n + scan_group * per - 1) / (scan_group * per);
-    kernels_.run_groups(tile_totals_, "scan_tile_totals", tiles, scan_group, cl_uint(tiles), per, as_count(n), counts,
-                        scan_totals_);
-    kernels_.run_groups(tile_offsets_, "scan_tile_offsets", 1, scan_group, cl_uint(tiles), scan_totals_, counts,
+    kernels_.run_groups(scan.tile_totals, "scan_tile_totals", tiles, scan_group, cl_uint(tiles), per, as_count(n),
+                        counts, scan_totals_);
+    kernels_.run_groups(scan.tile_offsets, "scan_tile_offsets", 1, scan_group, cl_uint(tiles), scan_totals_, counts,
                         as_count(n), scan_summary_);
-    kernels_.run_groups(scan_tiles_, "scan_tiles", tiles, scan_group, per, as_count(n), counts, scan_totals_);
+    kernels_.run_groups(scan.tiles, "scan_tiles", tiles, scan_group, per, as_count(n), counts, scan_totals_);
   }
   std::int64_t summary[3] = {0, 0, 0};  // the total, the largest and the smallest count
   cl::checked("reading a scan's total",
               [&] { env_.queue().enqueueReadBuffer(scan_summary_, CL_TRUE, 0, sizeof(summary), summary); });
-  if (summary[2] >= 0 && std::uint64_t(summary[0]) > max_csr_index)  // (counts below 0: counted again)
-    throw std::length_error("a sparse product has " + std::to_string(summary[0]) +
-                            " nonzeros, more than 32-bit CSR indices address (" + std::to_string(max_csr_index) + ")");
-  return {std::int32_t(summary[0]), std::int32_t(summary[1]), std::int32_t(summary[2])};
+  return {summary[0], std::int32_t(summary[1]), std::int32_t(summary[2])};
+}
+
+::cl::Buffer SparseProducts::widened(const ::cl::Buffer& offsets, std::size_t n) {
+  if (!wide_scan_) wide_scan_ = scan_kernels(env_, real_build_options(type_) + " -DCOUNT=long");
+  ::cl::Buffer wide = env_.buffer(CL_MEM_READ_WRITE, (n + 1) * sizeof(std::int64_t),
+                                  "allocating " + std::to_string(n + 1) + " 64-bit row offsets");
+  kernels_.run(recover_counts_, "recover_counts", n, offsets, wide);
+  scan(*wide_scan_, wide, n);
+  return wide;
 }
 
 DeviceCsrMatrix SparseProducts::allocate(::cl::Buffer counts, std::int32_t rows, std::int32_t cols) {
   const ScanTotals totals = exclusive_scan(counts, std::size_t(rows));
+  check_nonzeros(totals.total);
   return DeviceCsrMatrix(std::move(counts), make_index_buffer(env_, std::size_t(totals.total)),
                          make_vector(env_, type_, std::size_t(totals.total)), rows, cols, totals.total, type_,
                          totals.largest);
+}
+
+SparseProducts::ProductKernels& SparseProducts::product_kernels(RowOffsets b, RowOffsets c) {
+  std::optional<ProductKernels>& built =
+      product_kernels_[std::size_t(b == RowOffsets::wide) * 2 + std::size_t(c == RowOffsets::wide)];
+  if (!built) {
+    const std::string options = real_build_options(type_) + (b == RowOffsets::wide ? " -DB_OFFSET=long" : "") +
+                                (c == RowOffsets::wide ? " -DC_OFFSET=long" : "");
+    const auto kernel = [&](const char* name, const char* more = "") {
+      return env_.kernel("sparse_product.cl", name, options + more);
+    };
+    built = ProductKernels{kernel("spgemm_rows", long_table),  // rows beyond long_hash_cap
+                           kernel("spgemm_short_rows"), kernel("spgemm_hashed"), kernel("spgemm_hashed", long_table),
+                           kernel("spgemm_narrow")};
+  }
+  return *built;
 }
 
 bool SparseProducts::merges_in_registers(const DeviceCsrMatrix& a) {
@@ -133,49 +167,57 @@ SparseProducts::Pass SparseProducts::unlisted(Pass pass) {
 }
 
 bool SparseProducts::run_multiply(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, const ::cl::Buffer& c_row,
-                                  const ::cl::Buffer& c_col, const ::cl::Buffer& c_val, Pass pass,
-                                  const std::string& label, std::int32_t longest, const ::cl::Buffer& c_listed) {
+                                  RowOffsets c_offsets, const ::cl::Buffer& c_col, const ::cl::Buffer& c_val,
+                                  Pass pass, const std::string& label, std::int32_t longest,
+                                  const ::cl::Buffer& c_listed) {
   const std::size_t rows = std::size_t(a.rows());
   const bool counting = unlisted(pass) == Pass::count;
   const std::string name = label + (counting ? " (count)" : pass == Pass::values ? " (values)" : " (fill)");
+  ProductKernels& kernels = product_kernels(b.offsets(), counting ? RowOffsets::narrow : c_offsets);
+  const ::cl::Buffer &a_row = a.row_ptr(), &b_row = b.row_offsets();
   if (merges_in_registers(a)) {
-    kernels_.run(spgemm_short_, "spgemm_short_rows " + name, rows, a.row_ptr(), a.col_idx(), a.values(), b.row_ptr(),
+    kernels_.run(kernels.short_rows, "spgemm_short_rows " + name, rows, a_row, a.col_idx(), a.values(), b_row,
                  b.col_idx(), b.values(), c_row, c_col, c_val, cl_int(unlisted(pass)));
     return false;
   }
   const auto narrow = [&] {
-    kernels_.run_groups(spgemm_narrow_, "spgemm_narrow " + name, hashed_groups((rows + narrow_rows - 1) / narrow_rows),
-                        hash_group, rows, a.row_ptr(), a.col_idx(), a.values(), b.row_ptr(), b.col_idx(), b.values(),
-                        c_row, c_col, c_val, cl_int(pass), c_listed);
+    kernels_.run_groups(kernels.narrow, "spgemm_narrow " + name, hashed_groups((rows + narrow_rows - 1) / narrow_rows),
+                        hash_group, rows, a_row, a.col_idx(), a.values(), b_row, b.col_idx(), b.values(), c_row, c_col,
+                        c_val, cl_int(pass), c_listed);
   };
   // The wide kernel's rows have more than narrow_cap columns: none are listed to fill from.
   const auto wide = [&](::cl::Kernel& kernel, const char* kernel_name, bool skip_taken) {
-    kernels_.run_groups(kernel, kernel_name + name, hashed_groups(rows), hash_group, rows, a.row_ptr(), a.col_idx(),
-                        a.values(), b.row_ptr(), b.col_idx(), b.values(), c_row, c_col, c_val,
+    kernels_.run_groups(kernel, kernel_name + name, hashed_groups(rows), hash_group, rows, a_row, a.col_idx(),
+                        a.values(), b_row, b.col_idx(), b.values(), c_row, c_col, c_val,
                         cl_int(pass == Pass::fill_listed ? Pass::fill : pass), cl_int(skip_taken), c_listed);
   };
   if (counting && longest == 0) {  // a first count: a row neither table holds is marked -1
     if (a.mean_row_length() * b.mean_row_length() <= narrow_count_products)
       narrow();
     else
-      wide(spgemm_hashed_, "spgemm_hashed ", false);
+      wide(kernels.hashed, "spgemm_hashed ", false);
     return true;
   }
   if (!counting) narrow();
   if (longest <= narrow_cap) return true;
-  wide(spgemm_hashed_, "spgemm_hashed ", true);
+  wide(kernels.hashed, "spgemm_hashed ", true);
   if (longest <= hash_cap) return true;
-  wide(spgemm_hashed_long_, "spgemm_hashed_long ", true);
+  wide(kernels.hashed_long, "spgemm_hashed_long ", true);
   if (longest <= long_hash_cap) return true;
-  const std::size_t scratch = std::size_t(a.nnz());
-  ::cl::Buffer cursor = make_index_buffer(env_, scratch), end = make_index_buffer(env_, scratch),
+  // The merge's scratch: a cursor and an end in B (of B's offsets' width) and a head an entry of A.
+  const std::size_t scratch = std::max<std::size_t>(1, std::size_t(a.nnz())),
+                    offset_bytes = b.offsets() == RowOffsets::wide ? sizeof(std::int64_t) : sizeof(std::int32_t);
+  const std::string what = "allocating a sparse product's merge scratch";
+  ::cl::Buffer cursor = env_.buffer(CL_MEM_READ_WRITE, scratch * offset_bytes, what),
+               end = env_.buffer(CL_MEM_READ_WRITE, scratch * offset_bytes, what),
                head = make_index_buffer(env_, scratch);
-  kernels_.run(spgemm_, "spgemm_rows " + name, rows, a.row_ptr(), a.col_idx(), a.values(), b.row_ptr(), b.col_idx(),
+  kernels_.run(kernels.merge_rows, "spgemm_rows " + name, rows, a_row, a.col_idx(), a.values(), b_row, b.col_idx(),
                b.values(), cursor, end, head, c_row, c_col, c_val, cl_int(unlisted(pass)));
   return true;
 }
 
-DeviceCsrMatrix SparseProducts::multiply(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, const std::string& label) {
+DeviceCsrMatrix SparseProducts::multiply(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, const std::string& label,
+                                         RowOffsets offsets) {
   require_product(a, b, "multiply");
   const std::size_t rows = std::size_t(a.rows());
   ::cl::Buffer counts = make_index_buffer(env_, rows + 1), no_col = make_index_buffer(env_, 1),
@@ -186,28 +228,38 @@ DeviceCsrMatrix SparseProducts::multiply(const DeviceCsrMatrix& a, const DeviceC
   const bool listing = !merges_in_registers(a) && listed_bytes > 0 &&
                        listed_bytes <= env_.info().max_allocation_bytes / listed_share;
   const ::cl::Buffer listed = listing ? make_index_buffer(env_, rows * std::size_t(narrow_cap)) : no_col;
-  if (run_multiply(a, b, counts, no_col, no_val, listing ? Pass::count_and_list : Pass::count, label, 0, listed)) {
+  if (run_multiply(a, b, counts, RowOffsets::narrow, no_col, no_val, listing ? Pass::count_and_list : Pass::count,
+                   label, 0, listed)) {
     first_counts = make_index_buffer(env_, rows);  // the scan overwrites the counts
     copy_ints(counts, first_counts, rows);
   }
   ScanTotals totals = exclusive_scan(counts, rows);
   if (totals.smallest < 0) {  // rows marked -1, beyond the counting table: those counted again
     copy_ints(first_counts, counts, rows);
-    run_multiply(a, b, counts, no_col, no_val, Pass::count, label, std::numeric_limits<std::int32_t>::max(), no_col);
+    run_multiply(a, b, counts, RowOffsets::narrow, no_col, no_val, Pass::count, label,
+                 std::numeric_limits<std::int32_t>::max(), no_col);
     totals = exclusive_scan(counts, rows);
   }
-  return filled(a, b, counts, totals.total, totals.largest, label, listing ? Pass::fill_listed : Pass::fill, listed);
+  RowOffsets c_offsets = RowOffsets::narrow;
+  if (std::uint64_t(totals.total) > wide_from_ && offsets == RowOffsets::wide) {
+    counts = widened(counts, rows);
+    c_offsets = RowOffsets::wide;
+  } else {
+    check_nonzeros(totals.total);
+  }
+  return filled(a, b, counts, c_offsets, totals.total, totals.largest, label,
+                listing ? Pass::fill_listed : Pass::fill, listed);
 }
 
 DeviceCsrMatrix SparseProducts::multiply_grouped(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, unsigned k,
-                                                 bool a_rows_grouped, const std::string& label) {
+                                                 bool a_rows_grouped, const std::string& label, RowOffsets offsets) {
   require_product(a, b, "multiply_grouped");
-  if (k <= 1 || a.rows() == 0 || b.nnz() == 0) return multiply(a, b, label);
+  if (k <= 1 || a.rows() == 0 || b.nnz() == 0) return multiply(a, b, label, offsets);
   const std::size_t b_rows = std::size_t(b.rows()), groups = std::size_t(a.rows()) / k;
   // B's pattern with its columns' groups as columns (values: any, unread).
   DeviceCsrMatrix b_c(make_index_buffer(env_, b_rows + 1), make_index_buffer(env_, std::size_t(b.nnz()) / k),
                       make_vector(env_, type_, std::size_t(b.nnz()) / k), b.rows(), b.cols() / std::int32_t(k),
-                      b.nnz() / std::int32_t(k), type_, b.max_row_length() / std::int32_t(k));
+                      b.nnz() / std::int64_t(k), type_, b.max_row_length() / std::int32_t(k));
   kernels_.run(compress_column_groups_, "compress_column_groups", b_rows, cl_uint(k), b.row_ptr(), b.col_idx(),
                b_c.row_ptr(), b_c.col_idx());
   DeviceCsrMatrix a_c = a;
@@ -222,11 +274,9 @@ DeviceCsrMatrix SparseProducts::multiply_grouped(const DeviceCsrMatrix& a, const
   const DeviceCsrMatrix c_c = multiply(a_c, b_c, label + " (groups)");
   const std::size_t rows = a_rows_grouped ? std::size_t(c_c.rows()) * k : std::size_t(c_c.rows());
   const std::size_t nnz = std::size_t(c_c.nnz()) * k * (a_rows_grouped ? k : 1);
-  if (nnz > max_csr_index)
-    throw std::length_error("a sparse product has " + std::to_string(nnz) + " nonzeros, more than 32-bit CSR indices address (" +
-                            std::to_string(max_csr_index) + ")");
+  check_nonzeros(std::int64_t(nnz));
   DeviceCsrMatrix c(make_index_buffer(env_, rows + 1), make_index_buffer(env_, nnz), make_vector(env_, type_, nnz),
-                    std::int32_t(rows), b.cols(), std::int32_t(nnz), type_, c_c.max_row_length() * std::int32_t(k));
+                    std::int32_t(rows), b.cols(), std::int64_t(nnz), type_, c_c.max_row_length() * std::int32_t(k));
   kernels_.run(expand_groups_, "expand_groups", std::size_t(c_c.rows()), cl_uint(k), cl_int(a_rows_grouped),
                c_c.row_ptr(), c_c.col_idx(), c.row_ptr(), c.col_idx());
   multiply_values(a, b, c, label);
@@ -240,18 +290,18 @@ void SparseProducts::copy_ints(const ::cl::Buffer& from, const ::cl::Buffer& to,
 }
 
 DeviceCsrMatrix SparseProducts::multiply_on(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b,
-                                            const ::cl::Buffer& c_row, std::int32_t nnz, std::int32_t longest,
-                                            const std::string& label) {
+                                            const DeviceCsrMatrix& earlier, const std::string& label) {
   require_product(a, b, "multiply_on");
-  return filled(a, b, c_row, nnz, longest, label, Pass::fill, c_row);
+  return filled(a, b, earlier.row_offsets(), earlier.offsets(), earlier.nnz(), earlier.max_row_length(), label,
+                Pass::fill, earlier.row_offsets());
 }
 
 DeviceCsrMatrix SparseProducts::filled(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, const ::cl::Buffer& c_row,
-                                       std::int32_t nnz, std::int32_t longest, const std::string& label, Pass pass,
-                                       const ::cl::Buffer& c_listed) {
+                                       RowOffsets c_offsets, std::int64_t nnz, std::int32_t longest,
+                                       const std::string& label, Pass pass, const ::cl::Buffer& c_listed) {
   DeviceCsrMatrix c(c_row, make_index_buffer(env_, std::size_t(nnz)), make_vector(env_, type_, std::size_t(nnz)),
-                    a.rows(), b.cols(), nnz, type_, longest);
-  run_multiply(a, b, c.row_ptr(), c.col_idx(), c.values(), pass, label, longest_row(c), c_listed);
+                    a.rows(), b.cols(), nnz, type_, longest, c_offsets);
+  run_multiply(a, b, c_row, c_offsets, c.col_idx(), c.values(), pass, label, longest_row(c), c_listed);
   return c;
 }
 
@@ -261,7 +311,8 @@ void SparseProducts::multiply_values(const DeviceCsrMatrix& a, const DeviceCsrMa
     throw std::invalid_argument("multiply_values: C is " + std::to_string(c.rows()) + " x " + std::to_string(c.cols()) +
                                 ", not the shape of A B (" + std::to_string(a.rows()) + " x " + std::to_string(a.cols()) +
                                 " times " + std::to_string(b.rows()) + " x " + std::to_string(b.cols()) + ")");
-  run_multiply(a, b, c.row_ptr(), c.col_idx(), c.values(), Pass::values, label, longest_row(c), c.col_idx());
+  run_multiply(a, b, c.row_offsets(), c.offsets(), c.col_idx(), c.values(), Pass::values, label, longest_row(c),
+               c.col_idx());
 }
 
 std::size_t SparseProducts::hashed_groups(std::size_t units) const {

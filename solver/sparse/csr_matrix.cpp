@@ -21,8 +21,14 @@ void check_index_range(std::uint64_t rows, std::uint64_t cols, std::uint64_t nnz
   if (nnz > max_csr_index) reject("nonzeros (after expanding symmetric storage)", nnz);
 }
 
-std::uint64_t bytes_needed(std::uint64_t rows, std::uint64_t nnz, ElementType type) {
-  return (rows + 1) * sizeof(std::int32_t) + nnz * (sizeof(std::int32_t) + reduction::element_size(type));
+namespace {
+std::uint64_t offset_bytes(RowOffsets offsets) {
+  return offsets == RowOffsets::wide ? sizeof(std::int64_t) : sizeof(std::int32_t);
+}
+}  // namespace
+
+std::uint64_t bytes_needed(std::uint64_t rows, std::uint64_t nnz, ElementType type, RowOffsets offsets) {
+  return (rows + 1) * offset_bytes(offsets) + nnz * (sizeof(std::int32_t) + reduction::element_size(type));
 }
 
 CsrView csr_view(const Eigen::SparseMatrix<double, Eigen::RowMajor, int>& a) {
@@ -93,7 +99,8 @@ DeviceCsrMatrix::DeviceCsrMatrix(const cl::Env& env, const CsrView& host, Elemen
 }
 
 DeviceCsrMatrix::DeviceCsrMatrix(::cl::Buffer row_ptr, ::cl::Buffer col_idx, ::cl::Buffer values, std::int32_t rows,
-                                 std::int32_t cols, std::int32_t nnz, ElementType type, std::int32_t max_row_length)
+                                 std::int32_t cols, std::int64_t nnz, ElementType type, std::int32_t max_row_length,
+                                 RowOffsets offsets)
     : row_ptr_(std::move(row_ptr)),
       col_idx_(std::move(col_idx)),
       values_(std::move(values)),
@@ -101,10 +108,12 @@ DeviceCsrMatrix::DeviceCsrMatrix(::cl::Buffer row_ptr, ::cl::Buffer col_idx, ::c
       cols_(cols),
       nnz_(nnz),
       max_row_length_(max_row_length),
-      type_(type) {
+      type_(type),
+      offsets_(offsets) {
   if (rows < 0 || cols < 0 || nnz < 0)
     throw std::invalid_argument("negative CSR size: rows " + std::to_string(rows) + ", cols " + std::to_string(cols) +
                                 ", nnz " + std::to_string(nnz));
+  if (offsets == RowOffsets::narrow) check_index_range(std::uint64_t(rows), std::uint64_t(cols), std::uint64_t(nnz));
   auto check = [](const ::cl::Buffer& buffer, std::uint64_t needed, const char* what) {
     const std::uint64_t size = cl::checked("querying a CSR buffer's size",
                                            [&] { return buffer.getInfo<CL_MEM_SIZE>(); });
@@ -112,7 +121,7 @@ DeviceCsrMatrix::DeviceCsrMatrix(::cl::Buffer row_ptr, ::cl::Buffer col_idx, ::c
       throw std::invalid_argument(std::string("CSR ") + what + " buffer has " + std::to_string(size) +
                                   " bytes but needs " + std::to_string(needed));
   };
-  check(row_ptr_, (std::uint64_t(rows) + 1) * sizeof(std::int32_t), "row_ptr");
+  check(row_ptr_, (std::uint64_t(rows) + 1) * offset_bytes(offsets), "row_ptr");
   check(col_idx_, std::uint64_t(nnz) * sizeof(std::int32_t), "col_idx");
   check(values_, std::uint64_t(nnz) * reduction::element_size(type), "values");
 }
@@ -134,13 +143,19 @@ void DeviceCsrMatrix::upload_values(const cl::Env& env, std::span<const double> 
   });
 }
 
+const ::cl::Buffer& DeviceCsrMatrix::row_ptr() const {
+  if (offsets_ == RowOffsets::wide)
+    throw std::length_error("a matrix of " + std::to_string(nnz_) +
+                            " nonzeros has 64-bit row offsets, which only the sparse products read");
+  return row_ptr_;
+}
+
 DeviceCsrMatrix DeviceCsrMatrix::with_values(::cl::Buffer values, ElementType type) const {
-  DeviceCsrMatrix m(row_ptr_, col_idx_, std::move(values), rows_, cols_, nnz_, type);
-  m.max_row_length_ = max_row_length_;
-  return m;
+  return DeviceCsrMatrix(row_ptr_, col_idx_, std::move(values), rows_, cols_, nnz_, type, max_row_length_, offsets_);
 }
 
 HostCsr download(const cl::Env& env, const DeviceCsrMatrix& a) {
+  check_index_range(std::uint64_t(a.rows()), std::uint64_t(a.cols()), std::uint64_t(a.nnz()));
   HostCsr host;
   host.rows = a.rows();
   host.cols = a.cols();
@@ -148,7 +163,14 @@ HostCsr download(const cl::Env& env, const DeviceCsrMatrix& a) {
   host.col_idx.resize(std::size_t(a.nnz()));
   host.values.resize(std::size_t(a.nnz()));
   cl::checked("reading the matrix back", [&] {
-    env.queue().enqueueReadBuffer(a.row_ptr(), CL_TRUE, 0, host.row_ptr.size() * sizeof(std::int32_t), host.row_ptr.data());
+    if (a.offsets() == RowOffsets::wide) {
+      std::vector<std::int64_t> wide(host.row_ptr.size());
+      env.queue().enqueueReadBuffer(a.row_offsets(), CL_TRUE, 0, wide.size() * sizeof(std::int64_t), wide.data());
+      host.row_ptr.assign(wide.begin(), wide.end());  // (below 2^31: checked above)
+    } else {
+      env.queue().enqueueReadBuffer(a.row_ptr(), CL_TRUE, 0, host.row_ptr.size() * sizeof(std::int32_t),
+                                    host.row_ptr.data());
+    }
     if (a.nnz() == 0) return;
     env.queue().enqueueReadBuffer(a.col_idx(), CL_TRUE, 0, host.col_idx.size() * sizeof(std::int32_t), host.col_idx.data());
     if (a.type() == ElementType::f64) {

@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "clcg/solver/krylov/preconditioner_factory.hpp"
@@ -107,6 +108,32 @@ TEST(AmgNewValues, AnUpdatedHierarchyGivesAFreshSetUpsBits) {
       // A second update, back to the first values: the first set-up's bits.
       ASSERT_TRUE(updated.update_values(before));
       EXPECT_EQ(applied(updated, type, n), z_before) << "the update back differs from the first set-up";
+    }
+}
+
+// A P with 64-bit row offsets on every level (forced from the first nonzero; on a GPU from
+// 2^31 - 1, ~630^3 of 3D Poisson) gives the 32-bit hierarchy's bits, set up and updated.
+TEST(AmgWideOffsets, ForcedWideAPGivesTheSameBits) {
+  const std::vector<std::pair<std::string, clcg::solver::HostMatrix>> cases{
+      {"2D Poisson 37 x 29", clcg::test::poisson(37, 29)},
+      {"3D Poisson 9 x 8 x 7", clcg::test::poisson(9, 8, 7)},
+      {"random diagonally dominant 301", clcg::test::random_dd_spd(301, 9, 5)}};
+  for (ElementType type : clcg::test::device_types())
+    for (const auto& [name, a] : cases) {
+      SCOPED_TRACE(name + traced(type));
+      clcg::solver::AmgOptions narrow, wide;
+      narrow.coarse_rows = wide.coarse_rows = 40;  // several levels
+      wide.wide_offsets_from = 0;
+      const std::size_t n = std::size_t(a.rows());
+      const DeviceCsrMatrix da(test_env(), csr(a), type);
+      clcg::solver::AmgPreconditioner m32(test_env(), da, narrow), m64(test_env(), da, wide);
+      ASSERT_GE(m64.report().level_rows.size(), 2u) << "the case must have a coarse level";
+      EXPECT_EQ(m64.report().level_nnz, m32.report().level_nnz);
+      EXPECT_EQ(applied(m64, type, n), applied(m32, type, n)) << "set up";
+      const DeviceCsrMatrix scaled(test_env(), csr(clcg::test::scaled_symmetrically(a, 9)), type);
+      ASSERT_TRUE(m32.update_values(scaled));
+      ASSERT_TRUE(m64.update_values(scaled));
+      EXPECT_EQ(applied(m64, type, n), applied(m32, type, n)) << "updated";
     }
 }
 

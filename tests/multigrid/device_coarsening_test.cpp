@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -139,10 +140,74 @@ TEST(DeviceSparseProduct, MultiplyAndTransposeEqualTheHostReference) {
       }
       const DeviceCsrMatrix dc = products.multiply(da, db);
       expect_same(download(test_env(), dc), c, type, what + ": A B");
-      expect_same(download(test_env(), products.multiply_on(da, db, dc.row_ptr(), dc.nnz(), dc.max_row_length())), c,
-                  type, what + ": A B on kept row pointers");
+      expect_same(download(test_env(), products.multiply_on(da, db, dc)), c, type, what + ": A B on kept row pointers");
       expect_same(download(test_env(), products.transpose(da)), clcg::solver::transpose(a), type, what + ": A^T");
     }
+}
+
+// 64-bit row offsets (what A P takes past 2^31 - 1 nonzeros), forced from the first nonzero: C =
+// A B with them and B with them in a product (R (A P)) give the same columns and values, bit for
+// bit, as the 32-bit path, through every kernel above; a product not allowed them stays 32-bit;
+// row_ptr() refuses them. 20000 x 50 x 30 scans its counts in tiles (more than 8192 rows).
+TEST(DeviceSparseProduct, WideRowOffsetsGiveTheSameBits) {
+  struct Shape {
+    int m, k, n, a_per_row, b_per_row;
+  };
+  using clcg::solver::RowOffsets;
+  for (ElementType type : clcg::test::device_types())
+    for (const Shape& s : {Shape{1, 1, 1, 9, 5}, Shape{301, 300, 129, 8, 5}, Shape{131, 90, 200, 25, 6},
+                           Shape{45, 700, 900, 60, 12}, Shape{20, 3000, 4000, 200, 12}, Shape{150, 300, 110, 30, 9},
+                           Shape{20000, 50, 30, 3, 2}}) {
+      const std::string what = std::to_string(s.m) + "x" + std::to_string(s.k) + " * " + std::to_string(s.k) + "x" +
+                               std::to_string(s.n) + (type == ElementType::f64 ? " double" : " float");
+      SCOPED_TRACE(what);
+      const HostCsr a = rounded(random_csr(s.m, s.k, s.a_per_row, 1 + s.m), type);
+      const HostCsr b = rounded(random_csr(s.k, s.n, s.b_per_row, 2 + s.m), type);
+      const HostCsr r = rounded(random_csr(s.n, s.m, 4, 3 + s.m), type);  // a left factor of C
+      clcg::solver::SparseProducts narrow(test_env(), type), wide(test_env(), type, 0);
+      const DeviceCsrMatrix da(test_env(), a, type), db(test_env(), b, type), dr(test_env(), r, type);
+      const DeviceCsrMatrix c32 = narrow.multiply(da, db, "A B", RowOffsets::wide);
+      DeviceCsrMatrix c64 = wide.multiply(da, db, "A B", RowOffsets::wide);
+      ASSERT_EQ(c32.offsets(), RowOffsets::narrow);
+      ASSERT_EQ(c64.offsets(), c64.nnz() > 0 ? RowOffsets::wide : RowOffsets::narrow);
+      EXPECT_EQ(wide.multiply(da, db).offsets(), RowOffsets::narrow) << "a product not allowed wide offsets";
+      const HostCsr expected = download(test_env(), c32), got = download(test_env(), c64);
+      EXPECT_EQ(got.row_ptr, expected.row_ptr);
+      EXPECT_EQ(got.col_idx, expected.col_idx);
+      EXPECT_EQ(got.values, expected.values) << "A B";
+      EXPECT_EQ(download(test_env(), wide.multiply_on(da, db, c64)).values, expected.values) << "A B on kept offsets";
+      wide.multiply_values(da, db, c64);
+      EXPECT_EQ(download(test_env(), c64).values, expected.values) << "A B's values again";
+      const HostCsr rc32 = download(test_env(), narrow.multiply(dr, c32)),
+                    rc64 = download(test_env(), wide.multiply(dr, c64));
+      EXPECT_EQ(rc64.row_ptr, rc32.row_ptr);
+      EXPECT_EQ(rc64.col_idx, rc32.col_idx);
+      EXPECT_EQ(rc64.values, rc32.values) << "R C with C's offsets 64-bit";
+      if (c64.offsets() == RowOffsets::wide) {
+        EXPECT_THROW(c64.row_ptr(), std::length_error);
+      }
+    }
+}
+
+// Counts whose total passes 2^32: the 32-bit scan is right mod 2^32 and its exact total is
+// returned; widened() gives the exact 64-bit offsets.
+TEST(DeviceScan, WidensOffsetsPastTwoToThe31) {
+  const std::int32_t big = std::numeric_limits<std::int32_t>::max();
+  for (std::size_t n : {std::size_t(5), std::size_t(9001)}) {  // one tile, and tiles
+    std::vector<std::int32_t> counts(n + 1, 0);
+    for (std::size_t i = 0; i < n; ++i) counts[i] = i % 3 == 1 ? big : std::int32_t(i % 11);
+    ::cl::Buffer buffer = clcg::solver::make_index_buffer(test_env(), n + 1);
+    test_env().queue().enqueueWriteBuffer(buffer, CL_TRUE, 0, counts.size() * sizeof(std::int32_t), counts.data());
+    clcg::solver::SparseProducts products(test_env(), ElementType::f64);
+    const clcg::solver::ScanTotals totals = products.exclusive_scan(buffer, n);
+    std::vector<std::int64_t> expected(n + 1, 0);
+    for (std::size_t i = 0; i < n; ++i) expected[i + 1] = expected[i] + counts[i];
+    EXPECT_EQ(totals.total, expected[n]) << "n " << n;
+    const ::cl::Buffer wide = products.widened(buffer, n);
+    std::vector<std::int64_t> offsets(n + 1);
+    test_env().queue().enqueueReadBuffer(wide, CL_TRUE, 0, offsets.size() * sizeof(std::int64_t), offsets.data());
+    EXPECT_EQ(offsets, expected) << "n " << n;
+  }
 }
 
 TEST(DeviceSparseProduct, RejectsMismatchedSizes) {

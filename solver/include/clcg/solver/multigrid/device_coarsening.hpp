@@ -33,7 +33,8 @@ struct DeviceAggregates {
 
 class DeviceCoarsening {
  public:
-  DeviceCoarsening(const cl::Env& env, ElementType type);
+  // wide_from: SparseProducts' (64-bit row offsets for A P above that many nonzeros).
+  DeviceCoarsening(const cl::Env& env, ElementType type, std::uint64_t wide_from = max_csr_index);
 
   // A_f, the strength graph aggregate() reads: A's strong entries (as strong_connections()
   // defines them), and first in each row the diagonal plus the weak entries (row sums kept); A

@@ -3,6 +3,8 @@
 // symmetric positive definite by construction, so CG's theory holds; each is set up once per
 // matrix and applied on the device. docs/USAGE.md says which variant takes which.
 #include <cstddef>
+#include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -81,6 +83,10 @@ struct AmgOptions {
   // constant vector a component (block_size of them). Elasticity needs its rigid body modes
   // (near_nullspace.hpp: rigid_body_modes).
   std::shared_ptr<const NearNullspace> near_nullspace;
+  // A P (the one set-up product that passes 2^31 - 1 nonzeros first, from ~630^3 on 3D Poisson)
+  // takes 64-bit row offsets above this many nonzeros. Lower only in tests, to run that path on
+  // small matrices.
+  std::uint64_t wide_offsets_from = std::uint64_t(std::numeric_limits<std::int32_t>::max());
 };
 
 struct PreconditionerOptions {

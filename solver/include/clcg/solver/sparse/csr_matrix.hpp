@@ -1,6 +1,9 @@
 #pragma once
 // A sparse matrix in CSR form on an OpenCL device: row_ptr[rows + 1] and col_idx[nnz] as
-// 32-bit ints, values[nnz] as float or double. Uploaded from any Eigen sparse matrix (row-
+// 32-bit ints, values[nnz] as float or double. A product of the AMG set-up with more than
+// 2^31 - 1 nonzeros (A P past ~630^3) has 64-bit row offsets instead (RowOffsets::wide): only
+// the sparse products read those (row_offsets()); every other kernel takes row_ptr(), which
+// refuses them. Uploaded from any Eigen sparse matrix (row-
 // or column-major, full storage or one stored triangle of a symmetric matrix, expanded on
 // the way), or wrapped around buffers the caller already owns.
 //
@@ -40,12 +43,16 @@ enum class Storage { full, lower, upper };
 // Largest row count and nonzero count clcg's 32-bit CSR indices can address.
 inline constexpr std::uint64_t max_csr_index = static_cast<std::uint64_t>(std::numeric_limits<std::int32_t>::max());
 
+// The width of a device matrix's row offsets.
+enum class RowOffsets { narrow, wide };  // 32-bit ints, 64-bit longs
+
 // Throws std::length_error naming the count and the limit when rows, cols or nnz exceed
 // max_csr_index (row_ptr must hold nnz, so nnz is limited too).
 void check_index_range(std::uint64_t rows, std::uint64_t cols, std::uint64_t nnz);
 
-// Bytes the device CSR arrays need: (rows + 1) * 4 + nnz * (4 + sizeof(value)).
-std::uint64_t bytes_needed(std::uint64_t rows, std::uint64_t nnz, ElementType type);
+// Bytes the device CSR arrays need: (rows + 1) * 4 (8 for wide offsets) + nnz * (4 + sizeof(value)).
+std::uint64_t bytes_needed(std::uint64_t rows, std::uint64_t nnz, ElementType type,
+                           RowOffsets offsets = RowOffsets::narrow);
 
 // A CSR matrix on the host with 32-bit indices: what is uploaded.
 struct HostCsr {
@@ -94,12 +101,14 @@ class DeviceCsrMatrix {
   // (cl::StagedUpload: `staging` if given, else its own) and waits until the device holds it.
   // Checks the arrays' consistency and the device's memory first.
   DeviceCsrMatrix(const cl::Env& env, const CsrView& host, ElementType type, cl::StagedUpload* staging = nullptr);
-  // Wraps buffers the caller owns (not copied): row_ptr (rows + 1 ints), col_idx (nnz ints)
-  // and values (nnz elements of `type`), with the same layout as above. Sizes are checked
-  // against the buffers' sizes (std::invalid_argument). `max_row_length`: the longest row where
-  // the caller knows it (0: unknown).
+  // Wraps buffers the caller owns (not copied): row_ptr (rows + 1 ints, or longs where
+  // `offsets` is wide), col_idx (nnz ints) and values (nnz elements of `type`), with the same
+  // layout as above. Sizes are checked against the buffers' sizes (std::invalid_argument), and
+  // nnz against 32-bit offsets (std::length_error). `max_row_length`: the longest row where the
+  // caller knows it (0: unknown).
   DeviceCsrMatrix(::cl::Buffer row_ptr, ::cl::Buffer col_idx, ::cl::Buffer values, std::int32_t rows,
-                  std::int32_t cols, std::int32_t nnz, ElementType type, std::int32_t max_row_length = 0);
+                  std::int32_t cols, std::int64_t nnz, ElementType type, std::int32_t max_row_length = 0,
+                  RowOffsets offsets = RowOffsets::narrow);
 
   // to_host_csr + upload.
   template <class Derived>
@@ -115,17 +124,24 @@ class DeviceCsrMatrix {
   // values() as the constructor uploads them; waits until the device holds them.
   void upload_values(const cl::Env& env, std::span<const double> values, cl::StagedUpload* staging = nullptr);
 
-  const ::cl::Buffer& row_ptr() const noexcept { return row_ptr_; }
+  // The 32-bit row pointers; std::length_error where the offsets are wide (a kernel that reads
+  // ints would read them wrong).
+  const ::cl::Buffer& row_ptr() const;
+  // The row offsets of either width (for the sparse products' kernels, built for both).
+  const ::cl::Buffer& row_offsets() const noexcept { return row_ptr_; }
+  RowOffsets offsets() const noexcept { return offsets_; }
   const ::cl::Buffer& col_idx() const noexcept { return col_idx_; }
   const ::cl::Buffer& values() const noexcept { return values_; }
   std::int32_t rows() const noexcept { return rows_; }
   std::int32_t cols() const noexcept { return cols_; }
-  std::int32_t nnz() const noexcept { return nnz_; }
+  std::int64_t nnz() const noexcept { return nnz_; }
   ElementType type() const noexcept { return type_; }
   double mean_row_length() const noexcept { return rows_ == 0 ? 0.0 : double(nnz_) / double(rows_); }
   // The longest row, known when uploaded from the host; for wrapped buffers as given (0: unknown).
   std::int32_t max_row_length() const noexcept { return max_row_length_; }
-  std::uint64_t bytes() const noexcept { return bytes_needed(std::uint64_t(rows_), std::uint64_t(nnz_), type_); }
+  std::uint64_t bytes() const noexcept {
+    return bytes_needed(std::uint64_t(rows_), std::uint64_t(nnz_), type_, offsets_);
+  }
 
  private:
   void write_values(cl::StagedUpload& staging, std::span<const double> values);  // enqueued
@@ -135,13 +151,15 @@ class DeviceCsrMatrix {
   ::cl::Buffer values_;
   std::int32_t rows_ = 0;
   std::int32_t cols_ = 0;
-  std::int32_t nnz_ = 0;
+  std::int64_t nnz_ = 0;
   std::int32_t max_row_length_ = 0;
   ElementType type_ = ElementType::f64;
+  RowOffsets offsets_ = RowOffsets::narrow;
 };
 
 // The device matrix read back to the host (values in double): for host set-ups (IC(0), AMG)
-// when the matrix came as the caller's buffers.
+// when the matrix came as the caller's buffers. Wide offsets are read as they are and narrowed
+// (std::length_error where nnz exceeds 32-bit indices).
 HostCsr download(const cl::Env& env, const DeviceCsrMatrix& a);
 
 // ---- implementation of the template ------------------------------------------------------
