@@ -224,21 +224,33 @@ LocalRows tentative_rows(MPI_Comm comm, const LocalRows& a, const LocalAggregate
   std::vector<int> answer_counts(got_counts.size());
   for (std::size_t r = 0; r < got_counts.size(); ++r) answer_counts[r] = got_counts[r] * int(per);
   const std::vector<double> mine_q = all_to_all(comm, answer, answer_counts);
+  // Each member node's rows: k entries each (none outside every aggregate), filled by ranges of
+  // nodes once each node's slot in the answers is known.
   LocalRows t;
   t.global_rows = a.global_rows;
   t.row_begin = a.row_begin;
   at = offsets_of(counts);
+  std::vector<std::size_t> slot(nodes, 0);
+  t.row_ptr.assign(nodes * std::size_t(block) + 1, 0);
   for (std::size_t u = 0; u < nodes; ++u) {
     const std::int64_t agg = g.of_row[u];
-    const std::size_t slot = agg >= 0 ? std::size_t(at[std::size_t(g.coarse.owner(agg))]++) : 0;
+    if (agg >= 0) slot[u] = std::size_t(at[std::size_t(g.coarse.owner(agg))]++);
     for (std::size_t c = 0; c < std::size_t(block); ++c) {
-      for (int j = 0; agg >= 0 && j < k; ++j) {
-        t.col.push_back(agg * k + j);
-        t.values.push_back(mine_q[slot * per + c * std::size_t(k) + std::size_t(j)]);
-      }
-      t.row_ptr.push_back(std::int64_t(t.col.size()));
+      const std::size_t row = u * std::size_t(block) + c;
+      t.row_ptr[row + 1] = t.row_ptr[row] + (agg >= 0 ? k : 0);
     }
   }
+  t.col.resize(std::size_t(t.row_ptr.back()));
+  t.values.resize(t.col.size());
+  each_row(nodes, [&](std::size_t u) {
+    const std::int64_t agg = g.of_row[u];
+    for (std::size_t c = 0; agg >= 0 && c < std::size_t(block); ++c)
+      for (int j = 0; j < k; ++j) {
+        const std::size_t e = std::size_t(t.row_ptr[u * std::size_t(block) + c]) + std::size_t(j);
+        t.col[e] = agg * k + j;
+        t.values[e] = mine_q[slot[u] * per + c * std::size_t(k) + std::size_t(j)];
+      }
+  });
   return t;
 }
 
@@ -365,14 +377,17 @@ double radius_with(MPI_Comm comm, const DistributedLevel& level, const LocalView
                    MPI_DOUBLE, comm);
     return fixed_order_sum(all);
   };
+  // The step's vectors are made once: a fresh 8n-byte vector a use cost more than its pass
+  // (its pages zeroed by one thread).
+  std::vector<double> av(n), dx(n);
   const auto times_a = [&](const std::vector<double>& x) {
     const std::vector<double> ghosts = exchange_ghosts(comm, view.halo, x);
-    std::vector<double> y(n, 0.0);
     each_row(n, [&](std::size_t i) {
+      double sum = 0.0;
       for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
-        y[i] += a.values[std::size_t(k)] * value_at(x, ghosts, view.local_col[std::size_t(k)]);
+        sum += a.values[std::size_t(k)] * value_at(x, ghosts, view.local_col[std::size_t(k)]);
+      av[i] = sum;
     });
-    return y;
   };
   // Lanczos on the pencil (A, D): v D-orthonormal, alpha = v.Av, the next u = D^-1 A v - alpha v - beta v_prev.
   std::vector<double> v(n), v_prev(n, 0.0), u(n);
@@ -381,7 +396,6 @@ double radius_with(MPI_Comm comm, const DistributedLevel& level, const LocalView
     v[i] = double(h) / 536870912.0 - 1.0;  // in [-1, 1): the key's 30 hash bits
   }
   const auto d_norm = [&](const std::vector<double>& x) {
-    std::vector<double> dx(n);
     each_row(n, [&](std::size_t i) { dx[i] = d[i] * x[i]; });
     return std::sqrt(std::max(0.0, dot(x, dx)));
   };
@@ -391,7 +405,7 @@ double radius_with(MPI_Comm comm, const DistributedLevel& level, const LocalView
   std::vector<double> alphas, betas;
   beta = 0;
   for (unsigned step = 0; step < steps; ++step) {
-    const std::vector<double> av = times_a(v);
+    times_a(v);
     const double alpha = dot(v, av);
     alphas.push_back(alpha);
     each_row(n, [&](std::size_t i) { u[i] = (d[i] != 0 ? av[i] / d[i] : 0.0) - alpha * v[i] - beta * v_prev[i]; });

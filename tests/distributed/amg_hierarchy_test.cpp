@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <numeric>
 #include <random>
@@ -403,6 +404,29 @@ TEST(RemoteRows, FetchTransposeAndMultiplyEqualTheHostReference) {
   EXPECT_EQ(t.row_begin, columns.begin(rank));
   EXPECT_EQ(t.rows(), columns.size(rank));
   expect_same(to_csr(gather_rows(t), a.rows), clcg::solver::transpose(a), "A^T");
+}
+
+// The same on several host threads (CLCG_THREADS 3 here; the hierarchy tests' rows are too few
+// for a second thread): rows of the product and of the transpose made and joined by ranges.
+TEST(RemoteRows, SeveralThreadsGiveTheSameBits) {
+  const int ranks = world_size(), rank = world_rank();
+  const char* before = std::getenv("CLCG_THREADS");
+  const std::string kept = before ? before : "";
+  setenv("CLCG_THREADS", "3", 1);
+  const HostCsr a = random_csr(60000, 70000, 9, 17), b = random_csr(70000, 500, 4, 18);
+  const Partition pa = rough_partition(a.rows, ranks), pb = rough_partition(b.rows, ranks);
+  const LocalRows a_mine = rows_of(a, pa.begin(rank), pa.begin(rank) + pa.size(rank));
+  const LocalRows b_mine = rows_of(b, pb.begin(rank), pb.begin(rank) + pb.size(rank));
+  const clcg::distributed::RemoteRows remote =
+      clcg::distributed::fetch_rows(world, pb, b_mine, clcg::distributed::foreign_columns(a_mine, pb, rank));
+  expect_same(to_csr(gather_rows(clcg::distributed::multiply_rows(a_mine, b_mine, remote)), b.cols),
+              clcg::solver::multiply(a, b), "A B on three threads");
+  const LocalRows t = clcg::distributed::transpose_rows(world, a_mine, rough_partition(a.cols, ranks));
+  expect_same(to_csr(gather_rows(t), a.rows), clcg::solver::transpose(a), "A^T on three threads");
+  if (before)
+    setenv("CLCG_THREADS", kept.c_str(), 1);
+  else
+    unsetenv("CLCG_THREADS");
 }
 
 // Failures of the ranks other than 0, one line each (their full gtest output is silenced).
