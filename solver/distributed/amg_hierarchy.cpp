@@ -43,13 +43,8 @@ struct LocalView {
 };
 
 LocalView local_view(MPI_Comm comm, const Partition& partition, const LocalRows& rows) {
-  LocalRows pattern;  // build_halo consumes the global columns: it gets a copy of the pattern
-  pattern.global_rows = rows.global_rows;
-  pattern.row_begin = rows.row_begin;
-  pattern.row_ptr = rows.row_ptr;
-  pattern.col = rows.col;
   LocalView view;
-  view.halo = build_halo(comm, partition, pattern, view.local_col);
+  view.halo = build_halo(comm, partition, rows, view.local_col);
   view.owned = partition.size(comm_rank(comm));
   return view;
 }
@@ -134,8 +129,8 @@ LocalAggregates aggregate_rows(MPI_Comm comm, const LocalRows& a, const LocalVie
         state[i] = solver::mis_in;
       else if (key[i] >> 62 == solver::mis_in)
         state[i] = solver::mis_out;
-      else
-        left = 1;
+      else if (!left.load(std::memory_order_relaxed))  // (a store from every undecided row made
+        left.store(1, std::memory_order_relaxed);      // the threads fight over one cache line)
     });
     int mine = left, any_left = 0;
     MPI_Allreduce(&mine, &any_left, 1, MPI_INT, MPI_LOR, comm);

@@ -42,6 +42,7 @@ LocalMatrix local_matrix(MPI_Comm comm, const cl::Env& env, const Partition& col
   LocalMatrix m;
   std::vector<std::int32_t> local_col;
   m.halo = build_halo(comm, columns, rows, local_col);
+  std::vector<std::int64_t>().swap(rows.col);  // the global columns are no longer needed
   int fits = rows.nnz() <= std::int64_t(solver::max_csr_index), all_fit = 0;
   MPI_Allreduce(&fits, &all_fit, 1, MPI_INT, MPI_MIN, comm);
   if (!all_fit)

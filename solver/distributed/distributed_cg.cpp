@@ -115,6 +115,7 @@ DistributedCg::DistributedCg(MPI_Comm comm, const cl::Env& env, const Partition&
   if (settings_.preconditioner == solver::Preconditioner::amg)  // from the rows' global columns, before build_halo
     amg_ = std::make_unique<DistributedAmg>(comm_, env_, partition, rows, type_, amg_precision(options), options.amg);
   halo_ = build_halo(comm_, partition, rows, local_col);
+  std::vector<std::int64_t>().swap(rows.col);  // the global columns are no longer needed
   for (int r = 0; r < partition.ranks(); ++r)
     rank_chunks_.push_back(std::int64_t((partition.size(r) + chunk_ - 1) / chunk_));
   ell_ = choose_ell(longest);

@@ -19,7 +19,7 @@ std::vector<int> Halo::neighbours() const {
   return out;
 }
 
-Halo build_halo(MPI_Comm comm, const Partition& columns, LocalRows& rows, std::vector<std::int32_t>& local_col) {
+Halo build_halo(MPI_Comm comm, const Partition& columns, const LocalRows& rows, std::vector<std::int32_t>& local_col) {
   const int ranks = columns.ranks(), rank = comm_rank(comm);
   const std::int64_t begin = columns.begin(rank), end = begin + columns.size(rank), owned = end - begin;
   // The ghost columns, sorted: grouped by owner, since owners hold contiguous rows.
@@ -85,7 +85,6 @@ Halo build_halo(MPI_Comm comm, const Partition& columns, LocalRows& rows, std::v
     }
   });
   halo.boundary_rows = std::int64_t(std::count(halo.boundary.begin(), halo.boundary.end(), std::uint8_t(1)));
-  std::vector<std::int64_t>().swap(rows.col);  // the global columns are no longer needed
   return halo;
 }
 

@@ -183,8 +183,16 @@ LocalRows multiply_rows(const LocalRows& a, const LocalRows& owned, const Remote
   // Each thread makes the rows of its range; then they are joined in order.
   const unsigned threads = solver::threads_for(n, rows_a_thread);
   std::vector<LocalRows> parts(threads);
+  // B's mean row length: a part reserves its entries of A times it (address space only, untouched
+  // until filled), so it seldom grows by copying.
+  const double b_mean = double(owned.nnz() + remote.row_ptr.back()) /
+                        double(std::max<std::size_t>(1, std::size_t(owned.rows()) + remote.ids.size()));
   solver::parallel_ranges(n, threads, [&](std::size_t begin, std::size_t end, unsigned t) {
     LocalRows& part = parts[t];
+    const std::size_t expected = std::size_t(double(a.row_ptr[end] - a.row_ptr[begin]) * b_mean) + 1;
+    part.row_ptr.reserve(end - begin + 1);
+    part.col.reserve(expected);
+    part.values.reserve(expected);
     std::vector<std::pair<std::int64_t, double>> row;
     // Each row's columns in an open-addressing table (at least twice the products it may
     // hold): where each column's sum is, found in O(1); the sums still run in A's row order.

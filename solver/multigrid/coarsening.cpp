@@ -272,10 +272,16 @@ double dependent_candidate(ElementType type) { return type == ElementType::f64 ?
 HostCsr tentative_prolongator(const Aggregates& aggregates, int block, const std::vector<double>& candidates, int k,
                               std::vector<double>& coarse_candidates) {
   const std::size_t n = aggregates.of_row.size() * std::size_t(block), kk = std::size_t(k);
-  // Each aggregate's rows in order, and its block of B column by column.
-  std::vector<std::vector<std::size_t>> members(std::size_t(aggregates.count));
+  // Each aggregate's rows in order (from members[first[g]]), and its block of B column by column.
+  const std::size_t count = std::size_t(aggregates.count);
+  const auto group = [&](std::size_t i) { return aggregates.of_row[i / std::size_t(block)]; };
+  std::vector<std::size_t> first(count + 1, 0);
   for (std::size_t i = 0; i < n; ++i)
-    if (const std::int32_t g = aggregates.of_row[i / std::size_t(block)]; g >= 0) members[std::size_t(g)].push_back(i);
+    if (group(i) >= 0) ++first[std::size_t(group(i)) + 1];
+  for (std::size_t g = 0; g < count; ++g) first[g + 1] += first[g];
+  std::vector<std::size_t> members(first.back()), next(first.begin(), first.end() - 1);
+  for (std::size_t i = 0; i < n; ++i)
+    if (group(i) >= 0) members[next[std::size_t(group(i))]++] = i;
   HostCsr tentative;
   tentative.rows = std::int32_t(n);
   tentative.cols = aggregates.count * k;
@@ -286,40 +292,44 @@ HostCsr tentative_prolongator(const Aggregates& aggregates, int block, const std
   tentative.values.resize(tentative.col_idx.size());
   coarse_candidates.assign(std::size_t(aggregates.count) * kk * kk, 0.0);
   const double dependent = dependent_candidate(ElementType::f64);
-  for (std::size_t g = 0; g < members.size(); ++g) {
-    const std::vector<std::size_t>& rows = members[g];
-    const std::size_t m = rows.size();
-    std::vector<double> q(m * kk);  // column-major, as the device's transposed block
-    for (std::size_t e = 0; e < m; ++e)
-      for (std::size_t j = 0; j < kk; ++j) q[j * m + e] = candidates[rows[e] * kk + j];
-    const auto r_at = [&](std::size_t l, std::size_t j) -> double& { return coarse_candidates[(g * kk + l) * kk + j]; };
-    for (std::size_t j = 0; j < kk; ++j) {
-      double* v = &q[j * m];
-      double before = 0;
-      if (j > 0)
-        for (std::size_t e = 0; e < m; ++e) before += v[e] * v[e];
-      for (int pass = 0; pass < (j > 0 ? 2 : 0); ++pass)
-        for (std::size_t l = 0; l < j; ++l) {
-          const double* ql = &q[l * m];
-          double dot = 0;
-          for (std::size_t e = 0; e < m; ++e) dot += ql[e] * v[e];
-          for (std::size_t e = 0; e < m; ++e) v[e] -= dot * ql[e];
-          r_at(l, j) += dot;
-        }
-      double sum = 0;
-      for (std::size_t e = 0; e < m; ++e) sum += v[e] * v[e];
-      const double norm = std::sqrt(sum);
-      const bool kept = norm != 0 && (j == 0 || norm > dependent * std::sqrt(before));
-      for (std::size_t e = 0; e < m; ++e) v[e] = kept ? v[e] / norm : 0.0;
-      r_at(j, j) = kept ? norm : 0.0;
-    }
-    for (std::size_t e = 0; e < m; ++e)
+  // Aggregates by ranges on the host's threads: each writes only its own rows and block of R.
+  parallel_rows(count, [&](std::size_t begin, std::size_t end) {
+    std::vector<double> q;  // column-major, as the device's transposed block
+    for (std::size_t g = begin; g < end; ++g) {
+      const std::size_t* rows = members.data() + first[g];
+      const std::size_t m = first[g + 1] - first[g];
+      q.assign(m * kk, 0.0);
+      for (std::size_t e = 0; e < m; ++e)
+        for (std::size_t j = 0; j < kk; ++j) q[j * m + e] = candidates[rows[e] * kk + j];
+      const auto r_at = [&](std::size_t l, std::size_t j) -> double& { return coarse_candidates[(g * kk + l) * kk + j]; };
       for (std::size_t j = 0; j < kk; ++j) {
-        const std::size_t at = std::size_t(tentative.row_ptr[rows[e]]) + j;
-        tentative.col_idx[at] = std::int32_t(g * kk + j);
-        tentative.values[at] = q[j * m + e];
+        double* v = &q[j * m];
+        double before = 0;
+        if (j > 0)
+          for (std::size_t e = 0; e < m; ++e) before += v[e] * v[e];
+        for (int pass = 0; pass < (j > 0 ? 2 : 0); ++pass)
+          for (std::size_t l = 0; l < j; ++l) {
+            const double* ql = &q[l * m];
+            double dot = 0;
+            for (std::size_t e = 0; e < m; ++e) dot += ql[e] * v[e];
+            for (std::size_t e = 0; e < m; ++e) v[e] -= dot * ql[e];
+            r_at(l, j) += dot;
+          }
+        double sum = 0;
+        for (std::size_t e = 0; e < m; ++e) sum += v[e] * v[e];
+        const double norm = std::sqrt(sum);
+        const bool kept = norm != 0 && (j == 0 || norm > dependent * std::sqrt(before));
+        for (std::size_t e = 0; e < m; ++e) v[e] = kept ? v[e] / norm : 0.0;
+        r_at(j, j) = kept ? norm : 0.0;
       }
-  }
+      for (std::size_t e = 0; e < m; ++e)
+        for (std::size_t j = 0; j < kk; ++j) {
+          const std::size_t at = std::size_t(tentative.row_ptr[rows[e]]) + j;
+          tentative.col_idx[at] = std::int32_t(g * kk + j);
+          tentative.values[at] = q[j * m + e];
+        }
+    }
+  });
   return tentative;
 }
 
