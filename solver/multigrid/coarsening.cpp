@@ -287,10 +287,10 @@ HostCsr tentative_prolongator(const Aggregates& aggregates, int block, const std
   tentative.cols = aggregates.count * k;
   tentative.row_ptr.assign(n + 1, 0);
   for (std::size_t i = 0; i < n; ++i)
-    tentative.row_ptr[i + 1] = tentative.row_ptr[i] + (aggregates.of_row[i / std::size_t(block)] >= 0 ? k : 0);
+    tentative.row_ptr[i + 1] = tentative.row_ptr[i] + (group(i) >= 0 ? k : 0);
   tentative.col_idx.resize(std::size_t(tentative.row_ptr[n]));
   tentative.values.resize(tentative.col_idx.size());
-  coarse_candidates.assign(std::size_t(aggregates.count) * kk * kk, 0.0);
+  coarse_candidates.assign(count * kk * kk, 0.0);
   const double dependent = dependent_candidate(ElementType::f64);
   // Aggregates by ranges on the host's threads: each writes only its own rows and block of R.
   parallel_rows(count, [&](std::size_t begin, std::size_t end) {
