@@ -1,60 +1,212 @@
 #include "clcg/solver/direct/sparse_cholesky.hpp"
 
 #include <Eigen/Cholesky>
-#include <Eigen/SparseCholesky>
+#include <Eigen/SparseCore>
 
 #include <suitesparse/amd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 namespace clcg::solver {
 namespace {
 
-using ColumnMatrix = Eigen::SparseMatrix<double, Eigen::ColMajor, int>;
-
-// The ordering Eigen's symbolic factorisation takes: SuiteSparse's AMD, computed beforehand on
-// A's full pattern (the analysis, which also predicts the factor) and handed over here, since
-// Eigen constructs its ordering object itself. AMD there is 1.5-2x faster than Eigen's own
-// (494_bus 0.107 -> 0.061 ms, bcsstk13 4.6 -> 2.9 ms on 2 cores), with the same fill.
-thread_local const std::vector<int>* ready_order = nullptr;
-
-struct ReadyOrdering {
-  template <class Matrix>
-  void operator()(const Matrix& pattern, Eigen::PermutationMatrix<Eigen::Dynamic, Eigen::Dynamic, int>& p) const {
-    if (!ready_order || ready_order->size() != std::size_t(pattern.rows()))
-      throw std::logic_error("the sparse factor's ordering was not computed before its symbolic factorisation");
-    p.indices() = Eigen::Map<const Eigen::VectorXi>(ready_order->data(), pattern.rows());
-  }
-};
-
-// Eigen's factor with its column counts in reach (the symbolic analysis computes them, the
-// public API does not show them).
-using Ldlt = Eigen::SimplicialLDLT<ColumnMatrix, Eigen::Lower, ReadyOrdering>;
-
-// A full-storage CSR matrix is its own transpose's CSC: the same arrays read as columns.
-ColumnMatrix as_columns(const CsrView& a) {
-  return Eigen::Map<const ColumnMatrix>(a.rows, a.cols, a.nnz(), a.row_ptr.data(), a.col_idx.data(), a.values.data());
-}
+// Up to this many rows the dense factor is a plain loop: Eigen's blocked LLT takes the same
+// time once warm (48 rows 4.8 against 4.9 us, 64 rows 9.3 against 10.5, on 2 cores) but 50-90
+// us on its first call in a process, the loop 7 (bcsstk01, 48 rows); above, Eigen's is faster
+// (96 rows 25 against 37 us).
+constexpr std::size_t dense_loop_up_to_rows = 64;
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+std::string pivot_text(double pivot) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", pivot);
+  return text;
+}
+
 }  // namespace
 
+// The sparse factor is an up-looking LDL^T (row k of L from a sparse triangular solve over the
+// elimination tree's reach), written here rather than taken from Eigen's SimplicialLDLT, the
+// same algorithm: Eigen's permutes A into a new matrix first and, on a process's first call,
+// costs 2-3x its warm time in code brought in (pts5ldd03: 52 us against 15).
 struct SparseCholesky::Impl {
   bool dense = false;
-  std::vector<int> order;                        // AMD's, for the sparse factor
-  bool symbolic = false;                         // the sparse factor's symbolic part done
-  Ldlt ldlt;                                     // the sparse factor
-  Eigen::LLT<Eigen::MatrixXd, Eigen::Lower> llt;  // the dense one
+  // The sparse factor. A's upper triangle permuted by AMD's order, by columns: column k holds
+  // the rows i <= k of P A P^T, each with the index of its value in A (new values, same pattern).
+  std::vector<int> order;  // AMD's: pivot k is A's row order[k]
+  std::vector<std::size_t> upper_start;
+  std::vector<int> upper_row;
+  std::vector<std::int64_t> upper_source;
+  std::vector<int> parent;               // the elimination tree (-1: a root)
+  std::vector<std::size_t> l_start;      // L by columns, unit diagonal left out
+  std::vector<int> l_row;
+  std::vector<double> l_value, d;
+  bool symbolic = false;
+  // The dense factor: L column by column (lower triangle of an n x n array), or Eigen's.
+  std::vector<double> small;
+  Eigen::LLT<Eigen::MatrixXd, Eigen::Lower> llt;
   bool factorized = false;
+
+  void analyse_pattern(const CsrView& a);
+  void factor_sparse(const CsrView& a);
+  void factor_small(const CsrView& a);
+  void solve_sparse(std::span<const double> b, std::span<double> x) const;
+  void solve_small(std::span<const double> b, std::span<double> x) const;
 };
+
+// The permuted upper triangle, the elimination tree and L's column counts (once, on the first
+// values; the classic row-by-row walk up the tree from each entry of A's column k).
+void SparseCholesky::Impl::analyse_pattern(const CsrView& a) {
+  const std::size_t n = order.size();
+  std::vector<int> position(n);
+  for (std::size_t k = 0; k < n; ++k) position[std::size_t(order[k])] = int(k);
+  upper_start.assign(n + 1, 0);
+  for (std::int32_t r = 0; r < a.rows; ++r)
+    for (std::int32_t p = a.row_ptr[r]; p < a.row_ptr[r + 1]; ++p)
+      if (a.col_idx[std::size_t(p)] >= r)
+        ++upper_start[std::size_t(std::max(position[std::size_t(r)], position[std::size_t(a.col_idx[std::size_t(p)])])) + 1];
+  for (std::size_t k = 0; k < n; ++k) upper_start[k + 1] += upper_start[k];
+  upper_row.resize(upper_start[n]);
+  upper_source.resize(upper_start[n]);
+  std::vector<std::size_t> next(upper_start.begin(), upper_start.end() - 1);
+  for (std::int32_t r = 0; r < a.rows; ++r)
+    for (std::int32_t p = a.row_ptr[r]; p < a.row_ptr[r + 1]; ++p) {
+      const std::int32_t c = a.col_idx[std::size_t(p)];
+      if (c < r) continue;
+      const int i = position[std::size_t(r)], j = position[std::size_t(c)];
+      const std::size_t at = next[std::size_t(std::max(i, j))]++;
+      upper_row[at] = std::min(i, j);
+      upper_source[at] = p;
+    }
+  // Each column's rows in order: the reach then visits L's columns in an order that keeps the
+  // numeric factor at Eigen's speed (bcsstk16 on 2 cores: 50 ms sorted, 59 unsorted).
+  std::vector<std::pair<int, std::int64_t>> column;
+  for (std::size_t k = 0; k < n; ++k) {
+    column.clear();
+    for (std::size_t q = upper_start[k]; q < upper_start[k + 1]; ++q) column.emplace_back(upper_row[q], upper_source[q]);
+    std::sort(column.begin(), column.end());
+    for (std::size_t q = upper_start[k]; q < upper_start[k + 1]; ++q) std::tie(upper_row[q], upper_source[q]) = column[q - upper_start[k]];
+  }
+  parent.assign(n, -1);
+  std::vector<int> flag(n);
+  std::vector<std::size_t> count(n, 0);
+  for (std::size_t k = 0; k < n; ++k) {
+    flag[k] = int(k);
+    for (std::size_t q = upper_start[k]; q < upper_start[k + 1]; ++q)
+      for (int i = upper_row[q]; flag[std::size_t(i)] != int(k); i = parent[std::size_t(i)]) {
+        if (parent[std::size_t(i)] == -1) parent[std::size_t(i)] = int(k);
+        ++count[std::size_t(i)];  // L(k, i) is a nonzero
+        flag[std::size_t(i)] = int(k);
+      }
+  }
+  l_start.assign(n + 1, 0);
+  for (std::size_t k = 0; k < n; ++k) l_start[k + 1] = l_start[k] + count[k];
+  l_row.resize(l_start[n]);
+  l_value.resize(l_start[n]);
+  d.resize(n);
+}
+
+// Row k of L solves L(0:k, 0:k) D y = A(0:k, k) over the rows the tree reaches from A's column k.
+void SparseCholesky::Impl::factor_sparse(const CsrView& a) {
+  const std::size_t n = order.size();
+  std::vector<double> y(n, 0.0);
+  std::vector<int> flag(n), reach(n), path(n);
+  std::vector<std::size_t> filled(l_start.begin(), l_start.end() - 1);
+  for (std::size_t k = 0; k < n; ++k) {
+    flag[k] = int(k);
+    std::size_t top = n;  // reach[top, n): the rows of L's row k, each after its descendants
+    for (std::size_t q = upper_start[k]; q < upper_start[k + 1]; ++q) {
+      int i = upper_row[q];
+      y[std::size_t(i)] += a.values[std::size_t(upper_source[q])];
+      std::size_t length = 0;
+      for (; flag[std::size_t(i)] != int(k); i = parent[std::size_t(i)]) {
+        path[length++] = i;
+        flag[std::size_t(i)] = int(k);
+      }
+      while (length > 0) reach[--top] = path[--length];
+    }
+    double pivot = y[k];
+    y[k] = 0;
+    for (; top < n; ++top) {
+      const std::size_t i = std::size_t(reach[top]);
+      const double yi = y[i];
+      y[i] = 0;
+      for (std::size_t p = l_start[i]; p < filled[i]; ++p) y[std::size_t(l_row[p])] -= l_value[p] * yi;
+      const double l_ki = yi / d[i];
+      pivot -= l_ki * yi;
+      l_row[filled[i]] = int(k);
+      l_value[filled[i]++] = l_ki;
+    }
+    if (!(pivot > 0))
+      throw NotPositiveDefinite("A is not positive definite: its LDL^T factorisation has pivot " + pivot_text(pivot) +
+                                " (at position " + std::to_string(k + 1) + " of the fill-reducing order)");
+    d[k] = pivot;
+  }
+}
+
+// Right-looking, a column at a time: each update is a contiguous axpy.
+void SparseCholesky::Impl::factor_small(const CsrView& a) {
+  const std::size_t n = std::size_t(a.rows);
+  small.assign(n * n, 0.0);
+  for (std::int32_t r = 0; r < a.rows; ++r)  // A's upper triangle: column r of L below the diagonal
+    for (std::int32_t p = a.row_ptr[r]; p < a.row_ptr[r + 1]; ++p)
+      if (a.col_idx[std::size_t(p)] >= r) small[std::size_t(r) * n + std::size_t(a.col_idx[std::size_t(p)])] = a.values[std::size_t(p)];
+  for (std::size_t j = 0; j < n; ++j) {
+    double* column = &small[j * n];
+    if (!(column[j] > 0))
+      throw NotPositiveDefinite("A is not positive definite: its dense Cholesky factorisation met pivot " +
+                                pivot_text(column[j]) + " at row " + std::to_string(j + 1));
+    const double diagonal = std::sqrt(column[j]);
+    column[j] = diagonal;
+    for (std::size_t i = j + 1; i < n; ++i) column[i] /= diagonal;
+    for (std::size_t k = j + 1; k < n; ++k) {
+      double* later = &small[k * n];
+      const double f = column[k];
+      for (std::size_t i = k; i < n; ++i) later[i] -= f * column[i];
+    }
+  }
+}
+
+void SparseCholesky::Impl::solve_sparse(std::span<const double> b, std::span<double> x) const {
+  const std::size_t n = order.size();
+  std::vector<double> z(n);
+  for (std::size_t k = 0; k < n; ++k) z[k] = b[std::size_t(order[k])];
+  for (std::size_t j = 0; j < n; ++j)
+    for (std::size_t p = l_start[j]; p < l_start[j + 1]; ++p) z[std::size_t(l_row[p])] -= l_value[p] * z[j];
+  for (std::size_t j = 0; j < n; ++j) z[j] /= d[j];
+  for (std::size_t j = n; j-- > 0;)
+    for (std::size_t p = l_start[j]; p < l_start[j + 1]; ++p) z[j] -= l_value[p] * z[std::size_t(l_row[p])];
+  for (std::size_t k = 0; k < n; ++k) x[std::size_t(order[k])] = z[k];
+}
+
+void SparseCholesky::Impl::solve_small(std::span<const double> b, std::span<double> x) const {
+  const std::size_t n = b.size();
+  std::vector<double> z(b.begin(), b.end());
+  for (std::size_t j = 0; j < n; ++j) {  // L z = b
+    const double* column = &small[j * n];
+    z[j] /= column[j];
+    for (std::size_t i = j + 1; i < n; ++i) z[i] -= column[i] * z[j];
+  }
+  for (std::size_t j = n; j-- > 0;) {  // L^T x = z
+    const double* column = &small[j * n];
+    for (std::size_t i = j + 1; i < n; ++i) z[j] -= column[i] * z[i];
+    z[j] /= column[j];
+  }
+  std::copy(z.begin(), z.end(), x.begin());
+}
 
 SparseCholesky::SparseCholesky(const CsrView& a) : impl_(std::make_unique<Impl>()) {
   if (a.rows != a.cols)
@@ -96,39 +248,20 @@ void SparseCholesky::factorize(const CsrView& a) {
                                 std::to_string(rows_) + " rows, " + std::to_string(nnz_) + " nonzeros)");
   const auto start = std::chrono::steady_clock::now();
   impl_->factorized = false;
-  if (impl_->dense) {
-    impl_->llt.compute(Eigen::MatrixXd(as_columns(a)));  // its lower triangle: A's upper, as the sparse factor reads
+  if (impl_->dense && rows_ <= dense_loop_up_to_rows) {
+    impl_->factor_small(a);
+  } else if (impl_->dense) {
+    // Eigen reads the lower triangle of A's columns: A's upper triangle, as the loops above.
+    impl_->llt.compute(Eigen::MatrixXd(Eigen::Map<const Eigen::SparseMatrix<double, Eigen::ColMajor, int>>(
+        a.rows, a.cols, a.nnz(), a.row_ptr.data(), a.col_idx.data(), a.values.data())));
     if (impl_->llt.info() != Eigen::Success || !impl_->llt.matrixLLT().diagonal().allFinite())
       throw NotPositiveDefinite("A is not positive definite: its dense Cholesky factorisation met a pivot <= 0");
-    impl_->factorized = true;
-    factorize_seconds_ = seconds_since(start);
-    return;
-  }
-  if (!impl_->symbolic) {  // the elimination tree and column counts, once: on the first values
-    ready_order = &impl_->order;
-    try {
-      impl_->ldlt.analyzePattern(as_columns(a));
-    } catch (...) {
-      ready_order = nullptr;
-      throw;
+  } else {
+    if (!impl_->symbolic) {
+      impl_->analyse_pattern(a);
+      impl_->symbolic = true;
     }
-    ready_order = nullptr;
-    impl_->symbolic = true;
-  }
-  impl_->ldlt.factorize(as_columns(a));
-  if (rows_ > 0) {
-    // Eigen stops at a zero pivot (D is then only partly computed); else every pivot must be > 0.
-    if (impl_->ldlt.info() != Eigen::Success)
-      throw NotPositiveDefinite("A is not positive definite: its LDL^T factorisation met a zero pivot");
-    Eigen::Index worst = 0;
-    const double smallest = impl_->ldlt.vectorD().minCoeff(&worst);
-    if (!(smallest > 0)) {
-      char pivot[32];
-      std::snprintf(pivot, sizeof pivot, "%.3g", smallest);
-      throw NotPositiveDefinite("A is not positive definite: its LDL^T factorisation has pivot " +
-                                std::string(pivot) + " (at position " + std::to_string(worst + 1) +
-                                " of the fill-reducing order)");
-    }
+    impl_->factor_sparse(a);
   }
   impl_->factorized = true;
   factorize_seconds_ = seconds_since(start);
@@ -140,12 +273,11 @@ void SparseCholesky::solve(std::span<const double> b, std::span<double> x) const
     throw std::invalid_argument("SparseCholesky::solve: vectors of " + std::to_string(b.size()) + " and " +
                                 std::to_string(x.size()) + " entries for " + std::to_string(rows_) + " rows");
   if (rows_ == 0) return;
+  if (!impl_->dense) return impl_->solve_sparse(b, x);  // (each works on a copy: b and x may alias)
+  if (rows_ <= dense_loop_up_to_rows) return impl_->solve_small(b, x);
   const Eigen::Map<const Eigen::VectorXd> bv(b.data(), Eigen::Index(rows_));
   Eigen::Map<Eigen::VectorXd> xv(x.data(), Eigen::Index(rows_));
-  if (impl_->dense)
-    xv = impl_->llt.solve(bv);
-  else
-    xv = impl_->ldlt.solve(bv);  // solve() evaluates into a temporary: b and x may alias
+  xv = impl_->llt.solve(bv);  // solve() evaluates into a temporary
 }
 
 }  // namespace clcg::solver

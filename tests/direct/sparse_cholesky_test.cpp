@@ -7,6 +7,7 @@
 #include <Eigen/Cholesky>
 #include <Eigen/Core>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <string>
@@ -113,6 +114,39 @@ TEST(SparseCholesky, ASmallFullMatrixIsFactoredDense) {
   EXPECT_LE((factor_solve(f, b) - expected / 2).norm(), 1e-12 * expected.norm());
   host.values[0] = std::nan("");
   EXPECT_THROW(f.factorize(host), clcg::solver::NotPositiveDefinite);
+}
+
+TEST(SparseCholesky, TheSmallDenseLoopAndEigensLltAgreeAcrossTheirBoundary) {
+  // Dense matrices up to 64 rows take a plain loop, larger ones Eigen's blocked LLT: both
+  // sides of the boundary and a size that is not a power of two, against Eigen's dense LLT.
+  for (const int n : {1, 37, 64, 65}) {
+    const HostMatrix a = clcg::test::random_dd_spd(n, std::max(1, n / 3), 11);
+    const HostCsr host = clcg::solver::to_host_csr(a);
+    ASSERT_GE(double(host.nnz()), clcg::solver::dense_from_fill * n * n) << n;
+    SparseCholesky f(host);
+    f.factorize(host);
+    const VectorXd b = random_vector(n, 5);
+    const VectorXd expected = Eigen::MatrixXd(a).llt().solve(b);
+    EXPECT_LE((factor_solve(f, b) - expected).norm(), 1e-12 * expected.norm()) << n << " rows";
+  }
+}
+
+TEST(SparseCholesky, OnlyTheUpperTriangleIsRead) {
+  // A nonsymmetric A is factored as the symmetric matrix of its upper triangle, on each of the
+  // three paths: the sparse factor, the dense loop, Eigen's dense LLT.
+  for (const HostMatrix& symmetric : {clcg::test::poisson(13, 11), clcg::test::random_dd_spd(40, 12, 2),
+                                      clcg::test::random_dd_spd(90, 30, 3)}) {
+    HostMatrix lower_changed = symmetric;
+    for (int j = 0; j < lower_changed.outerSize(); ++j)
+      for (HostMatrix::InnerIterator it(lower_changed, j); it; ++it)
+        if (it.row() > it.col()) it.valueRef() *= 0.5;  // below the diagonal
+    const HostCsr host = clcg::solver::to_host_csr(lower_changed);
+    SparseCholesky f(host);
+    f.factorize(host);
+    const VectorXd b = random_vector(symmetric.rows(), 9);
+    const VectorXd expected = Eigen::MatrixXd(symmetric).llt().solve(b);
+    EXPECT_LE((factor_solve(f, b) - expected).norm(), 1e-12 * expected.norm()) << symmetric.rows() << " rows";
+  }
 }
 
 TEST(SparseCholesky, EmptyAndOneByOne) {

@@ -1,15 +1,16 @@
 #pragma once
 // A sparse LDL^T factorisation of an SPD matrix with a fill-reducing ordering (AMD), on the host:
-// Eigen's SimplicialLDLT, measured faster than CHOLMOD's supernodal factor on every matrix where
-// a factorisation beats CG (docs/PERFORMANCE.md, "Direct or CG"), ordered by SuiteSparse's AMD.
-// The analysis is a step of its own: AMD alone, which predicts the factor's size and flops before
-// any number is computed (what the planner needs, krylov/plan.hpp, at 0.05-0.5 ms for the
-// matrices it analyses); the symbolic factorisation (elimination tree, column counts) follows
-// with the first values, and a matrix with the same pattern and new values keeps both.
+// an up-looking LDL^T (the algorithm of Eigen's SimplicialLDLT, which it replaced: the same time
+// warm, 1.2-3x less on a process's first call, where a small matrix's whole solve is spent),
+// ordered by SuiteSparse's AMD. The analysis is a step of its own: AMD alone, which predicts the
+// factor's size and flops before any number is computed (what the planner needs,
+// krylov/plan.hpp, at 0.05-0.5 ms for the matrices it analyses); the symbolic factorisation
+// (elimination tree, column counts) follows with the first values, and a matrix with the same
+// pattern and new values keeps both.
 // A small matrix that is dense_from_fill full or more (AMG's coarsest operators: 128^3's 329
-// rows are 25% full) is factored dense instead (Eigen's blocked LLT), as its factor fills in
-// anyway: on 2 cores, analysis and factor 5.3 -> 1.6 ms and a solve 0.105 -> 0.022 ms there;
-// its estimate is the dense factor's.
+// rows are 25% full) is factored dense instead (a loop up to 64 rows, Eigen's blocked LLT
+// above), as its factor fills in anyway: on 2 cores, analysis and factor 5.3 -> 1.6 ms and a
+// solve 0.105 -> 0.022 ms there; its estimate is the dense factor's.
 #include <cstddef>
 #include <memory>
 #include <span>
