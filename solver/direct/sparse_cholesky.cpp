@@ -1,5 +1,7 @@
 #include "clcg/solver/direct/sparse_cholesky.hpp"
 
+#include "clcg/solver/direct/reverse_cuthill_mckee.hpp"
+
 #include <Eigen/Cholesky>
 #include <Eigen/SparseCore>
 
@@ -26,6 +28,14 @@ namespace {
 // (96 rows 25 against 37 us).
 constexpr std::size_t dense_loop_up_to_rows = 64;
 
+// The sparse factor takes reverse Cuthill-McKee's order, not AMD's, where its factor costs at
+// most this many flops a nonzero of A: AMD cannot pay for itself there. AMD takes ~20 ns a
+// nonzero on 2 cores (pts5ldd03: 14.5 us warm, 51 on a process's first call) and ~50 on an H100
+// host's core; the numeric factor ~1-2 ns a flop. On the shared matrices it picks RCM for
+// pts5ldd03, 494_bus and 1138_bus (10.8K, 18K and 41K flops against AMD's 6K, 4K and 10K), AMD
+// for gr_30_30 (RCM: 1.55 Mflop against 0.41).
+constexpr double rcm_up_to_flops_per_nonzero = 20;
+
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -46,7 +56,7 @@ struct SparseCholesky::Impl {
   bool dense = false;
   // The sparse factor. A's upper triangle permuted by AMD's order, by columns: column k holds
   // the rows i <= k of P A P^T, each with the index of its value in A (new values, same pattern).
-  std::vector<int> order;  // AMD's: pivot k is A's row order[k]
+  std::vector<int> order;  // pivot k is A's row order[k] (RCM's or AMD's)
   std::vector<std::size_t> upper_start;
   std::vector<int> upper_row;
   std::vector<std::int64_t> upper_source;
@@ -60,16 +70,17 @@ struct SparseCholesky::Impl {
   Eigen::LLT<Eigen::MatrixXd, Eigen::Lower> llt;
   bool factorized = false;
 
-  void analyse_pattern(const CsrView& a);
+  bool analyse_pattern(const CsrView& a, double flops_budget, FactorEstimate& estimate);
   void factor_sparse(const CsrView& a);
   void factor_small(const CsrView& a);
   void solve_sparse(std::span<const double> b, std::span<double> x) const;
   void solve_small(std::span<const double> b, std::span<double> x) const;
 };
 
-// The permuted upper triangle, the elimination tree and L's column counts (once, on the first
-// values; the classic row-by-row walk up the tree from each entry of A's column k).
-void SparseCholesky::Impl::analyse_pattern(const CsrView& a) {
+// The permuted upper triangle, the elimination tree and L's column counts (the classic row-by-row
+// walk up the tree from each entry of A's column k), and from them the factor's size and flops.
+// Stops (false) as soon as the flops would pass the budget.
+bool SparseCholesky::Impl::analyse_pattern(const CsrView& a, double flops_budget, FactorEstimate& estimate) {
   const std::size_t n = order.size();
   std::vector<int> position(n);
   for (std::size_t k = 0; k < n; ++k) position[std::size_t(order[k])] = int(k);
@@ -91,32 +102,43 @@ void SparseCholesky::Impl::analyse_pattern(const CsrView& a) {
       upper_row[at] = std::min(i, j);
       upper_source[at] = p;
     }
-  // Each column's rows in order: the reach then visits L's columns in an order that keeps the
-  // numeric factor at Eigen's speed (bcsstk16 on 2 cores: 50 ms sorted, 59 unsorted).
-  std::vector<std::pair<int, std::int64_t>> column;
-  for (std::size_t k = 0; k < n; ++k) {
-    column.clear();
-    for (std::size_t q = upper_start[k]; q < upper_start[k + 1]; ++q) column.emplace_back(upper_row[q], upper_source[q]);
-    std::sort(column.begin(), column.end());
-    for (std::size_t q = upper_start[k]; q < upper_start[k + 1]; ++q) std::tie(upper_row[q], upper_source[q]) = column[q - upper_start[k]];
-  }
   parent.assign(n, -1);
   std::vector<int> flag(n);
   std::vector<std::size_t> count(n, 0);
+  // The flops as AMD counts them: a column of c nonzeros costs c divisions and c (c + 1) / 2
+  // multiply-subtracts, twice: c (c + 2), which grows by 2 c + 3 with each nonzero.
+  std::size_t nonzeros = 0;
+  double flops = 0;
   for (std::size_t k = 0; k < n; ++k) {
     flag[k] = int(k);
     for (std::size_t q = upper_start[k]; q < upper_start[k + 1]; ++q)
       for (int i = upper_row[q]; flag[std::size_t(i)] != int(k); i = parent[std::size_t(i)]) {
         if (parent[std::size_t(i)] == -1) parent[std::size_t(i)] = int(k);
-        ++count[std::size_t(i)];  // L(k, i) is a nonzero
+        flops += 2 * double(count[std::size_t(i)]++) + 3;  // L(k, i) is a nonzero
+        ++nonzeros;
         flag[std::size_t(i)] = int(k);
       }
+    if (flops > flops_budget) return false;
+  }
+  estimate.factor_nonzeros = nonzeros;
+  estimate.flops = flops;
+  // Each column's rows in order: the reach then visits L's columns in an order that keeps the
+  // numeric factor at Eigen's speed (bcsstk16 on 2 cores: 50 ms sorted, 59 unsorted).
+  std::vector<std::pair<int, std::int64_t>> column;
+  for (std::size_t k = 0; k < n; ++k) {
+    const auto rows = upper_row.begin();
+    if (std::is_sorted(rows + std::ptrdiff_t(upper_start[k]), rows + std::ptrdiff_t(upper_start[k + 1]))) continue;
+    column.clear();
+    for (std::size_t q = upper_start[k]; q < upper_start[k + 1]; ++q) column.emplace_back(upper_row[q], upper_source[q]);
+    std::sort(column.begin(), column.end());
+    for (std::size_t q = upper_start[k]; q < upper_start[k + 1]; ++q) std::tie(upper_row[q], upper_source[q]) = column[q - upper_start[k]];
   }
   l_start.assign(n + 1, 0);
   for (std::size_t k = 0; k < n; ++k) l_start[k + 1] = l_start[k] + count[k];
   l_row.resize(l_start[n]);
   l_value.resize(l_start[n]);
   d.resize(n);
+  return true;
 }
 
 // Row k of L solves L(0:k, 0:k) D y = A(0:k, k) over the rows the tree reaches from A's column k.
@@ -217,12 +239,18 @@ SparseCholesky::SparseCholesky(const CsrView& a) : impl_(std::make_unique<Impl>(
   nnz_ = std::size_t(a.nnz());
   impl_->dense = rows_ > 0 && rows_ <= dense_up_to_rows && double(nnz_) >= dense_from_fill * double(rows_) * double(rows_);
   if (impl_->dense) {
+    estimate_.ordering = "dense";
     for (std::size_t j = 0; j < rows_; ++j) {  // column j of L below the diagonal
       const double c = double(rows_ - 1 - j);
       estimate_.factor_nonzeros += std::size_t(c);
       estimate_.flops += (c + 1) * (c + 1);
     }
-  } else if (rows_ > 0) {  // AMD on A's full pattern (CSR is its own transpose's CSC): order and counts
+  } else if (rows_ > 0) {
+    impl_->order = reverse_cuthill_mckee(a);
+    impl_->symbolic = impl_->analyse_pattern(a, rcm_up_to_flops_per_nonzero * double(nnz_), estimate_);
+    estimate_.ordering = "RCM";
+  }
+  if (!impl_->dense && rows_ > 0 && !impl_->symbolic) {  // AMD on A's full pattern (CSR is its own transpose's CSC)
     impl_->order.resize(rows_);
     double control[AMD_CONTROL], info[AMD_INFO];
     amd_defaults(control);
@@ -231,6 +259,7 @@ SparseCholesky::SparseCholesky(const CsrView& a) : impl_(std::make_unique<Impl>(
     if (status < AMD_OK) throw std::invalid_argument("AMD ordering rejected the pattern (status " + std::to_string(status) + ")");
     estimate_.factor_nonzeros = std::size_t(info[AMD_LNZ]);
     estimate_.flops = info[AMD_NDIV] + 2 * info[AMD_NMULTSUBS_LDL];
+    estimate_.ordering = "AMD";
   }
   estimate_.analyse_seconds = seconds_since(start);
 }
@@ -257,8 +286,9 @@ void SparseCholesky::factorize(const CsrView& a) {
     if (impl_->llt.info() != Eigen::Success || !impl_->llt.matrixLLT().diagonal().allFinite())
       throw NotPositiveDefinite("A is not positive definite: its dense Cholesky factorisation met a pivot <= 0");
   } else {
-    if (!impl_->symbolic) {
-      impl_->analyse_pattern(a);
+    if (!impl_->symbolic) {  // AMD's order: the symbolic factor on the first values
+      FactorEstimate exact;
+      impl_->analyse_pattern(a, INFINITY, exact);
       impl_->symbolic = true;
     }
     impl_->factor_sparse(a);

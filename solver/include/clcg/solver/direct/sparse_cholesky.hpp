@@ -1,12 +1,14 @@
 #pragma once
-// A sparse LDL^T factorisation of an SPD matrix with a fill-reducing ordering (AMD), on the host:
-// an up-looking LDL^T (the algorithm of Eigen's SimplicialLDLT, which it replaced: the same time
-// warm, 1.2-3x less on a process's first call, where a small matrix's whole solve is spent),
-// ordered by SuiteSparse's AMD. The analysis is a step of its own: AMD alone, which predicts the
-// factor's size and flops before any number is computed (what the planner needs,
-// krylov/plan.hpp, at 0.05-0.5 ms for the matrices it analyses); the symbolic factorisation
-// (elimination tree, column counts) follows with the first values, and a matrix with the same
-// pattern and new values keeps both.
+// A sparse LDL^T factorisation of an SPD matrix with a fill-reducing ordering, on the host: an
+// up-looking LDL^T (the algorithm of Eigen's SimplicialLDLT, which it replaced: the same time
+// warm, 1.2-3x less on a process's first call, where a small matrix's whole solve is spent).
+// The ordering is reverse Cuthill-McKee's where its factor is cheap enough that AMD could not
+// pay for itself (at most 20 flops a nonzero of A; thin and banded matrices, power networks),
+// else SuiteSparse's AMD. The analysis is a step of its own and predicts the factor's size and
+// flops before any number is computed (what the planner needs, krylov/plan.hpp, at 0.01-0.5 ms
+// for the matrices it analyses): RCM and the symbolic factor (elimination tree, column counts)
+// where RCM is taken, else AMD alone, the symbolic factor following with the first values. A
+// matrix with the same pattern and new values keeps both.
 // A small matrix that is dense_from_fill full or more (AMG's coarsest operators: 128^3's 329
 // rows are 25% full) is factored dense instead (a loop up to 64 rows, Eigen's blocked LLT
 // above), as its factor fills in anyway: on 2 cores, analysis and factor 5.3 -> 1.6 ms and a
@@ -35,7 +37,8 @@ inline constexpr double dense_from_fill = 0.1;  // nnz / rows^2
 struct FactorEstimate {
   std::size_t factor_nonzeros = 0;  // nnz(L), the unit diagonal left out
   double flops = 0;                 // AMD's count for LDL^T: divisions + 2 x multiply-subtracts
-  double analyse_seconds = 0;       // the ordering (AMD)
+  double analyse_seconds = 0;       // the ordering (and with RCM's, the symbolic factor)
+  const char* ordering = "none";    // "RCM", "AMD", or "dense" (none needed)
 };
 
 class SparseCholesky final : public CholeskyFactor {
