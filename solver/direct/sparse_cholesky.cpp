@@ -35,6 +35,11 @@ constexpr std::size_t dense_loop_up_to_rows = 64;
 // pts5ldd03, 494_bus and 1138_bus (10.8K, 18K and 41K flops against AMD's 6K, 4K and 10K), AMD
 // for gr_30_30 (RCM: 1.55 Mflop against 0.41).
 constexpr double rcm_up_to_flops_per_nonzero = 20;
+// RCM is tried only on matrices of at most this many nonzeros a row: with more neighbours a row
+// (2D stencils of 9 points, elasticity, 3D) its levels widen and its factor passes the bound
+// above, and the attempt (three or four breadth-first searches and the start of a symbolic
+// factor) would be paid on top of AMD: gr_30_30 (8.6 a row) 0.13 -> 0.17 ms on 2 cores.
+constexpr double rcm_up_to_row_length = 6;
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -245,7 +250,7 @@ SparseCholesky::SparseCholesky(const CsrView& a) : impl_(std::make_unique<Impl>(
       estimate_.factor_nonzeros += std::size_t(c);
       estimate_.flops += (c + 1) * (c + 1);
     }
-  } else if (rows_ > 0) {
+  } else if (rows_ > 0 && double(nnz_) <= rcm_up_to_row_length * double(rows_)) {
     impl_->order = reverse_cuthill_mckee(a);
     impl_->symbolic = impl_->analyse_pattern(a, rcm_up_to_flops_per_nonzero * double(nnz_), estimate_);
     estimate_.ordering = "RCM";

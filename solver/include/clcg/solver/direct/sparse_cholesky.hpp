@@ -3,8 +3,8 @@
 // up-looking LDL^T (the algorithm of Eigen's SimplicialLDLT, which it replaced: the same time
 // warm, 1.2-3x less on a process's first call, where a small matrix's whole solve is spent).
 // The ordering is reverse Cuthill-McKee's where its factor is cheap enough that AMD could not
-// pay for itself (at most 20 flops a nonzero of A; thin and banded matrices, power networks),
-// else SuiteSparse's AMD. The analysis is a step of its own and predicts the factor's size and
+// pay for itself (at most 20 flops a nonzero of A, tried on at most 6 nonzeros a row: thin and
+// banded matrices, power networks), else SuiteSparse's AMD. The analysis is a step of its own and predicts the factor's size and
 // flops before any number is computed (what the planner needs, krylov/plan.hpp, at 0.01-0.5 ms
 // for the matrices it analyses): RCM and the symbolic factor (elimination tree, column counts)
 // where RCM is taken, else AMD alone, the symbolic factor following with the first values. A
