@@ -32,8 +32,8 @@ constexpr std::size_t dense_loop_up_to_rows = 64;
 // most this many flops a nonzero of A: AMD cannot pay for itself there. AMD takes ~20 ns a
 // nonzero on 2 cores (pts5ldd03: 14.5 us warm, 51 on a process's first call) and ~50 on an H100
 // host's core; the numeric factor ~1-2 ns a flop. On the shared matrices it picks RCM for
-// pts5ldd03, 494_bus and 1138_bus (10.8K, 18K and 41K flops against AMD's 6K, 4K and 10K), AMD
-// for gr_30_30 (RCM: 1.55 Mflop against 0.41).
+// pts5ldd03, 494_bus and 1138_bus (9.7K, 13.5K and 48K flops against AMD's 6.1K, 4.3K and 9.8K),
+// AMD for gr_30_30 (RCM: ~1.5 Mflop against 0.41).
 constexpr double rcm_up_to_flops_per_nonzero = 20;
 // RCM is tried only on matrices of at most this many nonzeros a row: with more neighbours a row
 // (2D stencils of 9 points, elasticity, 3D) its levels widen and its factor passes the bound
@@ -59,7 +59,7 @@ std::string pivot_text(double pivot) {
 // costs 2-3x its warm time in code brought in (pts5ldd03: 52 us against 15).
 struct SparseCholesky::Impl {
   bool dense = false;
-  // The sparse factor. A's upper triangle permuted by AMD's order, by columns: column k holds
+  // The sparse factor. A's upper triangle permuted by the order, by columns: column k holds
   // the rows i <= k of P A P^T, each with the index of its value in A (new values, same pattern).
   std::vector<int> order;  // pivot k is A's row order[k] (RCM's or AMD's)
   std::vector<std::size_t> upper_start;
