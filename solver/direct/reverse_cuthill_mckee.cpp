@@ -25,13 +25,13 @@ struct Graph {
         degree[std::size_t(r)] += a.col_idx[std::size_t(p)] != r;
   }
 
-  // Breadth-first from `start` over the rows whose mark is not `stamp` (marking them), appended
-  // to `visit`; each row's new neighbours by increasing degree, then index.
-  Levels search(int start, std::vector<int>& mark, int stamp, std::vector<int>& visit) const {
+  // Breadth-first from `start` over the rows neither taken nor seen (marking them seen),
+  // appended to `visit`; each row's new neighbours by increasing degree, then index.
+  Levels search(int start, const std::vector<char>& taken, std::vector<char>& seen, std::vector<int>& visit) const {
     Levels levels;
     std::size_t begin = visit.size();
     visit.push_back(start);
-    mark[std::size_t(start)] = stamp;
+    seen[std::size_t(start)] = 1;
     std::vector<std::pair<int, int>> fresh;  // (degree, row)
     while (begin < visit.size()) {
       const std::size_t end = visit.size();
@@ -41,10 +41,10 @@ struct Graph {
         const int r = visit[v];
         fresh.clear();
         for (std::int32_t p = a.row_ptr[r]; p < a.row_ptr[r + 1]; ++p) {
-          const int c = a.col_idx[std::size_t(p)];
-          if (mark[std::size_t(c)] == stamp) continue;
-          mark[std::size_t(c)] = stamp;
-          fresh.emplace_back(degree[std::size_t(c)], c);
+          const std::size_t c = std::size_t(a.col_idx[std::size_t(p)]);
+          if (taken[c] || seen[c]) continue;
+          seen[c] = 1;
+          fresh.emplace_back(degree[c], int(c));
         }
         std::sort(fresh.begin(), fresh.end());
         for (const auto& entry : fresh) visit.push_back(entry.second);
@@ -54,15 +54,16 @@ struct Graph {
     return levels;
   }
 
-  // George and Liu's pseudo-peripheral row of `start`'s part: search again from the last
-  // level's row of least degree while that makes the search deeper.
-  int peripheral(int start, std::vector<int>& mark, int& stamp) const {
+  // George and Liu's pseudo-peripheral row among the rows not taken that `start` reaches:
+  // search again from the last level's row of least degree while that makes the search deeper.
+  int peripheral(int start, const std::vector<char>& taken, std::vector<char>& seen) const {
     std::vector<int> visit;
     int best = start;
     std::size_t depth = 0;
     for (int round = 0; round < 8; ++round) {
       visit.clear();
-      const Levels levels = search(best, mark, ++stamp, visit);
+      const Levels levels = search(best, taken, seen, visit);
+      for (const int r : visit) seen[std::size_t(r)] = 0;  // unmarked for the next round
       if (round > 0 && levels.count <= depth) break;
       depth = levels.count;
       int next = visit[levels.last_begin];
@@ -83,14 +84,14 @@ std::vector<int> reverse_cuthill_mckee(const CsrView& a) {
                                 std::to_string(a.cols));
   const std::size_t n = std::size_t(a.rows);
   const Graph graph(a);
-  // A search reaches only its own part, so the peripheral rounds' stamps never meet the rows of
-  // parts already ordered (stamp 0 marks those).
-  std::vector<int> mark(n, -1), taken(n, -1), order;
+  // A matrix whose pattern is not symmetric may lead a search into rows already ordered: every
+  // search skips the taken rows, so each row is ordered once.
+  std::vector<char> taken(n, 0), seen(n, 0);
+  std::vector<int> order;
   order.reserve(n);
-  int stamp = 0;
-  for (std::size_t r = 0; r < n; ++r) {  // each connected part from its first row
-    if (taken[r] == 0) continue;
-    graph.search(graph.peripheral(int(r), mark, stamp), taken, 0, order);
+  for (std::size_t r = 0; r < n; ++r) {  // each part from its first row not yet ordered
+    if (taken[r]) continue;
+    graph.search(graph.peripheral(int(r), taken, seen), taken, taken, order);
   }
   std::reverse(order.begin(), order.end());
   return order;

@@ -103,6 +103,19 @@ TEST(ReverseCuthillMcKee, PartsNotConnectedAndEmptyMatrices) {
   EXPECT_THROW(reverse_cuthill_mckee(rectangular), std::invalid_argument);
 }
 
+TEST(ReverseCuthillMcKee, APatternThatIsNotSymmetricOrdersEachRowOnce) {
+  // Row 5's only coupling points at row 0, which row 0 does not return: the search from row 5
+  // must not start from (or reach) row 0, ordered before it.
+  std::vector<Eigen::Triplet<double, int>> t;
+  for (int r = 0; r < 8; ++r) t.emplace_back(r, r, 4.0);
+  t.emplace_back(5, 0, -1.0);
+  t.emplace_back(6, 7, -1.0);
+  t.emplace_back(7, 6, -1.0);
+  HostMatrix a(8, 8);
+  a.setFromTriplets(t.begin(), t.end());
+  expect_permutation(reverse_cuthill_mckee(clcg::solver::to_host_csr(a)), 8);
+}
+
 TEST(SparseCholesky, TakesRcmWhereItsFactorIsCheapAndAmdElsewhere) {
   // A thin grid (61 x 3) factors in a band: RCM. A square grid's band fills in: AMD.
   for (const auto& [a, ordering] : {std::pair{clcg::test::poisson(61, 3), "RCM"},
