@@ -76,6 +76,7 @@ struct SparseCholesky::Impl {
   bool factorized = false;
 
   bool analyse_pattern(const CsrView& a, double flops_budget, FactorEstimate& estimate);
+  bool order_by_rcm(const CsrView& a, FactorEstimate& estimate);
   void factor_sparse(const CsrView& a);
   void factor_small(const CsrView& a);
   void solve_sparse(std::span<const double> b, std::span<double> x) const;
@@ -144,6 +145,17 @@ bool SparseCholesky::Impl::analyse_pattern(const CsrView& a, double flops_budget
   l_value.resize(l_start[n]);
   d.resize(n);
   return true;
+}
+
+// RCM's order and the symbolic factor, where A's rows are short enough to try it and the factor
+// comes within the bound; else false (and the order is AMD's to make).
+bool SparseCholesky::Impl::order_by_rcm(const CsrView& a, FactorEstimate& estimate) {
+  const double nnz = double(a.nnz());
+  if (nnz > rcm_up_to_row_length * double(a.rows)) return false;
+  order = reverse_cuthill_mckee(a);
+  symbolic = analyse_pattern(a, rcm_up_to_flops_per_nonzero * nnz, estimate);
+  if (symbolic) estimate.ordering = "RCM";
+  return symbolic;
 }
 
 // Row k of L solves L(0:k, 0:k) D y = A(0:k, k) over the rows the tree reaches from A's column k.
@@ -250,12 +262,7 @@ SparseCholesky::SparseCholesky(const CsrView& a) : impl_(std::make_unique<Impl>(
       estimate_.factor_nonzeros += std::size_t(c);
       estimate_.flops += (c + 1) * (c + 1);
     }
-  } else if (rows_ > 0 && double(nnz_) <= rcm_up_to_row_length * double(rows_)) {
-    impl_->order = reverse_cuthill_mckee(a);
-    impl_->symbolic = impl_->analyse_pattern(a, rcm_up_to_flops_per_nonzero * double(nnz_), estimate_);
-    estimate_.ordering = "RCM";
-  }
-  if (!impl_->dense && rows_ > 0 && !impl_->symbolic) {  // AMD on A's full pattern (CSR is its own transpose's CSC)
+  } else if (rows_ > 0 && !impl_->order_by_rcm(a, estimate_)) {  // AMD on A's full pattern (CSR is its own transpose's CSC)
     impl_->order.resize(rows_);
     double control[AMD_CONTROL], info[AMD_INFO];
     amd_defaults(control);

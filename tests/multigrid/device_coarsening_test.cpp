@@ -40,6 +40,13 @@ std::vector<std::int32_t> read_ints(const ::cl::Buffer& buffer, std::size_t n) {
   return host;
 }
 
+// A device index buffer holding `counts` (a scan's input: n counts and one slot more).
+::cl::Buffer counts_buffer(const std::vector<std::int32_t>& counts) {
+  ::cl::Buffer buffer = clcg::solver::make_index_buffer(test_env(), counts.size());
+  test_env().queue().enqueueWriteBuffer(buffer, CL_TRUE, 0, counts.size() * sizeof(std::int32_t), counts.data());
+  return buffer;
+}
+
 // The host matrix as `type` would hold it (values rounded to float for f32).
 HostCsr rounded(HostCsr m, ElementType type) {
   if (type == ElementType::f32)
@@ -89,8 +96,7 @@ TEST(DeviceScan, GivesTheExclusivePrefixSumTotalAndLargestCount) {
     std::vector<std::int32_t> counts(n + 1, 0);
     for (std::size_t i = 0; i < n; ++i) counts[i] = std::int32_t(rng() % 40);
     if (n > 1) counts[n / 2] = -1;  // a product's mark for a row it counts again: the smallest count
-    ::cl::Buffer buffer = clcg::solver::make_index_buffer(test_env(), n + 1);
-    test_env().queue().enqueueWriteBuffer(buffer, CL_TRUE, 0, counts.size() * sizeof(std::int32_t), counts.data());
+    ::cl::Buffer buffer = counts_buffer(counts);
     clcg::solver::SparseProducts products(test_env(), ElementType::f32);
     const clcg::solver::ScanTotals totals = products.exclusive_scan(buffer, n);
     std::vector<std::int32_t> expected(n + 1, 0);
@@ -196,8 +202,7 @@ TEST(DeviceScan, WidensOffsetsPastTwoToThe31) {
   for (std::size_t n : {std::size_t(5), std::size_t(9001)}) {  // one tile, and tiles
     std::vector<std::int32_t> counts(n + 1, 0);
     for (std::size_t i = 0; i < n; ++i) counts[i] = i % 3 == 1 ? big : std::int32_t(i % 11);
-    ::cl::Buffer buffer = clcg::solver::make_index_buffer(test_env(), n + 1);
-    test_env().queue().enqueueWriteBuffer(buffer, CL_TRUE, 0, counts.size() * sizeof(std::int32_t), counts.data());
+    ::cl::Buffer buffer = counts_buffer(counts);
     clcg::solver::SparseProducts products(test_env(), ElementType::f64);
     const clcg::solver::ScanTotals totals = products.exclusive_scan(buffer, n);
     std::vector<std::int64_t> expected(n + 1, 0);
