@@ -38,7 +38,7 @@ void each_row(std::size_t n, F&& f) {
 // A level's rows with local columns (owned first, then the ghosts) and their halo.
 struct LocalView {
   Halo halo;
-  std::vector<std::int32_t> local_col;
+  solver::BulkVector<std::int32_t> local_col;
   std::int64_t owned = 0;
 };
 
@@ -67,7 +67,7 @@ std::vector<double> local_diagonal(const LocalRows& a, const LocalView& view) {
 
 // strong_connections() of the host reference, on this rank's rows: diagonals and row maxima of
 // the ghost rows come from their owners.
-std::vector<char> strong_entries(MPI_Comm comm, const LocalRows& a, const LocalView& view, double theta) {
+solver::BulkVector<char> strong_entries(MPI_Comm comm, const LocalRows& a, const LocalView& view, double theta) {
   const std::size_t n = std::size_t(a.rows());
   const std::vector<double> d = local_diagonal(a, view);
   const std::vector<double> d_ghost = exchange_ghosts(comm, view.halo, d);
@@ -84,7 +84,7 @@ std::vector<char> strong_entries(MPI_Comm comm, const LocalRows& a, const LocalV
     if (std::size_t(j) != i && dd != 0) most[i] = std::max(most[i], v * v / dd);
   });
   const std::vector<double> most_ghost = exchange_ghosts(comm, view.halo, most);
-  std::vector<char> strong(a.col.size(), 0);
+  solver::BulkVector<char> strong(a.col.size());  // every entry set below
   visit([&](std::size_t i, std::size_t k, std::int32_t j, double v, double dd) {
     strong[k] = std::size_t(j) != i && v != 0 &&
                 (dd == 0 || v * v >= theta * theta * std::max(most[i], value_at(most, most_ghost, j)) * dd);
@@ -101,7 +101,8 @@ struct LocalAggregates {
 
 // aggregate() of the host reference over the ranks: each round's keys and each join's
 // aggregates of the ghost rows come from their owners; every rank runs the same rounds.
-LocalAggregates aggregate_rows(MPI_Comm comm, const LocalRows& a, const LocalView& view, const std::vector<char>& strong) {
+LocalAggregates aggregate_rows(MPI_Comm comm, const LocalRows& a, const LocalView& view,
+                               const solver::BulkVector<char>& strong) {
   const std::size_t n = std::size_t(a.rows());
   const auto neighbours = [&](std::size_t i, auto&& f) {
     for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
@@ -112,7 +113,7 @@ LocalAggregates aggregate_rows(MPI_Comm comm, const LocalRows& a, const LocalVie
   std::vector<std::int64_t> strong_ptr(n + 1, 0);
   each_row(n, [&](std::size_t i) { neighbours(i, [&](std::int32_t, std::uint32_t) { ++strong_ptr[i + 1]; }); });
   for (std::size_t i = 0; i < n; ++i) strong_ptr[i + 1] += strong_ptr[i];
-  std::vector<std::int32_t> strong_col(static_cast<std::size_t>(strong_ptr[n]));
+  solver::BulkVector<std::int32_t> strong_col(static_cast<std::size_t>(strong_ptr[n]));  // every entry set below
   each_row(n, [&](std::size_t i) {
     std::size_t at = std::size_t(strong_ptr[i]);
     neighbours(i, [&](std::int32_t j, std::uint32_t) { strong_col[at++] = j; });
@@ -191,18 +192,35 @@ LocalRows tentative_rows(MPI_Comm comm, const LocalRows& a, const LocalAggregate
                          const std::vector<double>& b, int k, std::vector<double>& coarse_b) {
   const int ranks = g.coarse.ranks(), rank = comm_rank(comm);
   const std::size_t nodes = g.of_row.size(), per = std::size_t(block) * std::size_t(k);
+  // Each member node's slot in what goes to its aggregate's rank, in row order (so each rank's
+  // members arrive in row order): the threads take ranges of nodes, each one's slots for a
+  // rank after those of the threads before it, as transpose_rows.
+  const unsigned threads = solver::threads_for(nodes, std::size_t(1) << 14);
+  std::vector<std::vector<int>> sent(threads, std::vector<int>(std::size_t(ranks), 0));  // by thread, by rank
+  std::vector<std::int64_t> members_before(threads + 1, 0);  // member nodes before each thread's range
+  const auto each_node = [&](auto&& f) {
+    solver::parallel_ranges(nodes, threads, [&](std::size_t begin, std::size_t end, unsigned t) {
+      for (std::size_t u = begin; u < end; ++u)
+        if (const std::int64_t agg = g.of_row[u]; agg >= 0) f(t, u, agg);
+    });
+  };
+  each_node([&](unsigned t, std::size_t, std::int64_t agg) { ++sent[t][std::size_t(g.coarse.owner(agg))]; });
   std::vector<int> counts(std::size_t(ranks), 0);
-  for (std::int64_t agg : g.of_row)
-    if (agg >= 0) ++counts[std::size_t(g.coarse.owner(agg))];
+  for (unsigned t = 0; t < threads; ++t) {
+    members_before[t + 1] = members_before[t];
+    for (std::size_t r = 0; r < counts.size(); ++r) counts[r] += sent[t][r], members_before[t + 1] += sent[t][r];
+  }
   std::vector<int> at = offsets_of(counts);
-  std::vector<std::int64_t> ids(std::size_t(at.back() + counts.back()));
+  for (std::vector<int>& mine : sent)  // each thread's first slot for each rank
+    for (std::size_t r = 0; r < counts.size(); ++r) std::swap(mine[r], at[r]), at[r] += mine[r];
+  std::vector<std::int64_t> ids(std::size_t(members_before.back()));
   std::vector<double> values(ids.size() * per);
-  for (std::size_t u = 0; u < nodes; ++u)  // in row order, so each rank's members arrive in row order
-    if (const std::int64_t agg = g.of_row[u]; agg >= 0) {
-      const std::size_t slot = std::size_t(at[std::size_t(g.coarse.owner(agg))]++);
-      ids[slot] = agg;
-      std::copy_n(b.begin() + std::ptrdiff_t(u * per), per, values.begin() + std::ptrdiff_t(slot * per));
-    }
+  std::vector<std::size_t> slot(nodes, 0);
+  each_node([&](unsigned t, std::size_t u, std::int64_t agg) {
+    slot[u] = std::size_t(sent[t][std::size_t(g.coarse.owner(agg))]++);
+    ids[slot[u]] = agg;
+    std::copy_n(b.begin() + std::ptrdiff_t(u * per), per, values.begin() + std::ptrdiff_t(slot[u] * per));
+  });
   std::vector<int> got_counts, value_counts(counts.size());
   for (std::size_t r = 0; r < counts.size(); ++r) value_counts[r] = counts[r] * int(per);
   const std::vector<std::int64_t> got_ids = all_to_all(comm, ids, counts, &got_counts);
@@ -233,32 +251,29 @@ LocalRows tentative_rows(MPI_Comm comm, const LocalRows& a, const LocalAggregate
   std::vector<int> answer_counts(got_counts.size());
   for (std::size_t r = 0; r < got_counts.size(); ++r) answer_counts[r] = got_counts[r] * int(per);
   const std::vector<double> mine_q = all_to_all(comm, answer, answer_counts);
-  // Each member node's rows: k entries each (none outside every aggregate), filled by ranges of
-  // nodes once each node's slot in the answers is known.
+  // Each member node's rows: k entries each (none outside every aggregate), by the same ranges
+  // of nodes: a row's offset counts the member nodes before it.
   LocalRows t;
   t.global_rows = a.global_rows;
   t.row_begin = a.row_begin;
-  at = offsets_of(counts);
-  std::vector<std::size_t> slot(nodes, 0);
-  t.row_ptr.assign(nodes * std::size_t(block) + 1, 0);
-  for (std::size_t u = 0; u < nodes; ++u) {
-    const std::int64_t agg = g.of_row[u];
-    if (agg >= 0) slot[u] = std::size_t(at[std::size_t(g.coarse.owner(agg))]++);
-    for (std::size_t c = 0; c < std::size_t(block); ++c) {
-      const std::size_t row = u * std::size_t(block) + c;
-      t.row_ptr[row + 1] = t.row_ptr[row] + (agg >= 0 ? k : 0);
-    }
-  }
-  t.col.resize(std::size_t(t.row_ptr.back()));
+  const std::size_t bk = std::size_t(block) * std::size_t(k);
+  t.row_ptr.resize(nodes * std::size_t(block) + 1);  // every entry set below
+  t.col.resize(std::size_t(members_before.back()) * bk);
   t.values.resize(t.col.size());
-  each_row(nodes, [&](std::size_t u) {
-    const std::int64_t agg = g.of_row[u];
-    for (std::size_t c = 0; agg >= 0 && c < std::size_t(block); ++c)
-      for (int j = 0; j < k; ++j) {
-        const std::size_t e = std::size_t(t.row_ptr[u * std::size_t(block) + c]) + std::size_t(j);
-        t.col[e] = agg * k + j;
-        t.values[e] = mine_q[slot[u] * per + c * std::size_t(k) + std::size_t(j)];
+  solver::parallel_ranges(nodes, threads, [&](std::size_t begin, std::size_t end, unsigned h) {
+    std::size_t before = std::size_t(members_before[h]);
+    for (std::size_t u = begin; u < end; ++u) {
+      const std::int64_t agg = g.of_row[u];
+      for (std::size_t c = 0; c < std::size_t(block); ++c) {
+        const std::size_t row = u * std::size_t(block) + c, first = before * bk + c * std::size_t(k);
+        t.row_ptr[row + 1] = std::int64_t(agg >= 0 ? first + std::size_t(k) : before * bk);
+        for (int j = 0; agg >= 0 && j < k; ++j) {
+          t.col[first + std::size_t(j)] = agg * k + j;
+          t.values[first + std::size_t(j)] = mine_q[slot[u] * per + c * std::size_t(k) + std::size_t(j)];
+        }
       }
+      before += agg >= 0 ? 1 : 0;
+    }
   });
   return t;
 }
@@ -379,8 +394,10 @@ double radius_with(MPI_Comm comm, const DistributedLevel& level, const LocalView
   MPI_Allgather(&chunks, 1, MPI_INT, chunk_counts.data(), 1, MPI_INT, comm);
   const auto dot = [&](const std::vector<double>& x, const std::vector<double>& y) {
     std::vector<double> partial(std::size_t(chunks), 0.0), all(std::size_t(offsets_of(chunk_counts).back() + chunk_counts.back()));
-    each_row(partial.size(), [&](std::size_t c) {
-      for (std::int64_t i = level.chunk_begin[c]; i < level.chunk_begin[c + 1]; ++i) partial[c] += x[std::size_t(i)] * y[std::size_t(i)];
+    // A thread a chunk at least (each_row's grain of rows would give a 192^3 level's 108 chunks one thread).
+    solver::parallel_ranges(partial.size(), solver::threads_for(partial.size(), 1), [&](std::size_t first, std::size_t last, unsigned) {
+      for (std::size_t c = first; c < last; ++c)
+        for (std::int64_t i = level.chunk_begin[c]; i < level.chunk_begin[c + 1]; ++i) partial[c] += x[std::size_t(i)] * y[std::size_t(i)];
     });
     MPI_Allgatherv(partial.data(), chunks, MPI_DOUBLE, all.data(), chunk_counts.data(), offsets_of(chunk_counts).data(),
                    MPI_DOUBLE, comm);
@@ -400,10 +417,10 @@ double radius_with(MPI_Comm comm, const DistributedLevel& level, const LocalView
   };
   // Lanczos on the pencil (A, D): v D-orthonormal, alpha = v.Av, the next u = D^-1 A v - alpha v - beta v_prev.
   std::vector<double> v(n), v_prev(n, 0.0), u(n);
-  for (std::size_t i = 0; i < n; ++i) {
+  each_row(n, [&](std::size_t i) {
     const std::uint32_t h = std::uint32_t(solver::mis_key(0, std::uint32_t(a.row_begin + std::int64_t(i)) ^ 0x5bd1e995U) >> 32);
     v[i] = double(h) / 536870912.0 - 1.0;  // in [-1, 1): the key's 30 hash bits
-  }
+  });
   const auto d_norm = [&](const std::vector<double>& x) {
     each_row(n, [&](std::size_t i) { dx[i] = d[i] * x[i]; });
     return std::sqrt(std::max(0.0, dot(x, dx)));
@@ -457,7 +474,7 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const Partition& partition, 
   DistributedHierarchy h;
   DistributedLevel first;
   first.partition = partition;
-  first.a = a;
+  first.a = copied(a);
   if (partition.size(rank) > 0) {
     const std::int64_t begin = partition.begin(rank), end = begin + partition.size(rank);
     for (std::int64_t c = begin / partition.chunk; c * partition.chunk < end; ++c)
@@ -485,7 +502,7 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const Partition& partition, 
     const LocalRows nodes = block == 1 ? LocalRows() : node_rows(fine.a, block);
     const LocalRows& graph = block == 1 ? fine.a : nodes;
     const LocalView view = local_view(comm, graph_partition, graph);
-    const std::vector<char> strong = strong_entries(comm, graph, view, options.strength);
+    const solver::BulkVector<char> strong = strong_entries(comm, graph, view, options.strength);
     LocalAggregates g = aggregate_rows(comm, graph, view, strong);
     const std::int64_t count = g.coarse.rows();
     h.coarsening_seconds += since(start);

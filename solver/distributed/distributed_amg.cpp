@@ -16,6 +16,7 @@
 #include "clcg/solver/distributed/halo.hpp"
 #include "clcg/solver/distributed/rank_failure.hpp"
 #include "clcg/solver/distributed/remote_rows.hpp"
+#include "clcg/solver/io/host_threads.hpp"
 #include "clcg/solver/multigrid/amg.hpp"
 #include "clcg/solver/precond/chebyshev.hpp"
 #include "clcg/solver/precond/jacobi.hpp"
@@ -33,32 +34,44 @@ double since(Clock::time_point start) { return std::chrono::duration<double>(Clo
 // A rank's rows of a level's matrix with local columns (owned, then ghosts) on the host, the
 // halo that fetches the ghosts, and the row layout every rank reads them in (collective).
 struct LocalMatrix {
-  solver::HostCsr rows;
+  std::int32_t rows = 0, cols = 0;
+  solver::BulkVector<std::int32_t> row_ptr, col;
+  solver::BulkVector<double> values;
   Halo halo;
   solver::SpmvKernel kernel = solver::SpmvKernel::scalar;
+
+  solver::CsrView view() const { return {rows, cols, row_ptr, col, values}; }
 };
 
 LocalMatrix local_matrix(MPI_Comm comm, const cl::Env& env, const Partition& columns, LocalRows rows) {
   LocalMatrix m;
-  std::vector<std::int32_t> local_col;
-  m.halo = build_halo(comm, columns, rows, local_col);
-  std::vector<std::int64_t>().swap(rows.col);  // the global columns are no longer needed
+  m.halo = build_halo(comm, columns, rows, m.col);
+  solver::BulkVector<std::int64_t>().swap(rows.col);  // the global columns are no longer needed
   int fits = rows.nnz() <= std::int64_t(solver::max_csr_index), all_fit = 0;
   MPI_Allreduce(&fits, &all_fit, 1, MPI_INT, MPI_MIN, comm);
   if (!all_fit)
     throw std::length_error("a rank's rows of an AMG level have more nonzeros than 32-bit CSR offsets address; use "
                             "more ranks");
-  m.rows.rows = std::int32_t(rows.rows());
-  m.rows.cols = std::int32_t(columns.size(comm_rank(comm)) + m.halo.ghosts);
-  m.rows.row_ptr.assign(rows.row_ptr.begin(), rows.row_ptr.end());
-  m.rows.col_idx = std::move(local_col);
-  m.rows.values = std::move(rows.values);
+  m.rows = std::int32_t(rows.rows());
+  m.cols = std::int32_t(columns.size(comm_rank(comm)) + m.halo.ghosts);
+  m.values = std::move(rows.values);
+  // The offsets in 32 bits, and the longest row, on the host's threads.
+  m.row_ptr.resize(rows.row_ptr.size());  // every entry set below
+  const std::size_t n = std::size_t(m.rows);
+  const unsigned threads = solver::threads_for(n + 1, std::size_t(1) << 16);
+  std::vector<std::int32_t> longest_of(threads, 0);
+  solver::parallel_ranges(n + 1, threads, [&](std::size_t first, std::size_t last, unsigned t) {
+    for (std::size_t i = first; i < last; ++i) {
+      m.row_ptr[i] = std::int32_t(rows.row_ptr[i]);
+      if (i < n) longest_of[t] = std::max(longest_of[t], std::int32_t(rows.row_ptr[i + 1] - rows.row_ptr[i]));
+    }
+  });
+  const std::int32_t longest = *std::max_element(longest_of.begin(), longest_of.end());
   // One layout for every rank, so every rank sums a row the same way: ELL where every rank's
   // rows suit it on a GPU, else CSR one work-item a row (both in stored order).
-  std::int32_t longest = 0;
-  for (std::int32_t i = 0; i < m.rows.rows; ++i) longest = std::max(longest, m.rows.row_ptr[std::size_t(i) + 1] - m.rows.row_ptr[std::size_t(i)]);
-  const double mean = m.rows.rows ? double(m.rows.nnz()) / double(m.rows.rows) : 0.0;
-  int ell = !cl::contiguous_blocks(env.info()) && (m.rows.nnz() == 0 || solver::ell_suits(longest, mean)), everywhere = 0;
+  const std::int64_t nnz = std::int64_t(m.col.size());
+  const double mean = m.rows ? double(nnz) / double(m.rows) : 0.0;
+  int ell = !cl::contiguous_blocks(env.info()) && (nnz == 0 || solver::ell_suits(longest, mean)), everywhere = 0;
   MPI_Allreduce(&ell, &everywhere, 1, MPI_INT, MPI_MIN, comm);
   m.kernel = everywhere ? solver::SpmvKernel::ell : solver::SpmvKernel::scalar;
   return m;
@@ -145,7 +158,7 @@ void DistributedAmg::upload_levels(DistributedHierarchy& h, std::vector<Prepared
     level.n = std::size_t(h.levels[l].partition.size(rank));
     std::int64_t x_ghosts = 0;
     if (const std::optional<LocalMatrix>& a = prepared[l].a) {
-      level.a = solver::DeviceCsrMatrix(env, a->rows, type);
+      level.a = solver::DeviceCsrMatrix(env, a->view(), type);
       level.halo_a.emplace(comm_, env, a->halo, std::int64_t(level.n), type);
       x_ghosts = a->halo.ghosts;
       level.spmv.emplace(env, level.a, a->kernel);
@@ -161,8 +174,8 @@ void DistributedAmg::upload_levels(DistributedHierarchy& h, std::vector<Prepared
     if (l < last) {
       const LocalMatrix& p = *prepared[l].p;
       const LocalMatrix& r = *prepared[l].r;
-      level.p = solver::DeviceCsrMatrix(env, p.rows, type);
-      level.r = solver::DeviceCsrMatrix(env, r.rows, type);
+      level.p = solver::DeviceCsrMatrix(env, p.view(), type);
+      level.r = solver::DeviceCsrMatrix(env, r.view(), type);
       level.halo_p.emplace(comm_, env, p.halo, h.levels[l + 1].partition.size(rank), type);
       level.halo_r.emplace(comm_, env, r.halo, std::int64_t(level.n), type);
       level.spmv_p.emplace(env, level.p, p.kernel);

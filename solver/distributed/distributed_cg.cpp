@@ -37,16 +37,18 @@ void write_pieces(const cl::Env& env, const ::cl::Buffer& buffer, const T* data,
                                    reinterpret_cast<const unsigned char*>(data) + at);
 }
 
-template <class T>
-::cl::Buffer device_array(const cl::Env& env, const std::vector<T>& values, const char* what) {
+template <class Vector>  // a std::vector or a solver::BulkVector
+::cl::Buffer device_array(const cl::Env& env, const Vector& values, const char* what) {
   return cl::checked(std::string("uploading ") + what, [&] {
-    ::cl::Buffer buffer(env.context(), CL_MEM_READ_ONLY, std::max<std::size_t>(1, values.size() * sizeof(T)));
+    ::cl::Buffer buffer(env.context(), CL_MEM_READ_ONLY,
+                        std::max<std::size_t>(1, values.size() * sizeof(typename Vector::value_type)));
     write_pieces(env, buffer, values.data(), values.size());
     return buffer;
   });
 }
 
-::cl::Buffer device_reals(const cl::Env& env, const std::vector<double>& values, ElementType type, const char* what) {
+template <class Vector>
+::cl::Buffer device_reals(const cl::Env& env, const Vector& values, ElementType type, const char* what) {
   if (type == ElementType::f64) return device_array(env, values, what);
   const std::vector<float> narrow(values.begin(), values.end());
   return device_array(env, narrow, what);
@@ -75,7 +77,7 @@ DistributedCg::DistributedCg(MPI_Comm comm, const cl::Env& env, const Partition&
     : comm_(comm), env_(env), type_(type), settings_(settings), chebyshev_(options.chebyshev) {
   const auto start = Clock::now();
   std::vector<double> diagonal;
-  std::vector<std::int32_t> local_col;
+  solver::BulkVector<std::int32_t> local_col;
   std::int64_t longest = 0;
   double gershgorin = 0;
   throw_if_any_rank_failed(comm_, capture([&] {
@@ -115,7 +117,7 @@ DistributedCg::DistributedCg(MPI_Comm comm, const cl::Env& env, const Partition&
   if (settings_.preconditioner == solver::Preconditioner::amg)  // from the rows' global columns, before build_halo
     amg_ = std::make_unique<DistributedAmg>(comm_, env_, partition, rows, type_, amg_precision(options), options.amg);
   halo_ = build_halo(comm_, partition, rows, local_col);
-  std::vector<std::int64_t>().swap(rows.col);  // the global columns are no longer needed
+  solver::BulkVector<std::int64_t>().swap(rows.col);  // the global columns are no longer needed
   for (int r = 0; r < partition.ranks(); ++r)
     rank_chunks_.push_back(std::int64_t((partition.size(r) + chunk_ - 1) / chunk_));
   ell_ = choose_ell(longest);
@@ -154,7 +156,7 @@ bool DistributedCg::choose_ell(std::int64_t longest) {
   return everywhere != 0;
 }
 
-void DistributedCg::upload(LocalRows& rows, const std::vector<double>& diagonal, std::vector<std::int32_t>& local_col) {
+void DistributedCg::upload(LocalRows& rows, const std::vector<double>& diagonal, solver::BulkVector<std::int32_t>& local_col) {
   using solver::Preconditioner;
   ops_.emplace(env_, type_);
   const bool jacobi = settings_.preconditioner == Preconditioner::jacobi;
@@ -198,9 +200,9 @@ void DistributedCg::upload(LocalRows& rows, const std::vector<double>& diagonal,
     col_ = device_array(env_, local_col, "the column indices");
     values_ = device_reals(env_, rows.values, type_, "the matrix values");
   }
-  std::vector<std::int64_t>().swap(rows.row_ptr);
-  std::vector<std::int32_t>().swap(local_col);
-  std::vector<double>().swap(rows.values);
+  solver::BulkVector<std::int64_t>().swap(rows.row_ptr);
+  solver::BulkVector<std::int32_t>().swap(local_col);
+  solver::BulkVector<double>().swap(rows.values);
   boundary_ = device_array(env_, halo_.boundary_rows ? halo_.boundary : std::vector<std::uint8_t>{0}, "the boundary rows");
   {  // the chunks holding a boundary row: the boundary passes visit only them
     std::vector<std::uint8_t> flag(std::max<std::uint64_t>(groups, 1), 0);
@@ -244,7 +246,7 @@ void DistributedCg::upload(LocalRows& rows, const std::vector<double>& diagonal,
   cl::checked("finishing the upload", [&] { env_.queue().finish(); });
 }
 
-void DistributedCg::upload_ell(const LocalRows& rows, const std::vector<std::int32_t>& local_col) {
+void DistributedCg::upload_ell(const LocalRows& rows, const solver::BulkVector<std::int32_t>& local_col) {
   // Slot by slot (column-major), so the host holds one slot of the copy at a time.
   const std::size_t n = std::size_t(rows_);
   cl::checked("uploading the ELL copy of the rows", [&] {

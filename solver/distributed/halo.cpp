@@ -8,6 +8,7 @@
 
 #include "clcg/solver/distributed/launch.hpp"
 #include "clcg/solver/distributed/rank_failure.hpp"
+#include "clcg/solver/distributed/remote_rows.hpp"
 #include "clcg/solver/io/host_threads.hpp"
 
 namespace clcg::distributed {
@@ -19,25 +20,14 @@ std::vector<int> Halo::neighbours() const {
   return out;
 }
 
-Halo build_halo(MPI_Comm comm, const Partition& columns, const LocalRows& rows, std::vector<std::int32_t>& local_col) {
+Halo build_halo(MPI_Comm comm, const Partition& columns, const LocalRows& rows,
+                solver::BulkVector<std::int32_t>& local_col) {
   const int ranks = columns.ranks(), rank = comm_rank(comm);
   const std::int64_t begin = columns.begin(rank), end = begin + columns.size(rank), owned = end - begin;
   // The ghost columns, sorted: grouped by owner, since owners hold contiguous rows.
   std::vector<std::int64_t> ghost;
   throw_if_any_rank_failed(comm, capture([&] {
-    // Each thread collects its share of the columns, sorted and unique; then one merge.
-    const std::size_t entries = rows.col.size();
-    const unsigned threads = solver::threads_for(entries, std::size_t(1) << 20);
-    std::vector<std::vector<std::int64_t>> found(threads);
-    solver::parallel_ranges(entries, threads, [&](std::size_t first, std::size_t last, unsigned t) {
-      for (std::size_t k = first; k < last; ++k)
-        if (rows.col[k] < begin || rows.col[k] >= end) found[t].push_back(rows.col[k]);
-      std::sort(found[t].begin(), found[t].end());
-      found[t].erase(std::unique(found[t].begin(), found[t].end()), found[t].end());
-    });
-    for (const auto& part : found) ghost.insert(ghost.end(), part.begin(), part.end());
-    std::sort(ghost.begin(), ghost.end());
-    ghost.erase(std::unique(ghost.begin(), ghost.end()), ghost.end());
+    ghost = foreign_columns(rows, columns, rank);
     constexpr std::int64_t limit = std::numeric_limits<std::int32_t>::max();
     if (owned + std::int64_t(ghost.size()) > limit)
       throw std::length_error("rank columns " + std::to_string(owned) + " plus ghosts " +
@@ -64,7 +54,7 @@ Halo build_halo(MPI_Comm comm, const Partition& columns, const LocalRows& rows, 
   for (std::size_t i = 0; i < sends; ++i) halo.send_rows[i] = std::uint32_t(wanted[i] - begin);
 
   // Local columns, and which rows touch a ghost, row by row on the host's threads.
-  local_col.resize(rows.col.size());
+  local_col.resize(rows.col.size());  // every entry set below
   halo.boundary.assign(std::size_t(rows.rows()), 0);
   const std::size_t n = std::size_t(rows.rows());
   const unsigned threads = solver::threads_for(n, std::size_t(1) << 16);

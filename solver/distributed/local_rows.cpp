@@ -20,6 +20,16 @@ void for_each_row(std::size_t rows, F&& f) {
 }
 }  // namespace
 
+LocalRows copied(const LocalRows& rows) {
+  LocalRows out;
+  out.global_rows = rows.global_rows;
+  out.row_begin = rows.row_begin;
+  out.row_ptr = solver::copied(rows.row_ptr);
+  out.col = solver::copied(rows.col);
+  out.values = solver::copied(rows.values);
+  return out;
+}
+
 std::vector<double> LocalRows::row_sums() const {
   std::vector<double> sums(std::size_t(rows()), 0.0);
   for_each_row(sums.size(), [&](std::size_t i) {

@@ -43,7 +43,7 @@ LocalRows joined(const std::vector<LocalRows>& parts, std::int64_t global_rows, 
 // The received entries (pairs: row, column; in arrival order) as `n` rows from `row_begin`,
 // each row keeping the arrival order (a stable counting sort). The threads take ranges of
 // entries, each with its own count of every row (threads are fewer where rows are many).
-LocalRows placed_by_row(const std::vector<std::int64_t>& pairs, const std::vector<double>& values, std::int64_t n,
+LocalRows placed_by_row(const solver::BulkVector<std::int64_t>& pairs, const solver::BulkVector<double>& values, std::int64_t n,
                         std::int64_t global_rows, std::int64_t row_begin) {
   LocalRows t;
   t.global_rows = global_rows;
@@ -52,9 +52,10 @@ LocalRows placed_by_row(const std::vector<std::int64_t>& pairs, const std::vecto
   const std::size_t most_counts = std::size_t(1) << 24;  // counts held at once, all threads together (128 MB)
   const unsigned threads = std::max(1U, std::min(solver::threads_for(entries, rows_a_thread),
                                                  unsigned(std::max<std::size_t>(1, most_counts / std::max<std::size_t>(1, rows)))));
-  std::vector<std::vector<std::int64_t>> next(threads, std::vector<std::int64_t>(rows, 0));  // by thread, by row
+  std::vector<std::vector<std::int64_t>> next(threads);  // by thread, by row; each thread zeroes its own
   const auto row_of = [&](std::size_t e) { return std::size_t(pairs[2 * e] - row_begin); };
   solver::parallel_ranges(entries, threads, [&](std::size_t begin, std::size_t end, unsigned h) {
+    next[h].assign(rows, 0);
     for (std::size_t e = begin; e < end; ++e) ++next[h][row_of(e)];
   });
   t.row_ptr.assign(rows + 1, 0);
@@ -85,9 +86,18 @@ std::vector<int> offsets_of(const std::vector<int>& counts) {
 
 std::vector<std::int64_t> foreign_columns(const LocalRows& rows, const Partition& partition, int rank) {
   const std::int64_t begin = partition.begin(rank), end = begin + partition.size(rank);
+  // Each thread its share of the entries, sorted and unique; then one merge.
+  const std::size_t entries = rows.col.size();
+  const unsigned threads = solver::threads_for(entries, std::size_t(1) << 20);
+  std::vector<std::vector<std::int64_t>> found(threads);
+  solver::parallel_ranges(entries, threads, [&](std::size_t first, std::size_t last, unsigned t) {
+    for (std::size_t k = first; k < last; ++k)
+      if (rows.col[k] < begin || rows.col[k] >= end) found[t].push_back(rows.col[k]);
+    std::sort(found[t].begin(), found[t].end());
+    found[t].erase(std::unique(found[t].begin(), found[t].end()), found[t].end());
+  });
   std::vector<std::int64_t> out;
-  for (std::int64_t c : rows.col)
-    if (c < begin || c >= end) out.push_back(c);
+  for (const auto& part : found) out.insert(out.end(), part.begin(), part.end());
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
@@ -101,8 +111,9 @@ RemoteRows fetch_rows(MPI_Comm comm, const Partition& partition, const LocalRows
   std::vector<int> asked_counts;
   const std::vector<std::int64_t> asked = all_to_all(comm, wanted, ask_counts, &asked_counts);
   // The answers, request by request: each row's length, then its columns and values.
-  std::vector<std::int64_t> lengths(asked.size()), cols;
-  std::vector<double> values;
+  std::vector<std::int64_t> lengths(asked.size());
+  solver::BulkVector<std::int64_t> cols;
+  solver::BulkVector<double> values;
   std::vector<int> entry_counts(std::size_t(ranks), 0);
   for (std::size_t r = 0, at = 0; r < std::size_t(ranks); ++r)
     for (int q = 0; q < asked_counts[r]; ++q, ++at) {
@@ -147,8 +158,8 @@ LocalRows transpose_rows(MPI_Comm comm, const LocalRows& rows, const Partition& 
   std::vector<int> at = offsets_of(counts);
   for (std::vector<int>& mine : sent)  // each thread's first slot for each rank
     for (std::size_t r = 0; r < counts.size(); ++r) std::swap(mine[r], at[r]), at[r] += mine[r];
-  std::vector<std::int64_t> pairs(2 * rows.col.size());
-  std::vector<double> values(rows.col.size());
+  solver::BulkVector<std::int64_t> pairs(2 * rows.col.size());  // filled below
+  solver::BulkVector<double> values(rows.col.size());
   each_entry([&](unsigned t, std::size_t i, std::size_t k) {
     const std::int64_t c = rows.col[k];
     const std::size_t slot = std::size_t(sent[t][std::size_t(columns.owner(c))]++);
@@ -158,15 +169,15 @@ LocalRows transpose_rows(MPI_Comm comm, const LocalRows& rows, const Partition& 
   });
   std::vector<int> pair_counts(counts.size());
   for (std::size_t r = 0; r < counts.size(); ++r) pair_counts[r] = 2 * counts[r];
-  const std::vector<std::int64_t> got = all_to_all(comm, pairs, pair_counts);
-  const std::vector<double> got_values = all_to_all(comm, values, counts);
+  const solver::BulkVector<std::int64_t> got = all_to_all(comm, pairs, pair_counts);
+  const solver::BulkVector<double> got_values = all_to_all(comm, values, counts);
   return placed_by_row(got, got_values, columns.size(rank), columns.rows(), columns.begin(rank));
 }
 
 LocalRows multiply_rows(const LocalRows& a, const LocalRows& owned, const RemoteRows& remote) {
   const std::size_t n = std::size_t(a.rows());
   const auto b_row = [&](std::int64_t j, std::int64_t& first, std::int64_t& last,
-                         const std::vector<std::int64_t>*& cols, const std::vector<double>*& vals) {
+                         const solver::BulkVector<std::int64_t>*& cols, const solver::BulkVector<double>*& vals) {
     const std::int64_t i = j - owned.row_begin;
     if (i >= 0 && i < owned.rows()) {
       first = owned.row_ptr[std::size_t(i)], last = owned.row_ptr[std::size_t(i) + 1];
@@ -180,13 +191,16 @@ LocalRows multiply_rows(const LocalRows& a, const LocalRows& owned, const Remote
     first = remote.row_ptr[r], last = remote.row_ptr[r + 1];
     cols = &remote.col, vals = &remote.values;
   };
-  // Each thread makes the rows of its range; then they are joined in order.
-  const unsigned threads = solver::threads_for(n, rows_a_thread);
-  std::vector<LocalRows> parts(threads);
   // B's mean row length: a part reserves its entries of A times it (address space only, untouched
   // until filled), so it seldom grows by copying.
   const double b_mean = double(owned.nnz() + remote.row_ptr.back()) /
                         double(std::max<std::size_t>(1, std::size_t(owned.rows()) + remote.ids.size()));
+  // Each thread makes the rows of its range; then they are joined in order. Threads by the
+  // products, not the rows: a coarse level's R has few rows of many products each (192^3: 18K
+  // rows, a second on one thread while 63 waited).
+  const double products = double(a.nnz()) * b_mean;
+  const unsigned threads = solver::threads_for(std::size_t(products), std::size_t(1) << 20);
+  std::vector<LocalRows> parts(threads);
   solver::parallel_ranges(n, threads, [&](std::size_t begin, std::size_t end, unsigned t) {
     LocalRows& part = parts[t];
     const std::size_t expected = std::size_t(double(a.row_ptr[end] - a.row_ptr[begin]) * b_mean) + 1;
@@ -200,8 +214,8 @@ LocalRows multiply_rows(const LocalRows& a, const LocalRows& owned, const Remote
     std::vector<std::int32_t> table_at;
     struct Span {
       std::int64_t first, last;
-      const std::vector<std::int64_t>* cols;
-      const std::vector<double>* vals;
+      const solver::BulkVector<std::int64_t>* cols;
+      const solver::BulkVector<double>* vals;
     };
     std::vector<Span> spans;
     for (std::size_t i = begin; i < end; ++i) {

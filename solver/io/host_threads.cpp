@@ -1,6 +1,9 @@
 #include "clcg/solver/io/host_threads.hpp"
 
+#include <condition_variable>
+#include <cstdint>
 #include <cstdlib>
+#include <mutex>
 #include <string>
 
 #include "clcg/solver/io/input_error.hpp"
@@ -19,6 +22,80 @@ unsigned host_threads() {
         return static_cast<unsigned>(value);
     }
     return std::max(1U, std::thread::hardware_concurrency());
+}
+
+namespace {
+
+// Threads that wait for parallel_ranges' work, started as a call first needs them and joined
+// at exit. One call uses them at a time; a call made meanwhile starts threads of its own.
+class Pool {
+ public:
+    ~Pool() {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            stop_ = true;
+        }
+        wake_.notify_all();
+        for (std::thread& t : threads_) t.join();
+    }
+
+    bool run(unsigned threads, const std::function<void(unsigned)>& job) {
+        if (inside_) return false;
+        std::unique_lock<std::mutex> own(taken_, std::try_to_lock);
+        if (!own) return false;
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            while (threads_.size() + 1 < threads) {
+                const unsigned id = unsigned(threads_.size()) + 1;
+                threads_.emplace_back([this, id] { work(id); });
+            }
+            job_ = &job;
+            taking_part_ = threads;
+            running_ = threads - 1;
+            ++round_;
+        }
+        wake_.notify_all();
+        job(0);
+        std::unique_lock<std::mutex> lock(mutex_);
+        finished_.wait(lock, [&] { return running_ == 0; });
+        return true;
+    }
+
+ private:
+    void work(unsigned id) {
+        inside_ = true;
+        std::uint64_t seen = 0;
+        std::unique_lock<std::mutex> lock(mutex_);
+        while (true) {
+            wake_.wait(lock, [&] { return stop_ || (round_ != seen && id < taking_part_); });
+            if (stop_) return;
+            seen = round_;
+            const std::function<void(unsigned)>* job = job_;
+            lock.unlock();
+            (*job)(id);
+            lock.lock();
+            if (--running_ == 0) finished_.notify_one();
+        }
+    }
+
+    static thread_local bool inside_;
+    std::mutex taken_;  // held by the call using the threads
+    std::mutex mutex_;  // guards what follows
+    std::condition_variable wake_, finished_;
+    std::vector<std::thread> threads_;
+    const std::function<void(unsigned)>* job_ = nullptr;
+    unsigned taking_part_ = 0, running_ = 0;
+    std::uint64_t round_ = 0;
+    bool stop_ = false;
+};
+
+thread_local bool Pool::inside_ = false;
+
+}  // namespace
+
+bool run_on_thread_pool(unsigned threads, const std::function<void(unsigned)>& run) {
+    static Pool pool;
+    return pool.run(threads, run);
 }
 
 unsigned threads_for(std::size_t work, std::size_t grain, unsigned requested) {

@@ -84,7 +84,7 @@ HostCsr to_csr(const LocalRows& whole, std::int64_t cols) {
   m.cols = std::int32_t(cols);
   m.row_ptr.assign(whole.row_ptr.begin(), whole.row_ptr.end());
   m.col_idx.assign(whole.col.begin(), whole.col.end());
-  m.values = whole.values;
+  m.values.assign(whole.values.begin(), whole.values.end());
   return m;
 }
 

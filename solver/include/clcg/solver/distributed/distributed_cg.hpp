@@ -86,12 +86,12 @@ class DistributedCg {
 
  private:
   // Checks the device's memory, builds the kernels, uploads the rows and allocates the vectors.
-  void upload(LocalRows& rows, const std::vector<double>& diagonal, std::vector<std::int32_t>& local_col);
+  void upload(LocalRows& rows, const std::vector<double>& diagonal, solver::BulkVector<std::int32_t>& local_col);
   // The rows' layout on the device (ELL or CSR), one answer for every rank (collective).
   bool choose_ell(std::int64_t longest);
   // What AMG is applied in (collective; std::invalid_argument for double in a float solve).
   ElementType amg_precision(const solver::PreconditionerOptions& options) const;
-  void upload_ell(const LocalRows& rows, const std::vector<std::int32_t>& local_col);
+  void upload_ell(const LocalRows& rows, const solver::BulkVector<std::int32_t>& local_col);
 
   // The pass over rows a kernel runs first: every row where no row waits for ghosts, else
   // the interior ones (kernels/distributed.cl's ALL_ROWS, INTERIOR_ROWS).

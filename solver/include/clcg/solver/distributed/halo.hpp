@@ -31,7 +31,8 @@ struct Halo {
 // each column: the rows' own partition for a square matrix, the other level's for AMG's P and
 // R. Throws std::length_error when a rank's columns plus ghosts exceed 2^31 - 1 (the other
 // ranks then throw AnotherRankFailed).
-Halo build_halo(MPI_Comm comm, const Partition& columns, const LocalRows& rows, std::vector<std::int32_t>& local_col);
+Halo build_halo(MPI_Comm comm, const Partition& columns, const LocalRows& rows,
+                solver::BulkVector<std::int32_t>& local_col);
 
 // The ghosts' values of a vector on the host (collective): `owned` holds `width` values for
 // each column this rank owns, the result `width` for each ghost, in the halo's ghost order.

@@ -5,14 +5,17 @@
 #include <cstdint>
 #include <vector>
 
+#include "clcg/solver/io/bulk_vector.hpp"
+
 namespace clcg::distributed {
 
 struct LocalRows {
   std::int64_t global_rows = 0;  // the matrix is global_rows x global_rows
   std::int64_t row_begin = 0;
-  std::vector<std::int64_t> row_ptr{0};
-  std::vector<std::int64_t> col;  // global columns, sorted within each row
-  std::vector<double> values;
+  // Bulk vectors: a resize leaves new entries unset for the parallel pass that fills them.
+  solver::BulkVector<std::int64_t> row_ptr{0};
+  solver::BulkVector<std::int64_t> col;  // global columns, sorted within each row
+  solver::BulkVector<double> values;
 
   std::int64_t rows() const noexcept { return std::int64_t(row_ptr.size()) - 1; }
   std::int64_t nnz() const noexcept { return row_ptr.back(); }
@@ -21,6 +24,9 @@ struct LocalRows {
   // The diagonal entries (0 where a row stores none).
   std::vector<double> diagonal() const;
 };
+
+// A copy of `rows`, made by the host's threads.
+LocalRows copied(const LocalRows& rows);
 
 // Rows [row_begin, row_end) of the 7-point 3D Laplacian on nx x ny x nz (dimensions 3) or the
 // 5-point 2D one on nx x ny (dimensions 2, nz = 1), Dirichlet: the matrices of clcg::solver::poisson_3d / poisson_2d, in 64 bits.

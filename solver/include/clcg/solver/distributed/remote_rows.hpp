@@ -19,19 +19,29 @@ namespace clcg::distributed {
 // Exclusive prefix sums of per-rank counts: where each rank's part starts.
 std::vector<int> offsets_of(const std::vector<int>& counts);
 
-// MPI_Alltoallv of `sent` (grouped by destination rank, send_counts[r] for rank r; T of 8
-// bytes: double or 64-bit integers) into a new vector, grouped by source rank (recv_counts, if
-// given, gets how many came from each). Collective.
-template <class T>
-std::vector<T> all_to_all(MPI_Comm comm, const std::vector<T>& sent, const std::vector<int>& send_counts,
-                          std::vector<int>* recv_counts_out = nullptr) {
+// MPI_Alltoallv of `sent` (grouped by destination rank, send_counts[r] for rank r; elements of 8
+// bytes: double or 64-bit integers) into a new vector of the same kind, grouped by source rank
+// (recv_counts, if given, gets how many came from each). Collective.
+template <class Vector>
+Vector all_to_all(MPI_Comm comm, const Vector& sent, const std::vector<int>& send_counts,
+                  std::vector<int>* recv_counts_out = nullptr) {
+  using T = typename Vector::value_type;
   static_assert(sizeof(T) == 8);
   const MPI_Datatype type = std::is_floating_point_v<T> ? MPI_DOUBLE : MPI_INT64_T;
   std::vector<int> recv_counts(send_counts.size());
   MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, comm);
-  std::vector<T> received(std::size_t(std::accumulate(recv_counts.begin(), recv_counts.end(), std::int64_t(0))));
-  MPI_Alltoallv(sent.data(), send_counts.data(), offsets_of(send_counts).data(), type, received.data(),
-                recv_counts.data(), offsets_of(recv_counts).data(), type, comm);
+  Vector received(std::size_t(std::accumulate(recv_counts.begin(), recv_counts.end(), std::int64_t(0))));
+  // This rank's own part is copied by the host's threads, not by MPI in one thread (on one rank
+  // that is everything: a 256^3 level's transpose sends 3 GB).
+  int me = 0;
+  MPI_Comm_rank(comm, &me);
+  const std::vector<int> send_at = offsets_of(send_counts), recv_at = offsets_of(recv_counts);
+  std::vector<int> others_send = send_counts, others_recv = recv_counts;
+  others_send[std::size_t(me)] = others_recv[std::size_t(me)] = 0;
+  MPI_Alltoallv(sent.data(), others_send.data(), send_at.data(), type, received.data(), others_recv.data(),
+                recv_at.data(), type, comm);
+  solver::copy_in_parallel(sent.data() + send_at[std::size_t(me)], std::size_t(send_counts[std::size_t(me)]),
+                           received.data() + recv_at[std::size_t(me)]);
   if (recv_counts_out) *recv_counts_out = std::move(recv_counts);
   return received;
 }
@@ -39,9 +49,9 @@ std::vector<T> all_to_all(MPI_Comm comm, const std::vector<T>& sent, const std::
 // Rows of a distributed matrix fetched from their owners: `ids` sorted, the rows in that order.
 struct RemoteRows {
   std::vector<std::int64_t> ids;
-  std::vector<std::int64_t> row_ptr{0};
-  std::vector<std::int64_t> col;
-  std::vector<double> values;
+  solver::BulkVector<std::int64_t> row_ptr{0};
+  solver::BulkVector<std::int64_t> col;
+  solver::BulkVector<double> values;
 };
 
 // Collective: this rank gets the rows `wanted` (sorted, unique, none its own) of the matrix

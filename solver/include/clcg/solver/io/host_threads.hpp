@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <exception>
+#include <functional>
 #include <thread>
 #include <vector>
 
@@ -18,9 +19,16 @@ unsigned host_threads();
 // 0 means host_threads(); never more threads than work / grain, never fewer than 1.
 unsigned threads_for(std::size_t work, std::size_t grain, unsigned requested = 0);
 
+// (For parallel_ranges.) Runs run(t) for t = 1 .. threads-1 on the process's pool of waiting threads and run(0) on the
+// caller, and returns true; false, running nothing, where the pool is taken (another thread's
+// parallel_ranges) or the caller is one of its threads. `run` must not throw.
+bool run_on_thread_pool(unsigned threads, const std::function<void(unsigned)>& run);
+
 // Runs f(begin, end, t) for t = 0 .. threads-1 over contiguous ranges that split [0, n)
-// evenly, on `threads` threads (the caller runs t = 0). The first exception, in range
-// order, is rethrown after every range has finished.
+// evenly, on `threads` threads (the caller runs t = 0): the process's pool of threads, kept
+// between calls (a 64-thread host spent more time starting threads than in short passes),
+// else threads of its own. The first exception, in range order, is rethrown after every range
+// has finished.
 template <class F>
 void parallel_ranges(std::size_t n, unsigned threads, F&& f) {
     threads = std::max(1U, threads);
@@ -33,11 +41,15 @@ void parallel_ranges(std::size_t n, unsigned threads, F&& f) {
             failure[t] = std::current_exception();
         }
     };
-    std::vector<std::thread> pool;
-    pool.reserve(threads - 1);
-    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(run, t);
-    run(0);
-    for (std::thread& thread : pool) thread.join();
+    if (threads == 1) {
+        run(0);
+    } else if (!run_on_thread_pool(threads, run)) {
+        std::vector<std::thread> own;
+        own.reserve(threads - 1);
+        for (unsigned t = 1; t < threads; ++t) own.emplace_back(run, t);
+        run(0);
+        for (std::thread& thread : own) thread.join();
+    }
     for (const std::exception_ptr& e : failure)
         if (e) std::rethrow_exception(e);
 }
