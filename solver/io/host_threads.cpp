@@ -1,5 +1,7 @@
 #include "clcg/solver/io/host_threads.hpp"
 
+#include <unistd.h>
+
 #include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
@@ -26,21 +28,13 @@ unsigned host_threads() {
 
 namespace {
 
-// Threads that wait for parallel_ranges' work, started as a call first needs them and joined
-// at exit. One call uses them at a time; a call made meanwhile starts threads of its own.
+// Threads that wait for parallel_ranges' work, started as a call first needs them, never
+// stopped (the process's exit ends them). One call uses them at a time; a call made meanwhile,
+// or in a child forked after they started (which has none of them), starts threads of its own.
 class Pool {
  public:
-    ~Pool() {
-        {
-            std::lock_guard<std::mutex> lock(mutex_);
-            stop_ = true;
-        }
-        wake_.notify_all();
-        for (std::thread& t : threads_) t.join();
-    }
-
     bool run(unsigned threads, const std::function<void(unsigned)>& job) {
-        if (inside_) return false;
+        if (inside_ || getpid() != process_) return false;
         std::unique_lock<std::mutex> own(taken_, std::try_to_lock);
         if (!own) return false;
         {
@@ -67,8 +61,7 @@ class Pool {
         std::uint64_t seen = 0;
         std::unique_lock<std::mutex> lock(mutex_);
         while (true) {
-            wake_.wait(lock, [&] { return stop_ || (round_ != seen && id < taking_part_); });
-            if (stop_) return;
+            wake_.wait(lock, [&] { return round_ != seen && id < taking_part_; });
             seen = round_;
             const std::function<void(unsigned)>* job = job_;
             lock.unlock();
@@ -79,6 +72,7 @@ class Pool {
     }
 
     static thread_local bool inside_;
+    const pid_t process_ = getpid();
     std::mutex taken_;  // held by the call using the threads
     std::mutex mutex_;  // guards what follows
     std::condition_variable wake_, finished_;
@@ -86,7 +80,6 @@ class Pool {
     const std::function<void(unsigned)>* job_ = nullptr;
     unsigned taking_part_ = 0, running_ = 0;
     std::uint64_t round_ = 0;
-    bool stop_ = false;
 };
 
 thread_local bool Pool::inside_ = false;
@@ -94,8 +87,8 @@ thread_local bool Pool::inside_ = false;
 }  // namespace
 
 bool run_on_thread_pool(unsigned threads, const std::function<void(unsigned)>& run) {
-    static Pool pool;
-    return pool.run(threads, run);
+    static Pool* const pool = new Pool;  // never destroyed: its threads may still wait at exit
+    return pool->run(threads, run);
 }
 
 unsigned threads_for(std::size_t work, std::size_t grain, unsigned requested) {

@@ -1,7 +1,10 @@
 // solver::parallel_ranges on the process's pool of threads: every index once for any count of
 // threads, the pool reused call after call, a call from inside a piece and calls from two
-// threads at once (both run on threads of their own), and exceptions reaching the caller.
+// threads at once (both run on threads of their own), a child forked after the pool started
+// (it has none of its threads), and exceptions reaching the caller.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <stdexcept>
@@ -61,6 +64,22 @@ TEST(ThreadPool, CallsFromTwoThreadsAtOnce) {
       for (int call = 0; call < 200; ++call) expect_covered(1000, 3);
     });
   for (std::thread& t : callers) t.join();
+}
+
+TEST(ThreadPool, AForkedChildRunsOnThreadsOfItsOwn) {
+  expect_covered(1000, 4);  // the pool's threads exist in this process
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    alarm(20);  // a child waiting on threads it does not have dies instead of hanging the test
+    std::atomic<std::size_t> sum{0};
+    parallel_ranges(1000, 4, [&](std::size_t begin, std::size_t end, unsigned) { sum += end - begin; });
+    _exit(sum.load() == 1000 ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << "the child was killed (signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0) << ")";
+  EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
 TEST(ThreadPool, AnExceptionReachesTheCallerAndThePoolGoesOn) {
