@@ -395,9 +395,11 @@ double radius_with(MPI_Comm comm, const DistributedLevel& level, const LocalView
   const auto dot = [&](const std::vector<double>& x, const std::vector<double>& y) {
     std::vector<double> partial(std::size_t(chunks), 0.0), all(std::size_t(offsets_of(chunk_counts).back() + chunk_counts.back()));
     // A thread a chunk at least (each_row's grain of rows would give a 192^3 level's 108 chunks one thread).
-    solver::parallel_ranges(partial.size(), solver::threads_for(partial.size(), 1), [&](std::size_t first, std::size_t last, unsigned) {
+    const unsigned threads = solver::threads_for(partial.size(), 1);
+    solver::parallel_ranges(partial.size(), threads, [&](std::size_t first, std::size_t last, unsigned) {
       for (std::size_t c = first; c < last; ++c)
-        for (std::int64_t i = level.chunk_begin[c]; i < level.chunk_begin[c + 1]; ++i) partial[c] += x[std::size_t(i)] * y[std::size_t(i)];
+        for (std::int64_t i = level.chunk_begin[c]; i < level.chunk_begin[c + 1]; ++i)
+          partial[c] += x[std::size_t(i)] * y[std::size_t(i)];
     });
     MPI_Allgatherv(partial.data(), chunks, MPI_DOUBLE, all.data(), chunk_counts.data(), offsets_of(chunk_counts).data(),
                    MPI_DOUBLE, comm);

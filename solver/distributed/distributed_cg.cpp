@@ -156,7 +156,8 @@ bool DistributedCg::choose_ell(std::int64_t longest) {
   return everywhere != 0;
 }
 
-void DistributedCg::upload(LocalRows& rows, const std::vector<double>& diagonal, solver::BulkVector<std::int32_t>& local_col) {
+void DistributedCg::upload(LocalRows& rows, const std::vector<double>& diagonal,
+                           solver::BulkVector<std::int32_t>& local_col) {
   using solver::Preconditioner;
   ops_.emplace(env_, type_);
   const bool jacobi = settings_.preconditioner == Preconditioner::jacobi;

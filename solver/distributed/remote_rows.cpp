@@ -43,8 +43,8 @@ LocalRows joined(const std::vector<LocalRows>& parts, std::int64_t global_rows, 
 // The received entries (pairs: row, column; in arrival order) as `n` rows from `row_begin`,
 // each row keeping the arrival order (a stable counting sort). The threads take ranges of
 // entries, each with its own count of every row (threads are fewer where rows are many).
-LocalRows placed_by_row(const solver::BulkVector<std::int64_t>& pairs, const solver::BulkVector<double>& values, std::int64_t n,
-                        std::int64_t global_rows, std::int64_t row_begin) {
+LocalRows placed_by_row(const solver::BulkVector<std::int64_t>& pairs, const solver::BulkVector<double>& values,
+                        std::int64_t n, std::int64_t global_rows, std::int64_t row_begin) {
   LocalRows t;
   t.global_rows = global_rows;
   t.row_begin = row_begin;
