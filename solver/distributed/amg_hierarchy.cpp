@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 
@@ -205,14 +206,9 @@ LocalRows tentative_rows(MPI_Comm comm, const LocalRows& a, const LocalAggregate
     });
   };
   each_node([&](unsigned t, std::size_t, std::int64_t agg) { ++sent[t][std::size_t(g.coarse.owner(agg))]; });
-  std::vector<int> counts(std::size_t(ranks), 0);
-  for (unsigned t = 0; t < threads; ++t) {
-    members_before[t + 1] = members_before[t];
-    for (std::size_t r = 0; r < counts.size(); ++r) counts[r] += sent[t][r], members_before[t + 1] += sent[t][r];
-  }
-  std::vector<int> at = offsets_of(counts);
-  for (std::vector<int>& mine : sent)  // each thread's first slot for each rank
-    for (std::size_t r = 0; r < counts.size(); ++r) std::swap(mine[r], at[r]), at[r] += mine[r];
+  for (unsigned t = 0; t < threads; ++t)
+    members_before[t + 1] = members_before[t] + std::accumulate(sent[t].begin(), sent[t].end(), std::int64_t(0));
+  const std::vector<int> counts = slots_by_thread(sent);
   std::vector<std::int64_t> ids(std::size_t(members_before.back()));
   std::vector<double> values(ids.size() * per);
   std::vector<std::size_t> slot(nodes, 0);

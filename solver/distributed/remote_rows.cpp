@@ -84,6 +84,16 @@ std::vector<int> offsets_of(const std::vector<int>& counts) {
   return offsets;
 }
 
+std::vector<int> slots_by_thread(std::vector<std::vector<int>>& sent) {
+  std::vector<int> counts(sent.empty() ? 0 : sent.front().size(), 0);
+  for (const std::vector<int>& mine : sent)
+    for (std::size_t r = 0; r < counts.size(); ++r) counts[r] += mine[r];
+  std::vector<int> at = offsets_of(counts);
+  for (std::vector<int>& mine : sent)  // each thread's first slot for each rank
+    for (std::size_t r = 0; r < counts.size(); ++r) std::swap(mine[r], at[r]), at[r] += mine[r];
+  return counts;
+}
+
 std::vector<std::int64_t> foreign_columns(const LocalRows& rows, const Partition& partition, int rank) {
   const std::int64_t begin = partition.begin(rank), end = begin + partition.size(rank);
   // Each thread its share of the entries, sorted and unique; then one merge.
@@ -152,12 +162,7 @@ LocalRows transpose_rows(MPI_Comm comm, const LocalRows& rows, const Partition& 
     });
   };
   each_entry([&](unsigned t, std::size_t, std::size_t k) { ++sent[t][std::size_t(columns.owner(rows.col[k]))]; });
-  std::vector<int> counts(std::size_t(ranks), 0);
-  for (const std::vector<int>& mine : sent)
-    for (std::size_t r = 0; r < counts.size(); ++r) counts[r] += mine[r];
-  std::vector<int> at = offsets_of(counts);
-  for (std::vector<int>& mine : sent)  // each thread's first slot for each rank
-    for (std::size_t r = 0; r < counts.size(); ++r) std::swap(mine[r], at[r]), at[r] += mine[r];
+  const std::vector<int> counts = slots_by_thread(sent);
   solver::BulkVector<std::int64_t> pairs(2 * rows.col.size());  // filled below
   solver::BulkVector<double> values(rows.col.size());
   each_entry([&](unsigned t, std::size_t i, std::size_t k) {

@@ -4,11 +4,12 @@
 // warm, 1.2-3x less on a process's first call, where a small matrix's whole solve is spent).
 // The ordering is reverse Cuthill-McKee's where its factor is cheap enough that AMD could not
 // pay for itself (at most 20 flops a nonzero of A, tried on at most 6 nonzeros a row: thin and
-// banded matrices, power networks), else SuiteSparse's AMD. The analysis is a step of its own and predicts the factor's size and
-// flops before any number is computed (what the planner needs, krylov/plan.hpp, at 0.01-0.5 ms
-// for the matrices it analyses): RCM and the symbolic factor (elimination tree, column counts)
-// where RCM is taken, else AMD alone, the symbolic factor following with the first values. A
-// matrix with the same pattern and new values keeps both.
+// banded matrices, power networks), else SuiteSparse's AMD. The analysis is a step of its own
+// and predicts the factor's size and flops before any number is computed (what the planner
+// needs, krylov/plan.hpp, at 0.01-0.5 ms for the matrices it analyses): RCM and the symbolic
+// factor (elimination tree, column counts) where RCM is taken, else AMD alone, the symbolic
+// factor following with the first values. A matrix with the same pattern and new values keeps
+// both.
 // A small matrix that is dense_from_fill full or more (AMG's coarsest operators: 128^3's 329
 // rows are 25% full) is factored dense instead (a loop up to 64 rows, Eigen's blocked LLT
 // above), as its factor fills in anyway: on 2 cores, analysis and factor 5.3 -> 1.6 ms and a

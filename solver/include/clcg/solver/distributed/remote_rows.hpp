@@ -19,6 +19,12 @@ namespace clcg::distributed {
 // Exclusive prefix sums of per-rank counts: where each rank's part starts.
 std::vector<int> offsets_of(const std::vector<int>& counts);
 
+// For threads that fill a buffer grouped by destination rank, each taking a range of the
+// entries in order: their counts (sent[t][r], thread t's entries for rank r) become each
+// thread's first slot for each rank, so that within a rank the entries keep the serial order.
+// Returns the counts by rank.
+std::vector<int> slots_by_thread(std::vector<std::vector<int>>& sent);
+
 // MPI_Alltoallv of `sent` (grouped by destination rank, send_counts[r] for rank r; elements of 8
 // bytes: double or 64-bit integers) into a new vector of the same kind, grouped by source rank
 // (recv_counts, if given, gets how many came from each). Collective.

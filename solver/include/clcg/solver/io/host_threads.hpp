@@ -19,9 +19,10 @@ unsigned host_threads();
 // 0 means host_threads(); never more threads than work / grain, never fewer than 1.
 unsigned threads_for(std::size_t work, std::size_t grain, unsigned requested = 0);
 
-// (For parallel_ranges.) Runs run(t) for t = 1 .. threads-1 on the process's pool of waiting threads and run(0) on the
-// caller, and returns true; false, running nothing, where the pool is taken (another thread's
-// parallel_ranges) or the caller is one of its threads. `run` must not throw.
+// (For parallel_ranges.) Runs run(t) for t = 1 .. threads-1 on the process's pool of waiting
+// threads and run(0) on the caller, and returns true; false, running nothing, where the pool is
+// taken (another thread's parallel_ranges), the caller is one of its threads, or the process is
+// a child forked after the pool started. `run` must not throw.
 bool run_on_thread_pool(unsigned threads, const std::function<void(unsigned)>& run);
 
 // Runs f(begin, end, t) for t = 0 .. threads-1 over contiguous ranges that split [0, n)
