@@ -2,6 +2,9 @@
 // C = A B and T = M^T in CSR, and the exclusive scan that turns row counts into row pointers.
 // Every value is summed by one work-item in a fixed order: the same bits on every run, with
 // no float atomics (integer atomics only count and place, and rows are sorted afterwards).
+// Products are not fused into the sums (no FMA): the bits of the host's multiply(), which the
+// distributed set-up (solver/distributed/rank_products.hpp) is checked against.
+#pragma OPENCL FP_CONTRACT OFF
 
 // Row offsets: 32-bit by default. A product with more than 2^31 - 1 nonzeros has 64-bit ones
 // (sparse_product.hpp): the scan is built with -DCOUNT=long for its counts, and the products

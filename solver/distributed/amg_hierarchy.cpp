@@ -10,6 +10,7 @@
 #include <string>
 
 #include "clcg/solver/distributed/launch.hpp"
+#include "clcg/solver/distributed/rank_products.hpp"
 #include "clcg/solver/distributed/rank_failure.hpp"
 #include "clcg/solver/distributed/fixed_order_sum.hpp"
 #include "clcg/solver/distributed/halo.hpp"
@@ -36,6 +37,22 @@ void each_row(std::size_t n, F&& f) {
   });
 }
 
+// counts[0] = 0 and counts[1..n] become their running sums: the offsets of rows of those lengths
+// (by ranges on the host's threads: each range's total, then each range from its first).
+void exclusive_sums(solver::BulkVector<std::int64_t>& counts) {
+  const std::size_t n = counts.size() - 1;
+  const unsigned threads = solver::threads_for(n, std::size_t(1) << 16);
+  std::vector<std::int64_t> before(threads + 1, 0);
+  solver::parallel_ranges(n, threads, [&](std::size_t begin, std::size_t end, unsigned t) {
+    for (std::size_t i = begin; i < end; ++i) before[t + 1] += counts[i + 1];
+  });
+  for (unsigned t = 0; t < threads; ++t) before[t + 1] += before[t];
+  solver::parallel_ranges(n, threads, [&](std::size_t begin, std::size_t end, unsigned t) {
+    std::int64_t run = before[t];
+    for (std::size_t i = begin; i < end; ++i) run += counts[i + 1], counts[i + 1] = run;
+  });
+}
+
 // A level's rows with local columns (owned first, then the ghosts) and their halo.
 struct LocalView {
   Halo halo;
@@ -51,8 +68,8 @@ LocalView local_view(MPI_Comm comm, const Partition& partition, const LocalRows&
 }
 
 // The value of local column c of a vector held as its owned part and its ghosts.
-template <class T>
-T value_at(const std::vector<T>& owned, const std::vector<T>& ghosts, std::int32_t c) {
+template <class Vector, class T = typename Vector::value_type>
+T value_at(const Vector& owned, const std::vector<T>& ghosts, std::int32_t c) {
   return std::size_t(c) < owned.size() ? owned[std::size_t(c)] : ghosts[std::size_t(c) - owned.size()];
 }
 
@@ -95,13 +112,15 @@ solver::BulkVector<char> strong_entries(MPI_Comm comm, const LocalRows& a, const
 
 
 struct LocalAggregates {
-  std::vector<std::int64_t> of_row;     // global aggregate of each row here, -1 for none
-  std::vector<std::int64_t> seed_rows;  // the local row of each aggregate seeded here, in order
-  Partition coarse;                     // which rank holds which aggregate (its seed's)
+  solver::BulkVector<std::int64_t> of_row;  // global aggregate of each row here, -1 for none
+  std::vector<std::int64_t> seed_rows;      // the local row of each aggregate seeded here, in order
+  Partition coarse;                         // which rank holds which aggregate (its seed's)
 };
 
 // aggregate() of the host reference over the ranks: each round's keys and each join's
-// aggregates of the ghost rows come from their owners; every rank runs the same rounds.
+// aggregates of the ghost rows come from their owners; every rank runs the same rounds. Every
+// pass over the rows runs on the host's threads (a serial one over a 512^3 level's quarter,
+// 33M rows, costs about 0.1 s).
 LocalAggregates aggregate_rows(MPI_Comm comm, const LocalRows& a, const LocalView& view,
                                const solver::BulkVector<char>& strong) {
   const std::size_t n = std::size_t(a.rows());
@@ -111,21 +130,24 @@ LocalAggregates aggregate_rows(MPI_Comm comm, const LocalRows& a, const LocalVie
   };
   // The strong neighbours' local columns, gathered once: each round's two passes then read 4
   // bytes an edge instead of A's row of flags, columns and offsets.
-  std::vector<std::int64_t> strong_ptr(n + 1, 0);
-  each_row(n, [&](std::size_t i) { neighbours(i, [&](std::int32_t, std::uint32_t) { ++strong_ptr[i + 1]; }); });
-  for (std::size_t i = 0; i < n; ++i) strong_ptr[i + 1] += strong_ptr[i];
+  solver::BulkVector<std::int64_t> strong_ptr(n + 1);
+  strong_ptr[0] = 0;
+  each_row(n, [&](std::size_t i) {
+    std::int64_t count = 0;
+    neighbours(i, [&](std::int32_t, std::uint32_t) { ++count; });
+    strong_ptr[i + 1] = count;
+  });
+  exclusive_sums(strong_ptr);
   solver::BulkVector<std::int32_t> strong_col(static_cast<std::size_t>(strong_ptr[n]));  // every entry set below
   each_row(n, [&](std::size_t i) {
     std::size_t at = std::size_t(strong_ptr[i]);
     neighbours(i, [&](std::int32_t j, std::uint32_t) { strong_col[at++] = j; });
   });
-  std::vector<std::uint32_t> state(n, solver::mis_out);
-  each_row(n, [&](std::size_t i) {
-    if (strong_ptr[i + 1] > strong_ptr[i]) state[i] = solver::mis_undecided;
-  });
+  solver::BulkVector<std::uint32_t> state(n);
+  each_row(n, [&](std::size_t i) { state[i] = strong_ptr[i + 1] > strong_ptr[i] ? solver::mis_undecided : solver::mis_out; });
   const auto global = [&](std::size_t i) { return std::uint32_t(a.row_begin + std::int64_t(i)); };
-  std::vector<std::uint64_t> key(n), most(n);
-  const auto spread = [&](const std::vector<std::uint64_t>& in, std::vector<std::uint64_t>& out) {
+  solver::BulkVector<std::uint64_t> key(n), most(n);
+  const auto spread = [&](const solver::BulkVector<std::uint64_t>& in, solver::BulkVector<std::uint64_t>& out) {
     const std::vector<std::uint64_t> ghosts = exchange_ghosts(comm, view.halo, in);
     each_row(n, [&](std::size_t i) {
       std::uint64_t largest = in[i];
@@ -152,24 +174,39 @@ LocalAggregates aggregate_rows(MPI_Comm comm, const LocalRows& a, const LocalVie
     MPI_Allreduce(&mine, &any_left, 1, MPI_INT, MPI_LOR, comm);
     if (!any_left) break;
   }
-  // Seeds numbered in global row order: this rank's after those of the ranks before it.
+  // Seeds numbered in global row order: this rank's after those of the ranks before it. Each
+  // thread counts the seeds of its range of rows, then numbers them from its first.
   LocalAggregates out;
-  for (std::size_t i = 0; i < n; ++i)
-    if (state[i] == solver::mis_in) out.seed_rows.push_back(std::int64_t(i));
+  const unsigned threads = solver::threads_for(n, std::size_t(1) << 14);
+  std::vector<std::int64_t> before(threads + 1, 0);
+  solver::parallel_ranges(n, threads, [&](std::size_t begin, std::size_t end, unsigned t) {
+    for (std::size_t i = begin; i < end; ++i) before[t + 1] += state[i] == solver::mis_in;
+  });
+  for (unsigned t = 0; t < threads; ++t) before[t + 1] += before[t];
+  out.seed_rows.resize(std::size_t(before[threads]));
   const int ranks = view.halo.recv_counts.empty() ? 1 : int(view.halo.recv_counts.size());
-  std::int64_t mine = std::int64_t(out.seed_rows.size());
+  std::int64_t mine = before[threads];
   std::vector<std::int64_t> counts(static_cast<std::size_t>(ranks));
   MPI_Allgather(&mine, 1, MPI_INT64_T, counts.data(), 1, MPI_INT64_T, comm);
   out.coarse.offsets.assign(std::size_t(ranks) + 1, 0);
   for (int r = 0; r < ranks; ++r) out.coarse.offsets[std::size_t(r) + 1] = out.coarse.offsets[std::size_t(r)] + counts[std::size_t(r)];
   const std::int64_t first = out.coarse.offsets[std::size_t(comm_rank(comm))];
-  std::vector<std::int64_t> seed(n, -1);
-  for (std::size_t s = 0; s < out.seed_rows.size(); ++s) seed[std::size_t(out.seed_rows[s])] = first + std::int64_t(s);
+  solver::BulkVector<std::int64_t> seed(n);
+  solver::parallel_ranges(n, threads, [&](std::size_t begin, std::size_t end, unsigned t) {
+    std::int64_t s = before[t];
+    for (std::size_t i = begin; i < end; ++i) {
+      seed[i] = -1;
+      if (state[i] != solver::mis_in) continue;
+      out.seed_rows[std::size_t(s)] = std::int64_t(i);
+      seed[i] = first + s++;
+    }
+  });
   // Neighbours join the seed with the largest key; rows two steps away the neighbour's aggregate with the largest key.
-  const auto join = [&](const std::vector<std::int64_t>& joined, std::vector<std::int64_t>& result) {
+  const auto join = [&](const solver::BulkVector<std::int64_t>& joined, solver::BulkVector<std::int64_t>& result) {
     const std::vector<std::int64_t> ghosts = exchange_ghosts(comm, view.halo, joined);
-    result = joined;
+    result.resize(n);
     each_row(n, [&](std::size_t i) {
+      result[i] = joined[i];
       if (result[i] >= 0) return;
       std::uint64_t best = 0;
       neighbours(i, [&](std::int32_t j, std::uint32_t global_j) {
@@ -178,7 +215,7 @@ LocalAggregates aggregate_rows(MPI_Comm comm, const LocalRows& a, const LocalVie
       });
     });
   };
-  std::vector<std::int64_t> first_join;
+  solver::BulkVector<std::int64_t> first_join;
   join(seed, first_join);
   join(first_join, out.of_row);
   return out;
@@ -186,8 +223,8 @@ LocalAggregates aggregate_rows(MPI_Comm comm, const LocalRows& a, const LocalVie
 
 // tentative_prolongator() of the host reference over aggregates of nodes (`block` rows each)
 // and k candidates (`b`: this rank's rows x k): each aggregate's member nodes (their rows'
-// candidates) go to its seed's rank, which factors it in row order with the host code and
-// sends each member row its k entries of Q back. `coarse_b` gets this rank's aggregates' R
+// candidates) go to its seed's rank, which factors it in row order with the host reference's
+// factor_aggregate and sends each member row its k entries of Q back. `coarse_b` gets this rank's aggregates' R
 // (k rows of k each), the next level's candidates.
 LocalRows tentative_rows(MPI_Comm comm, const LocalRows& a, const LocalAggregates& g, int block,
                          const std::vector<double>& b, int k, std::vector<double>& coarse_b) {
@@ -209,9 +246,9 @@ LocalRows tentative_rows(MPI_Comm comm, const LocalRows& a, const LocalAggregate
   for (unsigned t = 0; t < threads; ++t)
     members_before[t + 1] = members_before[t] + std::accumulate(sent[t].begin(), sent[t].end(), std::int64_t(0));
   const std::vector<int> counts = slots_by_thread(sent);
-  std::vector<std::int64_t> ids(std::size_t(members_before.back()));
-  std::vector<double> values(ids.size() * per);
-  std::vector<std::size_t> slot(nodes, 0);
+  solver::BulkVector<std::int64_t> ids(std::size_t(members_before.back()));  // every entry set below
+  solver::BulkVector<double> values(ids.size() * per);
+  solver::BulkVector<std::size_t> slot(nodes);  // (only members' slots are read)
   each_node([&](unsigned t, std::size_t u, std::int64_t agg) {
     slot[u] = std::size_t(sent[t][std::size_t(g.coarse.owner(agg))]++);
     ids[slot[u]] = agg;
@@ -219,34 +256,55 @@ LocalRows tentative_rows(MPI_Comm comm, const LocalRows& a, const LocalAggregate
   });
   std::vector<int> got_counts, value_counts(counts.size());
   for (std::size_t r = 0; r < counts.size(); ++r) value_counts[r] = counts[r] * int(per);
-  const std::vector<std::int64_t> got_ids = all_to_all(comm, ids, counts, &got_counts);
-  const std::vector<double> got_values = all_to_all(comm, values, value_counts);
-  // The members of this rank's aggregates, aggregate by aggregate, each in row order (the
-  // ranks before this one hold the rows before its own): the host reference's order.
+  const solver::BulkVector<std::int64_t> got_ids = all_to_all(comm, ids, counts, &got_counts);
+  const solver::BulkVector<double> got_values = all_to_all(comm, values, value_counts);
+  // The members of this rank's aggregates, aggregate by aggregate, each in row order: they
+  // arrive by source rank, each rank's in row order, and the ranks before this one hold the rows
+  // before its own, so arrival order is the host reference's order. Placed on the threads
+  // (sizes and cursors by atomics), then each aggregate's few members sorted by arrival.
   const std::int64_t first = g.coarse.begin(rank), mine = g.coarse.size(rank);
-  std::vector<std::size_t> start(std::size_t(mine) + 1, 0);
-  for (std::int64_t agg : got_ids) ++start[std::size_t(agg - first) + 1];
-  for (std::size_t c = 1; c < start.size(); ++c) start[c] += start[c - 1];
-  std::vector<std::size_t> place(got_ids.size()), next(start.begin(), start.end() - 1);
-  solver::Aggregates members;
-  members.count = std::int32_t(mine);
-  members.of_row.resize(got_ids.size());
-  std::vector<double> member_b(got_values.size());
-  for (std::size_t e = 0; e < got_ids.size(); ++e) {
-    place[e] = next[std::size_t(got_ids[e] - first)]++;
-    members.of_row[place[e]] = std::int32_t(got_ids[e] - first);
-    std::copy_n(got_values.begin() + std::ptrdiff_t(e * per), per, member_b.begin() + std::ptrdiff_t(place[e] * per));
-  }
-  const solver::HostCsr q = solver::tentative_prolongator(members, block, member_b, k, coarse_b);
-  std::vector<double> answer(got_values.size());  // each member node's rows' k entries, as sent
-  for (std::size_t e = 0; e < got_ids.size(); ++e)
-    for (std::size_t c = 0; c < std::size_t(block); ++c) {
-      const std::size_t row = place[e] * std::size_t(block) + c;
-      std::copy_n(q.values.begin() + q.row_ptr[row], k, answer.begin() + std::ptrdiff_t(e * per + c * std::size_t(k)));
+  const std::size_t got = got_ids.size(), count = std::size_t(mine), kk = std::size_t(k);
+  const auto each = [](std::size_t n, auto&& f) {
+    solver::parallel_ranges(n, solver::threads_for(n, std::size_t(1) << 14), [&](std::size_t from, std::size_t to, unsigned) {
+      for (std::size_t i = from; i < to; ++i) f(i);
+    });
+  };
+  solver::BulkVector<std::int64_t> start(count + 1);
+  solver::BulkVector<std::int32_t> cursor(count);
+  each(count + 1, [&](std::size_t c) { start[c] = 0; });
+  each(count, [&](std::size_t c) { cursor[c] = 0; });
+  const auto aggregate_of = [&](std::size_t e) { return std::size_t(got_ids[e] - first); };
+  each(got, [&](std::size_t e) { std::atomic_ref<std::int64_t>(start[aggregate_of(e) + 1]).fetch_add(1, std::memory_order_relaxed); });
+  exclusive_sums(start);
+  solver::BulkVector<std::size_t> order(got);  // arrival indices, aggregate by aggregate
+  each(got, [&](std::size_t e) {
+    const std::size_t c = aggregate_of(e);
+    order[std::size_t(start[c]) + std::size_t(std::atomic_ref<std::int32_t>(cursor[c]).fetch_add(1, std::memory_order_relaxed))] = e;
+  });
+  // Each aggregate's block of candidates factored as the host reference does: its members' rows
+  // of Q go back where they came from, its R_g is the next level's candidates.
+  coarse_b.assign(count * kk * kk, 0.0);
+  solver::BulkVector<double> answer(got_values.size());  // each member node's rows' k entries, as sent
+  const double dependent = solver::dependent_candidate(solver::ElementType::f64);
+  solver::parallel_ranges(count, solver::threads_for(count, std::size_t(1) << 12), [&](std::size_t from, std::size_t to, unsigned) {
+    std::vector<double> q;  // column-major: the aggregate's rows, then the next candidate
+    for (std::size_t c = from; c < to; ++c) {
+      std::size_t* members = order.data() + start[c];
+      const std::size_t nodes = std::size_t(start[c + 1] - start[c]), m = nodes * std::size_t(block);
+      std::sort(members, members + nodes);
+      q.assign(m * kk, 0.0);
+      for (std::size_t u = 0; u < nodes; ++u)
+        for (std::size_t r = 0; r < std::size_t(block); ++r)
+          for (std::size_t j = 0; j < kk; ++j) q[j * m + u * std::size_t(block) + r] = got_values[members[u] * per + r * kk + j];
+      solver::factor_aggregate(q.data(), m, k, &coarse_b[c * kk * kk], dependent);
+      for (std::size_t u = 0; u < nodes; ++u)
+        for (std::size_t r = 0; r < std::size_t(block); ++r)
+          for (std::size_t j = 0; j < kk; ++j) answer[members[u] * per + r * kk + j] = q[j * m + u * std::size_t(block) + r];
     }
+  });
   std::vector<int> answer_counts(got_counts.size());
   for (std::size_t r = 0; r < got_counts.size(); ++r) answer_counts[r] = got_counts[r] * int(per);
-  const std::vector<double> mine_q = all_to_all(comm, answer, answer_counts);
+  const solver::BulkVector<double> mine_q = all_to_all(comm, answer, answer_counts);
   // Each member node's rows: k entries each (none outside every aggregate), by the same ranges
   // of nodes: a row's offset counts the member nodes before it.
   LocalRows t;
@@ -302,12 +360,13 @@ Partition scaled(const Partition& p, std::int64_t times, std::int64_t divided_by
   return out;
 }
 
-// smoothed_prolongator() of the host reference: P = P_tent - omega D^-1 A P_tent, the ghost
-// rows of P_tent fetched.
-LocalRows smoothed_rows(MPI_Comm comm, const Partition& partition, const LocalRows& a, const LocalRows& tentative,
-                        double omega) {
-  const RemoteRows remote = fetch_rows(comm, partition, tentative, foreign_columns(a, partition, comm_rank(comm)));
-  LocalRows p = multiply_rows(a, tentative, remote);
+// smoothed_prolongator() of the host reference: P = P_tent - omega D^-1 A P_tent, A P_tent on the
+// device with the ghost rows of P_tent fetched.
+LocalRows smoothed_rows(MPI_Comm comm, RankProducts& products, const RankProducts::Rows& a_here,
+                        const Partition& partition, const LocalRows& a, const LocalRows& tentative,
+                        std::int64_t columns, double omega) {
+  const RemoteRows remote = fetch_rows(comm, partition, tentative, a_here.fetched);
+  LocalRows p = products.multiply(a_here, tentative, remote, columns, "A P_tent");
   const std::vector<double> d = a.diagonal();
   each_row(std::size_t(p.rows()), [&](std::size_t i) {
     const double inv_diag = d[i] != 0 ? 1 / d[i] : 0.0;
@@ -450,8 +509,8 @@ double level_radius(MPI_Comm comm, const DistributedLevel& level, unsigned steps
 }
 
 
-DistributedHierarchy build_hierarchy(MPI_Comm comm, const Partition& partition, const LocalRows& a,
-                                     const solver::AmgOptions& options) {
+DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Partition& partition,
+                                     const LocalRows& a, const solver::AmgOptions& options) {
   solver::AmgOptions global = options;  // the near-null space here is this rank's rows of it
   global.near_nullspace.reset();
   solver::check_block_options(global, std::size_t(partition.rows()));
@@ -469,6 +528,7 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const Partition& partition, 
     if (cut % block != 0)
       throw std::invalid_argument("AMG with block size " + std::to_string(block) + " needs every rank's first row a "
                                   "multiple of it; row " + std::to_string(cut) + " is not");
+  RankProducts products(comm, env);
   DistributedHierarchy h;
   DistributedLevel first;
   first.partition = partition;
@@ -514,14 +574,21 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const Partition& partition, 
     candidates = std::move(coarse_candidates);
     Partition coarse_partition = scaled(g.coarse, k, 1);  // an aggregate's k unknowns on its seed's rank
     coarse_partition.chunk = fine.partition.chunk;
-    fine.p = smoothed_rows(comm, fine.partition, fine.a, tentative, solver::prolongator_weight(fine.radius));
+    // A's rows on the device once, for A P_tent and A P (the same rows of P fetched for both).
+    const RankProducts::Rows a_here =
+        products.upload(fine.a, fine.partition, rank, foreign_columns(fine.a, fine.partition, rank));
+    const std::int64_t coarse_rows = coarse_partition.rows();
+    fine.p = smoothed_rows(comm, products, a_here, fine.partition, fine.a, tentative, coarse_rows,
+                           solver::prolongator_weight(fine.radius));
     h.coarsening_seconds += since(start);
     start = Clock::now();
     fine.r = transpose_rows(comm, fine.p, coarse_partition);
     const LocalRows ap =
-        multiply_rows(fine.a, fine.p, fetch_rows(comm, fine.partition, fine.p, foreign_columns(fine.a, fine.partition, rank)));
+        products.multiply(a_here, fine.p, fetch_rows(comm, fine.partition, fine.p, a_here.fetched), coarse_rows, "A P");
+    const RankProducts::Rows r_here =
+        products.upload(fine.r, fine.partition, rank, foreign_columns(fine.r, fine.partition, rank));
     DistributedLevel coarse;
-    coarse.a = multiply_rows(fine.r, ap, fetch_rows(comm, fine.partition, ap, foreign_columns(fine.r, fine.partition, rank)));
+    coarse.a = products.multiply(r_here, ap, fetch_rows(comm, fine.partition, ap, r_here.fetched), coarse_rows, "R (A P)");
     coarse.a.global_rows = coarse_partition.rows();
     coarse.partition = coarse_partition;
     coarse.chunk_begin = coarse_chunks(fine.chunk_begin, g, block, k);

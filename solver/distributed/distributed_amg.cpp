@@ -112,10 +112,10 @@ DistributedAmg::~DistributedAmg() = default;
 DistributedAmg::DistributedAmg(MPI_Comm comm, const cl::Env& env, const Partition& partition, const LocalRows& a,
                                solver::ElementType solve, solver::ElementType type, const solver::AmgOptions& options)
     : comm_(comm), env_(env), solve_(solve), type_(type) {
-  DistributedHierarchy h = build_hierarchy(comm, partition, a, options);
+  DistributedHierarchy h = build_hierarchy(comm, env, partition, a, options);
   phases_ = {{"strength, aggregation, prolongators (hosts)", h.coarsening_seconds},
              {"Lanczos estimates (hosts)", h.lanczos_seconds},
-             {"Galerkin products (hosts)", h.galerkin_seconds}};
+             {"Galerkin products (devices, rows moved by the hosts)", h.galerkin_seconds}};
   const auto start = Clock::now();
   const double built_before = env.programs().build_seconds();
   const std::size_t last = h.levels.size() - 1;

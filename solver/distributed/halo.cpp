@@ -90,7 +90,7 @@ MPI_Datatype mpi_datatype<std::uint64_t>() { return MPI_UINT64_T; }
 }  // namespace
 
 template <class T>
-std::vector<T> exchange_ghosts(MPI_Comm comm, const Halo& halo, const std::vector<T>& owned, int width) {
+std::vector<T> exchange_ghosts(MPI_Comm comm, const Halo& halo, std::span<const T> owned, int width) {
   const std::size_t w = std::size_t(width);
   std::vector<T> sent(halo.send_rows.size() * w), ghosts(std::size_t(halo.ghosts) * w);
   for (std::size_t s = 0; s < halo.send_rows.size(); ++s)
@@ -105,8 +105,8 @@ std::vector<T> exchange_ghosts(MPI_Comm comm, const Halo& halo, const std::vecto
   return ghosts;
 }
 
-template std::vector<double> exchange_ghosts(MPI_Comm, const Halo&, const std::vector<double>&, int);
-template std::vector<std::int64_t> exchange_ghosts(MPI_Comm, const Halo&, const std::vector<std::int64_t>&, int);
-template std::vector<std::uint64_t> exchange_ghosts(MPI_Comm, const Halo&, const std::vector<std::uint64_t>&, int);
+template std::vector<double> exchange_ghosts(MPI_Comm, const Halo&, std::span<const double>, int);
+template std::vector<std::int64_t> exchange_ghosts(MPI_Comm, const Halo&, std::span<const std::int64_t>, int);
+template std::vector<std::uint64_t> exchange_ghosts(MPI_Comm, const Halo&, std::span<const std::uint64_t>, int);
 
 }  // namespace clcg::distributed

@@ -14,32 +14,6 @@ namespace {
 
 constexpr std::size_t rows_a_thread = std::size_t(1) << 14;
 
-// The rows of consecutive parts as one matrix, each part copied in place by its own thread (a
-// serial join, growing the arrays, took 1.4-3.6 s of a 256^3 level's products on 16 cores).
-LocalRows joined(const std::vector<LocalRows>& parts, std::int64_t global_rows, std::int64_t row_begin) {
-  std::vector<std::int64_t> first_row(parts.size() + 1, 0), first_entry(parts.size() + 1, 0);
-  for (std::size_t t = 0; t < parts.size(); ++t) {
-    first_row[t + 1] = first_row[t] + parts[t].rows();
-    first_entry[t + 1] = first_entry[t] + parts[t].nnz();
-  }
-  LocalRows c;
-  c.global_rows = global_rows;
-  c.row_begin = row_begin;
-  c.row_ptr.resize(std::size_t(first_row.back()) + 1);
-  c.col.resize(std::size_t(first_entry.back()));
-  c.values.resize(c.col.size());
-  solver::parallel_ranges(parts.size(), unsigned(parts.size()), [&](std::size_t begin, std::size_t end, unsigned) {
-    for (std::size_t t = begin; t < end; ++t) {
-      const LocalRows& part = parts[t];
-      for (std::size_t i = 1; i < part.row_ptr.size(); ++i)
-        c.row_ptr[std::size_t(first_row[t]) + i] = first_entry[t] + part.row_ptr[i];
-      std::copy(part.col.begin(), part.col.end(), c.col.begin() + first_entry[t]);
-      std::copy(part.values.begin(), part.values.end(), c.values.begin() + first_entry[t]);
-    }
-  });
-  return c;
-}
-
 // The received entries (pairs: row, column; in arrival order) as `n` rows from `row_begin`,
 // each row keeping the arrival order (a stable counting sort). The threads take ranges of
 // entries, each with its own count of every row (threads are fewer where rows are many).
@@ -177,84 +151,6 @@ LocalRows transpose_rows(MPI_Comm comm, const LocalRows& rows, const Partition& 
   const solver::BulkVector<std::int64_t> got = all_to_all(comm, pairs, pair_counts);
   const solver::BulkVector<double> got_values = all_to_all(comm, values, counts);
   return placed_by_row(got, got_values, columns.size(rank), columns.rows(), columns.begin(rank));
-}
-
-LocalRows multiply_rows(const LocalRows& a, const LocalRows& owned, const RemoteRows& remote) {
-  const std::size_t n = std::size_t(a.rows());
-  const auto b_row = [&](std::int64_t j, std::int64_t& first, std::int64_t& last,
-                         const solver::BulkVector<std::int64_t>*& cols, const solver::BulkVector<double>*& vals) {
-    const std::int64_t i = j - owned.row_begin;
-    if (i >= 0 && i < owned.rows()) {
-      first = owned.row_ptr[std::size_t(i)], last = owned.row_ptr[std::size_t(i) + 1];
-      cols = &owned.col, vals = &owned.values;
-      return;
-    }
-    const auto at = std::lower_bound(remote.ids.begin(), remote.ids.end(), j);
-    if (at == remote.ids.end() || *at != j)
-      throw std::logic_error("multiply_rows: row " + std::to_string(j) + " of B is neither owned nor fetched");
-    const std::size_t r = std::size_t(at - remote.ids.begin());
-    first = remote.row_ptr[r], last = remote.row_ptr[r + 1];
-    cols = &remote.col, vals = &remote.values;
-  };
-  // B's mean row length: a part reserves its entries of A times it (address space only, untouched
-  // until filled), so it seldom grows by copying.
-  const double b_mean = double(owned.nnz() + remote.row_ptr.back()) /
-                        double(std::max<std::size_t>(1, std::size_t(owned.rows()) + remote.ids.size()));
-  // Each thread makes the rows of its range; then they are joined in order. Threads by the
-  // products, not the rows: a coarse level's R has few rows of many products each (192^3: 18K
-  // rows, a second on one thread while 63 waited).
-  const double products = double(a.nnz()) * b_mean;
-  const unsigned threads = solver::threads_for(std::size_t(products), std::size_t(1) << 20);
-  std::vector<LocalRows> parts(threads);
-  solver::parallel_ranges(n, threads, [&](std::size_t begin, std::size_t end, unsigned t) {
-    LocalRows& part = parts[t];
-    const std::size_t expected = std::size_t(double(a.row_ptr[end] - a.row_ptr[begin]) * b_mean) + 1;
-    part.row_ptr.reserve(end - begin + 1);
-    part.col.reserve(expected);
-    part.values.reserve(expected);
-    std::vector<std::pair<std::int64_t, double>> row;
-    // Each row's columns in an open-addressing table (at least twice the products it may
-    // hold): where each column's sum is, found in O(1); the sums still run in A's row order.
-    std::vector<std::int64_t> table_col;
-    std::vector<std::int32_t> table_at;
-    struct Span {
-      std::int64_t first, last;
-      const solver::BulkVector<std::int64_t>* cols;
-      const solver::BulkVector<double>* vals;
-    };
-    std::vector<Span> spans;
-    for (std::size_t i = begin; i < end; ++i) {
-      row.clear();
-      spans.clear();
-      std::int64_t products = 0;
-      for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
-        Span s{};
-        b_row(a.col[std::size_t(k)], s.first, s.last, s.cols, s.vals);
-        spans.push_back(s);
-        products += s.last - s.first;
-      }
-      unsigned bits = 1;
-      while ((std::int64_t(1) << bits) < 2 * products) ++bits;
-      table_col.assign(std::size_t(1) << bits, -1);
-      table_at.resize(table_col.size());
-      const std::uint64_t mask = (std::uint64_t(1) << bits) - 1;
-      for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
-        const double v = a.values[std::size_t(k)];
-        const Span& s = spans[std::size_t(k - a.row_ptr[i])];
-        for (std::int64_t l = s.first; l < s.last; ++l) {
-          const std::int64_t c = (*s.cols)[std::size_t(l)];
-          std::uint64_t h = (std::uint64_t(c) * 0x9e3779b97f4a7c15ULL) >> (64 - bits);
-          while (table_col[h] != c && table_col[h] != -1) h = (h + 1) & mask;
-          if (table_col[h] == -1) table_col[h] = c, table_at[h] = std::int32_t(row.size()), row.emplace_back(c, 0.0);
-          row[std::size_t(table_at[h])].second += v * (*s.vals)[std::size_t(l)];
-        }
-      }
-      std::sort(row.begin(), row.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
-      for (const auto& [c, v] : row) part.col.push_back(c), part.values.push_back(v);
-      part.row_ptr.push_back(std::int64_t(part.col.size()));
-    }
-  });
-  return joined(parts, a.global_rows, a.row_begin);
 }
 
 }  // namespace clcg::distributed

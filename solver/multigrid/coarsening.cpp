@@ -269,6 +269,30 @@ HostCsr node_matrix(const HostCsr& a, int block) {
 
 double dependent_candidate(ElementType type) { return type == ElementType::f64 ? 1e-10 : 1e-5; }
 
+void factor_aggregate(double* q, std::size_t m, int k, double* r, double dependent) {
+  const std::size_t kk = std::size_t(k);
+  for (std::size_t j = 0; j < kk; ++j) {
+    double* v = &q[j * m];
+    double before = 0;
+    if (j > 0)
+      for (std::size_t e = 0; e < m; ++e) before += v[e] * v[e];
+    for (int pass = 0; pass < (j > 0 ? 2 : 0); ++pass)
+      for (std::size_t l = 0; l < j; ++l) {
+        const double* ql = &q[l * m];
+        double dot = 0;
+        for (std::size_t e = 0; e < m; ++e) dot += ql[e] * v[e];
+        for (std::size_t e = 0; e < m; ++e) v[e] -= dot * ql[e];
+        r[l * kk + j] += dot;
+      }
+    double sum = 0;
+    for (std::size_t e = 0; e < m; ++e) sum += v[e] * v[e];
+    const double norm = std::sqrt(sum);
+    const bool kept = norm != 0 && (j == 0 || norm > dependent * std::sqrt(before));
+    for (std::size_t e = 0; e < m; ++e) v[e] = kept ? v[e] / norm : 0.0;
+    r[j * kk + j] = kept ? norm : 0.0;
+  }
+}
+
 HostCsr tentative_prolongator(const Aggregates& aggregates, int block, const std::vector<double>& candidates, int k,
                               std::vector<double>& coarse_candidates) {
   const std::size_t n = aggregates.of_row.size() * std::size_t(block), kk = std::size_t(k);
@@ -301,27 +325,7 @@ HostCsr tentative_prolongator(const Aggregates& aggregates, int block, const std
       q.assign(m * kk, 0.0);
       for (std::size_t e = 0; e < m; ++e)
         for (std::size_t j = 0; j < kk; ++j) q[j * m + e] = candidates[rows[e] * kk + j];
-      const auto r_at = [&](std::size_t l, std::size_t j) -> double& { return coarse_candidates[(g * kk + l) * kk + j]; };
-      for (std::size_t j = 0; j < kk; ++j) {
-        double* v = &q[j * m];
-        double before = 0;
-        if (j > 0)
-          for (std::size_t e = 0; e < m; ++e) before += v[e] * v[e];
-        for (int pass = 0; pass < (j > 0 ? 2 : 0); ++pass)
-          for (std::size_t l = 0; l < j; ++l) {
-            const double* ql = &q[l * m];
-            double dot = 0;
-            for (std::size_t e = 0; e < m; ++e) dot += ql[e] * v[e];
-            for (std::size_t e = 0; e < m; ++e) v[e] -= dot * ql[e];
-            r_at(l, j) += dot;
-          }
-        double sum = 0;
-        for (std::size_t e = 0; e < m; ++e) sum += v[e] * v[e];
-        const double norm = std::sqrt(sum);
-        const bool kept = norm != 0 && (j == 0 || norm > dependent * std::sqrt(before));
-        for (std::size_t e = 0; e < m; ++e) v[e] = kept ? v[e] / norm : 0.0;
-        r_at(j, j) = kept ? norm : 0.0;
-      }
+      factor_aggregate(q.data(), m, k, &coarse_candidates[g * kk * kk], dependent);
       for (std::size_t e = 0; e < m; ++e)
         for (std::size_t j = 0; j < kk; ++j) {
           const std::size_t at = std::size_t(tentative.row_ptr[rows[e]]) + j;

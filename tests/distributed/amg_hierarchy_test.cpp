@@ -26,9 +26,11 @@
 #include "clcg/solver/distributed/amg_hierarchy.hpp"
 #include "clcg/solver/distributed/local_rows.hpp"
 #include "clcg/solver/distributed/partition.hpp"
+#include "clcg/solver/distributed/rank_products.hpp"
 #include "clcg/solver/distributed/remote_rows.hpp"
 #include "clcg/solver/multigrid/amg.hpp"
 #include "clcg/solver/multigrid/coarsening.hpp"
+#include "support/device_fixture.hpp"
 
 namespace {
 
@@ -237,7 +239,7 @@ TEST_P(DistributedHierarchyTest, EqualsTheHostReferenceBitForBit) {
   options.coarse_rows = 20;  // at least three levels from a few hundred rows
   options.gather_rows = 0;   // gather only where coarsening stops (the last level is then below amg_coarse_factor_limit)
   options.block_size = unsigned(block_size);
-  const DistributedHierarchy h = clcg::distributed::build_hierarchy(world, partition, a, options);
+  const DistributedHierarchy h = clcg::distributed::build_hierarchy(world, clcg::test::test_env(), partition, a, options);
   const std::size_t levels = h.levels.size();
   ASSERT_GE(levels, 3u);
   EXPECT_TRUE(h.gathered);
@@ -331,7 +333,7 @@ TEST(DistributedHierarchy, UngatheredLastLevelGetsThePartitionFreeEstimate) {
     clcg::solver::AmgOptions options;
     options.max_levels = 1;
     options.gather_rows = 0;  // the default would gather 2250 rows
-    const DistributedHierarchy h = clcg::distributed::build_hierarchy(world, partition, a, options);
+    const DistributedHierarchy h = clcg::distributed::build_hierarchy(world, clcg::test::test_env(), partition, a, options);
     ASSERT_EQ(h.levels.size(), 1u);
     EXPECT_FALSE(h.gathered);
     const double alone = clcg::distributed::level_radius(MPI_COMM_SELF, whole_level(h.levels[0]), 10);
@@ -370,7 +372,7 @@ Partition rough_partition(std::int64_t rows, int ranks) {
   return p;
 }
 
-// fetch_rows, transpose_rows and multiply_rows on rectangular matrices (A 45 x 70, B 70 x 33),
+// fetch_rows, transpose_rows and RankProducts on rectangular matrices (A 45 x 70, B 70 x 33),
 // spread unevenly, against the whole rows, transpose() and multiply().
 TEST(RemoteRows, FetchTransposeAndMultiplyEqualTheHostReference) {
   const int ranks = world_size(), rank = world_rank();
@@ -397,7 +399,8 @@ TEST(RemoteRows, FetchTransposeAndMultiplyEqualTheHostReference) {
                 want_values) << "row " << i << " on rank " << rank;
     }
 
-  const LocalRows c = clcg::distributed::multiply_rows(a_mine, b_mine, remote);
+  clcg::distributed::RankProducts products(world, clcg::test::test_env());
+  const LocalRows c = products.multiply(products.upload(a_mine, pb, rank, wanted), b_mine, remote, b.cols, "A B");
   expect_same(to_csr(gather_rows(c), b.cols), clcg::solver::multiply(a, b), "A B");
   const Partition columns = rough_partition(a.cols, ranks);  // A^T's rows
   const LocalRows t = clcg::distributed::transpose_rows(world, a_mine, columns);
@@ -417,16 +420,54 @@ TEST(RemoteRows, SeveralThreadsGiveTheSameBits) {
   const Partition pa = rough_partition(a.rows, ranks), pb = rough_partition(b.rows, ranks);
   const LocalRows a_mine = rows_of(a, pa.begin(rank), pa.begin(rank) + pa.size(rank));
   const LocalRows b_mine = rows_of(b, pb.begin(rank), pb.begin(rank) + pb.size(rank));
-  const clcg::distributed::RemoteRows remote =
-      clcg::distributed::fetch_rows(world, pb, b_mine, clcg::distributed::foreign_columns(a_mine, pb, rank));
-  expect_same(to_csr(gather_rows(clcg::distributed::multiply_rows(a_mine, b_mine, remote)), b.cols),
-              clcg::solver::multiply(a, b), "A B on three threads");
+  const std::vector<std::int64_t> wanted = clcg::distributed::foreign_columns(a_mine, pb, rank);
+  const clcg::distributed::RemoteRows remote = clcg::distributed::fetch_rows(world, pb, b_mine, wanted);
+  clcg::distributed::RankProducts products(world, clcg::test::test_env());
+  const LocalRows c = products.multiply(products.upload(a_mine, pb, rank, wanted), b_mine, remote, b.cols, "A B");
+  expect_same(to_csr(gather_rows(c), b.cols), clcg::solver::multiply(a, b), "A B on three threads");
   const LocalRows t = clcg::distributed::transpose_rows(world, a_mine, rough_partition(a.cols, ranks));
   expect_same(to_csr(gather_rows(t), a.rows), clcg::solver::transpose(a), "A^T on three threads");
   if (before)
     setenv("CLCG_THREADS", kept.c_str(), 1);
   else
     unsetenv("CLCG_THREADS");
+}
+
+// The whole set-up on one thread and on three (a 2D grid of 90,000 rows: passes of several
+// threads' ranges in the strength, the independent set, the seeds' numbering, the tentative
+// prolongator's placement and the products' copies) gives the same levels, bit for bit.
+TEST(DistributedHierarchy, SeveralThreadsGiveTheSameLevels) {
+  const int ranks = world_size(), rank = world_rank();
+  const char* before = std::getenv("CLCG_THREADS");
+  const std::string kept = before ? before : "";
+  const std::int64_t side = 300, n = side * side;
+  const Partition partition = clcg::distributed::uniform_partition(n, ranks);
+  const LocalRows a = clcg::distributed::poisson_rows(2, side, side, 1, partition.begin(rank),
+                                                      partition.begin(rank) + partition.size(rank));
+  clcg::solver::AmgOptions options;
+  options.gather_rows = 0;
+  const auto built = [&](const char* threads) {
+    setenv("CLCG_THREADS", threads, 1);
+    return clcg::distributed::build_hierarchy(world, clcg::test::test_env(), partition, a, options);
+  };
+  const DistributedHierarchy one = built("1"), three = built("3");
+  if (before)
+    setenv("CLCG_THREADS", kept.c_str(), 1);
+  else
+    unsetenv("CLCG_THREADS");
+  ASSERT_EQ(one.levels.size(), three.levels.size());
+  ASSERT_GE(one.levels.size(), 3u);
+  for (std::size_t l = 0; l < one.levels.size(); ++l) {
+    const std::string level = "level " + std::to_string(l);
+    const std::int64_t rows = one.levels[l].partition.rows();
+    EXPECT_EQ(three.levels[l].partition.offsets, one.levels[l].partition.offsets) << level;
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(three.levels[l].radius), std::bit_cast<std::uint64_t>(one.levels[l].radius)) << level;
+    expect_same(to_csr(gather_rows(three.levels[l].a), rows), to_csr(gather_rows(one.levels[l].a), rows), level + " A");
+    if (l + 1 == one.levels.size()) continue;
+    const std::int64_t coarse = one.levels[l + 1].partition.rows();
+    expect_same(to_csr(gather_rows(three.levels[l].p), coarse), to_csr(gather_rows(one.levels[l].p), coarse), level + " P");
+    expect_same(to_csr(gather_rows(three.levels[l].r), rows), to_csr(gather_rows(one.levels[l].r), rows), level + " R");
+  }
 }
 
 // Failures of the ranks other than 0, one line each (their full gtest output is silenced).

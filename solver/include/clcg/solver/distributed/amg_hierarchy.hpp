@@ -1,6 +1,6 @@
 #pragma once
 // The smoothed-aggregation hierarchy of a matrix whose rows are spread over MPI ranks, built on
-// the ranks' hosts: the steps of clcg::solver's host reference (multigrid/coarsening.hpp) with
+// the ranks' hosts, the sparse products on their devices (rank_products.hpp): the steps of clcg::solver's host reference (multigrid/coarsening.hpp) with
 // halo exchanges where a row needs its neighbours' values (strength, the independent set's
 // rounds, the joins), each aggregate's tentative prolongator made on the rank of its seed, P's
 // remote rows fetched once for A P, and R = P^T's remote rows of A P for R (A P). Aggregates
@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "clcg/cl/env.hpp"
 #include "clcg/solver/distributed/local_rows.hpp"
 #include "clcg/solver/distributed/partition.hpp"
 #include "clcg/solver/precond/preconditioner.hpp"
@@ -53,8 +54,9 @@ struct DistributedHierarchy {
 // Collective. `a`: this rank's rows of A (partition.begin(rank) ..); options.near_nullspace, if
 // any, this rank's rows of the vectors. Throws std::invalid_argument for a block size that does
 // not divide the rows or a rank's first row, or a near-null space of another row count.
-DistributedHierarchy build_hierarchy(MPI_Comm comm, const Partition& partition, const LocalRows& a,
-                                     const solver::AmgOptions& options);
+// `env`: this rank's device, for the products (in double: it needs fp64).
+DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Partition& partition,
+                                     const LocalRows& a, const solver::AmgOptions& options);
 
 // rho(D^-1 A) of a level by Lanczos (`steps` of them) from a pseudo-random start of the global
 // row numbers, its dot products summed over the level's chunks (collective).

@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "clcg/solver/distributed/local_rows.hpp"
@@ -38,6 +39,11 @@ Halo build_halo(MPI_Comm comm, const Partition& columns, const LocalRows& rows,
 // each column this rank owns, the result `width` for each ghost, in the halo's ghost order.
 // For T = double, std::int64_t, std::uint64_t.
 template <class T>
-std::vector<T> exchange_ghosts(MPI_Comm comm, const Halo& halo, const std::vector<T>& owned, int width = 1);
+std::vector<T> exchange_ghosts(MPI_Comm comm, const Halo& halo, std::span<const T> owned, int width = 1);
+template <class Vector>  // std::vector or solver::BulkVector
+std::vector<typename Vector::value_type> exchange_ghosts(MPI_Comm comm, const Halo& halo, const Vector& owned,
+                                                         int width = 1) {
+  return exchange_ghosts(comm, halo, std::span<const typename Vector::value_type>(owned), width);
+}
 
 }  // namespace clcg::distributed

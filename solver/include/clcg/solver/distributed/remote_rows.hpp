@@ -1,8 +1,8 @@
 #pragma once
 // Sparse rows moving between ranks, for the distributed AMG set-up (distributed/amg_hierarchy.hpp):
-// the rows of another rank a product needs, the transpose of a matrix whose rows are spread
-// over the ranks, and the product of a rank's rows with rows from anywhere. Every result has
-// the bits of clcg::solver's single-process transpose() and multiply() on the whole matrices.
+// the rows of another rank a product needs (rank_products.hpp forms the product on the device)
+// and the transpose of a matrix whose rows are spread over the ranks, with the bits of
+// clcg::solver's single-process transpose() on the whole matrix.
 #include <mpi.h>
 
 #include <cstdint>
@@ -73,10 +73,5 @@ std::vector<std::int64_t> foreign_columns(const LocalRows& rows, const Partition
 // transpose's row partition), each sorted by column, as clcg::solver::transpose; `rows`: this
 // rank's rows of M (global columns).
 LocalRows transpose_rows(MPI_Comm comm, const LocalRows& rows, const Partition& columns);
-
-// C = A B for this rank's rows of A (global columns): B's row j is `owned`'s where `owned` holds
-// it, else `remote`'s. Each row is summed in the order of A's row, then sorted by column: the
-// bits of clcg::solver::multiply on the whole matrices. c.global_rows is a.global_rows.
-LocalRows multiply_rows(const LocalRows& a, const LocalRows& owned, const RemoteRows& remote);
 
 }  // namespace clcg::distributed
