@@ -362,11 +362,11 @@ Partition scaled(const Partition& p, std::int64_t times, std::int64_t divided_by
 
 // smoothed_prolongator() of the host reference: P = P_tent - omega D^-1 A P_tent, A P_tent on the
 // device with the ghost rows of P_tent fetched.
-LocalRows smoothed_rows(MPI_Comm comm, RankProducts& products, const RankProducts::Rows& a_here,
+LocalRows smoothed_rows(MPI_Comm comm, RankProducts& device, const RankProducts::Rows& a_here,
                         const Partition& partition, const LocalRows& a, const LocalRows& tentative,
                         std::int64_t columns, double omega) {
-  const RemoteRows remote = fetch_rows(comm, partition, tentative, a_here.fetched);
-  LocalRows p = products.multiply(a_here, tentative, remote, columns, "A P_tent");
+  const RemoteRows remote = fetch_rows(comm, partition, tentative, a_here.halo.ghost_ids);
+  LocalRows p = device.multiply(a_here, tentative, remote, columns, "A P_tent");
   const std::vector<double> d = a.diagonal();
   each_row(std::size_t(p.rows()), [&](std::size_t i) {
     const double inv_diag = d[i] != 0 ? 1 / d[i] : 0.0;
@@ -437,75 +437,22 @@ std::vector<double> gather_candidates(MPI_Comm comm, const DistributedLevel& lev
   return whole;
 }
 
-// level_radius with the level's halo made already (a scalar level's strength made it).
-double radius_with(MPI_Comm comm, const DistributedLevel& level, const LocalView& view, unsigned steps) {
-  const LocalRows& a = level.a;
-  const std::size_t n = std::size_t(a.rows());
-  const std::vector<double> d = local_diagonal(a, view);
-  // Dot products over the level's chunks, each chunk in row order, the chunks' partials in one fixed order.
-  const int ranks = level.partition.ranks();
-  const int chunks = int(level.chunk_begin.size()) - 1;
-  std::vector<int> chunk_counts(static_cast<std::size_t>(ranks));
-  MPI_Allgather(&chunks, 1, MPI_INT, chunk_counts.data(), 1, MPI_INT, comm);
-  const auto dot = [&](const std::vector<double>& x, const std::vector<double>& y) {
-    std::vector<double> partial(std::size_t(chunks), 0.0), all(std::size_t(offsets_of(chunk_counts).back() + chunk_counts.back()));
-    // A thread a chunk at least (each_row's grain of rows would give a 192^3 level's 108 chunks one thread).
-    const unsigned threads = solver::threads_for(partial.size(), 1);
-    solver::parallel_ranges(partial.size(), threads, [&](std::size_t first, std::size_t last, unsigned) {
-      for (std::size_t c = first; c < last; ++c)
-        for (std::int64_t i = level.chunk_begin[c]; i < level.chunk_begin[c + 1]; ++i)
-          partial[c] += x[std::size_t(i)] * y[std::size_t(i)];
-    });
-    MPI_Allgatherv(partial.data(), chunks, MPI_DOUBLE, all.data(), chunk_counts.data(), offsets_of(chunk_counts).data(),
-                   MPI_DOUBLE, comm);
-    return fixed_order_sum(all);
-  };
-  // The step's vectors are made once: a fresh 8n-byte vector a use cost more than its pass
-  // (its pages zeroed by one thread).
-  std::vector<double> av(n), dx(n);
-  const auto times_a = [&](const std::vector<double>& x) {
-    const std::vector<double> ghosts = exchange_ghosts(comm, view.halo, x);
-    each_row(n, [&](std::size_t i) {
-      double sum = 0.0;
-      for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
-        sum += a.values[std::size_t(k)] * value_at(x, ghosts, view.local_col[std::size_t(k)]);
-      av[i] = sum;
-    });
-  };
-  // Lanczos on the pencil (A, D): v D-orthonormal, alpha = v.Av, the next u = D^-1 A v - alpha v - beta v_prev.
-  std::vector<double> v(n), v_prev(n, 0.0), u(n);
-  each_row(n, [&](std::size_t i) {
-    const std::uint32_t h = std::uint32_t(solver::mis_key(0, std::uint32_t(a.row_begin + std::int64_t(i)) ^ 0x5bd1e995U) >> 32);
-    v[i] = double(h) / 536870912.0 - 1.0;  // in [-1, 1): the key's 30 hash bits
-  });
-  const auto d_norm = [&](const std::vector<double>& x) {
-    each_row(n, [&](std::size_t i) { dx[i] = d[i] * x[i]; });
-    return std::sqrt(std::max(0.0, dot(x, dx)));
-  };
-  double beta = d_norm(v);
-  if (!(beta > 0) || !std::isfinite(beta)) return 0.0;
-  for (double& x : v) x /= beta;
-  std::vector<double> alphas, betas;
-  beta = 0;
-  for (unsigned step = 0; step < steps; ++step) {
-    times_a(v);
-    const double alpha = dot(v, av);
-    alphas.push_back(alpha);
-    each_row(n, [&](std::size_t i) { u[i] = (d[i] != 0 ? av[i] / d[i] : 0.0) - alpha * v[i] - beta * v_prev[i]; });
-    const double next = d_norm(u);
-    if (step + 1 == steps || !(next > 1e-12 * std::abs(alpha))) break;
-    betas.push_back(next);
-    beta = next;
-    v_prev.swap(v);
-    each_row(n, [&](std::size_t i) { v[i] = u[i] / next; });
-  }
-  return solver::largest_tridiagonal_eigenvalue(alphas, betas);
+// A level's rows on the device (collective), with the halo and local columns of `view` (whose
+// halo moves there), and rho(D^-1 A) by Lanczos on the device.
+RankProducts::Rows on_device(RankProducts& device, LocalView view, const DistributedLevel& level, unsigned steps,
+                             double& radius) {
+  const std::vector<double> d = local_diagonal(level.a, view);
+  RankProducts::Rows rows = device.upload(level.a, std::move(view.halo), view.local_col, view.owned);
+  radius = device.radius(rows, d, level.chunk_begin, steps);
+  return rows;
 }
 
 }  // namespace
 
-double level_radius(MPI_Comm comm, const DistributedLevel& level, unsigned steps) {
-  return radius_with(comm, level, local_view(comm, level.partition, level.a), steps);
+double level_radius(MPI_Comm comm, RankProducts& device, const DistributedLevel& level, unsigned steps) {
+  double radius = 0;
+  on_device(device, local_view(comm, level.partition, level.a), level, steps, radius);
+  return radius;
 }
 
 
@@ -528,7 +475,7 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
     if (cut % block != 0)
       throw std::invalid_argument("AMG with block size " + std::to_string(block) + " needs every rank's first row a "
                                   "multiple of it; row " + std::to_string(cut) + " is not");
-  RankProducts products(comm, env);
+  RankProducts device(comm, env);
   DistributedHierarchy h;
   DistributedLevel first;
   first.partition = partition;
@@ -559,14 +506,18 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
     const Partition graph_partition = scaled(fine.partition, 1, block);
     const LocalRows nodes = block == 1 ? LocalRows() : node_rows(fine.a, block);
     const LocalRows& graph = block == 1 ? fine.a : nodes;
-    const LocalView view = local_view(comm, graph_partition, graph);
+    LocalView view = local_view(comm, graph_partition, graph);
     const solver::BulkVector<char> strong = strong_entries(comm, graph, view, options.strength);
     LocalAggregates g = aggregate_rows(comm, graph, view, strong);
     const std::int64_t count = g.coarse.rows();
     h.coarsening_seconds += since(start);
     if (count == 0 || double(count) * k > 0.8 * double(rows)) break;
     start = Clock::now();
-    fine.radius = block == 1 ? radius_with(comm, fine, view, lanczos_steps) : level_radius(comm, fine, lanczos_steps);
+    // A's rows on the device once: the Lanczos estimate, A P_tent and A P (the same ghost rows
+    // of P_tent and P fetched for both products). A scalar level's graph is A: its view serves.
+    const RankProducts::Rows a_here =
+        on_device(device, block == 1 ? std::move(view) : local_view(comm, fine.partition, fine.a), fine, lanczos_steps,
+                  fine.radius);
     h.lanczos_seconds += since(start);
     start = Clock::now();
     std::vector<double> coarse_candidates;
@@ -574,21 +525,19 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
     candidates = std::move(coarse_candidates);
     Partition coarse_partition = scaled(g.coarse, k, 1);  // an aggregate's k unknowns on its seed's rank
     coarse_partition.chunk = fine.partition.chunk;
-    // A's rows on the device once, for A P_tent and A P (the same rows of P fetched for both).
-    const RankProducts::Rows a_here =
-        products.upload(fine.a, fine.partition, rank, foreign_columns(fine.a, fine.partition, rank));
     const std::int64_t coarse_rows = coarse_partition.rows();
-    fine.p = smoothed_rows(comm, products, a_here, fine.partition, fine.a, tentative, coarse_rows,
+    fine.p = smoothed_rows(comm, device, a_here, fine.partition, fine.a, tentative, coarse_rows,
                            solver::prolongator_weight(fine.radius));
     h.coarsening_seconds += since(start);
     start = Clock::now();
     fine.r = transpose_rows(comm, fine.p, coarse_partition);
-    const LocalRows ap =
-        products.multiply(a_here, fine.p, fetch_rows(comm, fine.partition, fine.p, a_here.fetched), coarse_rows, "A P");
-    const RankProducts::Rows r_here =
-        products.upload(fine.r, fine.partition, rank, foreign_columns(fine.r, fine.partition, rank));
+    const LocalRows ap = device.multiply(a_here, fine.p, fetch_rows(comm, fine.partition, fine.p, a_here.halo.ghost_ids),
+                                         coarse_rows, "A P");
+    LocalView r_view = local_view(comm, fine.partition, fine.r);
+    const RankProducts::Rows r_here = device.upload(fine.r, std::move(r_view.halo), r_view.local_col, r_view.owned);
     DistributedLevel coarse;
-    coarse.a = products.multiply(r_here, ap, fetch_rows(comm, fine.partition, ap, r_here.fetched), coarse_rows, "R (A P)");
+    coarse.a = device.multiply(r_here, ap, fetch_rows(comm, fine.partition, ap, r_here.halo.ghost_ids), coarse_rows,
+                               "R (A P)");
     coarse.a.global_rows = coarse_partition.rows();
     coarse.partition = coarse_partition;
     coarse.chunk_begin = coarse_chunks(fine.chunk_begin, g, block, k);
@@ -606,7 +555,7 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
     h.gathered = true;
   } else {
     const auto start = Clock::now();
-    last.radius = level_radius(comm, last, lanczos_steps);
+    last.radius = level_radius(comm, device, last, lanczos_steps);
     h.lanczos_seconds += since(start);
   }
   return h;

@@ -113,9 +113,9 @@ DistributedAmg::DistributedAmg(MPI_Comm comm, const cl::Env& env, const Partitio
                                solver::ElementType solve, solver::ElementType type, const solver::AmgOptions& options)
     : comm_(comm), env_(env), solve_(solve), type_(type) {
   DistributedHierarchy h = build_hierarchy(comm, env, partition, a, options);
-  phases_ = {{"strength, aggregation, prolongators (hosts)", h.coarsening_seconds},
-             {"Lanczos estimates (hosts)", h.lanczos_seconds},
-             {"Galerkin products (devices, rows moved by the hosts)", h.galerkin_seconds}};
+  phases_ = {{"strength, aggregates, prolongators (hosts; A P_tent on the devices)", h.coarsening_seconds},
+             {"A on the devices, Lanczos estimates (devices)", h.lanczos_seconds},
+             {"Galerkin products (devices; transposes and rows moved by the hosts)", h.galerkin_seconds}};
   const auto start = Clock::now();
   const double built_before = env.programs().build_seconds();
   const std::size_t last = h.levels.size() - 1;

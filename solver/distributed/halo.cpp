@@ -5,6 +5,7 @@
 #include <numeric>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "clcg/solver/distributed/launch.hpp"
 #include "clcg/solver/distributed/rank_failure.hpp"
@@ -75,6 +76,7 @@ Halo build_halo(MPI_Comm comm, const Partition& columns, const LocalRows& rows,
     }
   });
   halo.boundary_rows = std::int64_t(std::count(halo.boundary.begin(), halo.boundary.end(), std::uint8_t(1)));
+  halo.ghost_ids = std::move(ghost);
   return halo;
 }
 

@@ -1,14 +1,20 @@
 #include "clcg/solver/distributed/rank_products.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <utility>
 
 #include "clcg/cl/error.hpp"
+#include "clcg/solver/distributed/device_halo.hpp"
+#include "clcg/solver/distributed/fixed_order_sum.hpp"
+#include "clcg/solver/distributed/launch.hpp"
 #include "clcg/solver/distributed/rank_failure.hpp"
-#include "clcg/solver/sparse/device_memory.hpp"
 #include "clcg/solver/io/host_threads.hpp"
+#include "clcg/solver/multigrid/coarsening.hpp"
+#include "clcg/solver/precond/spectrum.hpp"
+#include "clcg/solver/sparse/device_memory.hpp"
 
 namespace clcg::distributed {
 namespace {
@@ -29,35 +35,17 @@ void check_fits(std::int64_t count, const char* what) {
                             ") past 32-bit indices on one rank; use more ranks");
 }
 
-void write(const cl::Env& env, const ::cl::Buffer& to, std::size_t at, std::size_t bytes, const void* from) {
+void write_bytes(const cl::Env& env, const ::cl::Buffer& to, std::size_t at, std::size_t bytes, const void* from) {
   if (bytes == 0) return;
-  cl::checked("writing a product's rows to the device",
+  cl::checked("writing the AMG set-up's rows to the device",
               [&] { env.queue().enqueueWriteBuffer(to, CL_TRUE, at, bytes, from); });
 }
 
-}  // namespace
-
-template <class From, class To>
-void RankProducts::read(const ::cl::Buffer& from, std::size_t count, To* to) {
-  const std::size_t half = pinned_.size() / 2, per = half / sizeof(From);
-  const std::size_t chunks = (count + per - 1) / per;
-  ::cl::Event read[2];
-  const auto enqueue = [&](std::size_t c) {
-    const std::size_t first = c * per, n = std::min(per, count - first);
-    cl::checked("reading a product back", [&] {
-      env_.queue().enqueueReadBuffer(from, CL_FALSE, first * sizeof(From), n * sizeof(From),
-                                     pinned_.data() + (c % 2) * half, nullptr, &read[c % 2]);
-    });
-  };
-  if (chunks > 0) enqueue(0);
-  for (std::size_t c = 0; c < chunks; ++c) {
-    if (c + 1 < chunks) enqueue(c + 1);  // into the other half, while this one is copied out
-    cl::checked("reading a product back", [&] { read[c % 2].wait(); });
-    const From* in = reinterpret_cast<const From*>(pinned_.data() + (c % 2) * half);
-    const std::size_t first = c * per;
-    each(std::min(per, count - first), [&](std::size_t i) { to[first + i] = To(in[i]); });
-  }
+::cl::Buffer doubles(const cl::Env& env, std::size_t n, const char* what) {
+  return env.buffer(CL_MEM_READ_WRITE, std::max<std::size_t>(1, n) * sizeof(double), what);
 }
+
+}  // namespace
 
 template <class F>
 auto RankProducts::shared(F&& step) const {
@@ -66,27 +54,89 @@ auto RankProducts::shared(F&& step) const {
     try {
       out.emplace(step());
     } catch (const cl::Error& e) {
-      solver::rethrow_allocation_failure(e, env_.info(), "the AMG set-up's products on this rank",
+      solver::rethrow_allocation_failure(e, env_.info(), "the AMG set-up on this rank",
                                          "more ranks hold less each; --precond chebyshev or jacobi need no hierarchy");
     }
   }));
   return std::move(*out);
 }
 
-RankProducts::RankProducts(MPI_Comm comm, const cl::Env& env) : comm_(comm), env_(env) {
+template <class From, class To>
+void RankProducts::read(const ::cl::Buffer& from, std::size_t count, To* to) {
+  const std::size_t half = pinned_.size() / 2, per = half / sizeof(From);
+  const std::size_t chunks = (count + per - 1) / per;
+  ::cl::Event arrived[2];
+  const auto enqueue = [&](std::size_t c) {
+    const std::size_t first = c * per, n = std::min(per, count - first);
+    cl::checked("reading a product back", [&] {
+      env_.queue().enqueueReadBuffer(from, CL_FALSE, first * sizeof(From), n * sizeof(From),
+                                     pinned_.data() + (c % 2) * half, nullptr, &arrived[c % 2]);
+    });
+  };
+  if (chunks > 0) enqueue(0);
+  for (std::size_t c = 0; c < chunks; ++c) {
+    if (c + 1 < chunks) enqueue(c + 1);  // into the other half, while this one is copied out
+    cl::checked("reading a product back", [&] { arrived[c % 2].wait(); });
+    const From* in = reinterpret_cast<const From*>(pinned_.data() + (c % 2) * half);
+    const std::size_t first = c * per;
+    each(std::min(per, count - first), [&](std::size_t i) { to[first + i] = To(in[i]); });
+  }
+}
+
+template <class To, class F>
+void RankProducts::write(const ::cl::Buffer& to, std::size_t count, F&& value_of) {
+  const std::size_t half = pinned_.size() / 2, per = half / sizeof(To);
+  const std::size_t chunks = (count + per - 1) / per;
+  ::cl::Event sent[2];
+  for (std::size_t c = 0; c < chunks; ++c) {
+    const std::size_t first = c * per, n = std::min(per, count - first);
+    if (sent[c % 2]()) cl::checked("writing a product's B", [&] { sent[c % 2].wait(); });  // the half is free again
+    To* out = reinterpret_cast<To*>(pinned_.data() + (c % 2) * half);
+    each(n, [&](std::size_t i) { out[i] = To(value_of(first + i)); });
+    cl::checked("writing a product's B", [&] {
+      env_.queue().enqueueWriteBuffer(to, CL_FALSE, first * sizeof(To), n * sizeof(To), out, nullptr, &sent[c % 2]);
+    });
+  }
+  for (::cl::Event& e : sent)
+    if (e()) cl::checked("writing a product's B", [&] { e.wait(); });
+}
+
+RankProducts::RankProducts(MPI_Comm comm, const cl::Env& env, std::size_t chunk_bytes) : comm_(comm), env_(env) {
   shared([&] {
     if (!env.info().fp64)
-      throw std::runtime_error("the distributed AMG set-up forms its products in double on the device; " +
-                               env.info().name + " has no fp64");
+      throw std::runtime_error("the distributed AMG set-up computes in double on the device; " + env.info().name +
+                               " has no fp64");
     products_.emplace(env, solver::ElementType::f64);
-    pinned_ = cl::PinnedBuffer(env, 2 * read_chunk_bytes);
+    kernels_.emplace(env, solver::ElementType::f64);
+    const std::string options = solver::real_build_options(solver::ElementType::f64);
+    const auto kernel = [&](const char* name) { return env.kernel("distributed_lanczos.cl", name, options); };
+    rows_times_ = kernel("rows_times");
+    chunk_dots_ = kernel("chunk_dots");
+    scaled_ = kernel("scaled");
+    lanczos_next_ = kernel("lanczos_next");
+    divided_ = kernel("divided");
+    pinned_ = cl::PinnedBuffer(env, 2 * std::max<std::size_t>(8, chunk_bytes / 8 * 8));
     return 0;
   });
 }
 
-RankProducts::Rows RankProducts::upload(const LocalRows& a, const Partition& b_rows, int rank,
-                                        std::vector<std::int64_t> fetched) const {
-  return shared([&] { return upload_here(a, b_rows, rank, std::move(fetched)); });
+RankProducts::Rows RankProducts::upload(const LocalRows& a, Halo halo, const solver::BulkVector<std::int32_t>& local_col,
+                                        std::int64_t owned) const {
+  Rows out;
+  out.global_rows = a.global_rows;
+  out.row_begin = a.row_begin;
+  out.owned = owned;
+  out.halo = std::move(halo);
+  out.matrix = shared([&] {
+    check_fits(a.rows(), "rows");
+    check_fits(a.nnz(), "nonzeros in A's rows");
+    solver::BulkVector<std::int32_t> row_ptr(a.row_ptr.size());  // every entry set below
+    each(row_ptr.size(), [&](std::size_t i) { row_ptr[i] = std::int32_t(a.row_ptr[i]); });
+    const solver::CsrView view(std::int32_t(a.rows()), std::int32_t(owned + out.halo.ghosts), row_ptr, local_col,
+                               a.values);
+    return solver::DeviceCsrMatrix(env_, view, solver::ElementType::f64);
+  });
+  return out;
 }
 
 LocalRows RankProducts::multiply(const Rows& a, const LocalRows& owned, const RemoteRows& remote, std::int64_t columns,
@@ -94,41 +144,10 @@ LocalRows RankProducts::multiply(const Rows& a, const LocalRows& owned, const Re
   return shared([&] { return multiply_here(a, owned, remote, columns, label); });
 }
 
-RankProducts::Rows RankProducts::upload_here(const LocalRows& a, const Partition& b_rows, int rank,
-                                             std::vector<std::int64_t> fetched) const {
-  Rows out;
-  out.global_rows = a.global_rows;
-  out.row_begin = a.row_begin;
-  out.owned = b_rows.size(rank);
-  out.fetched = std::move(fetched);
-  const std::int64_t first = b_rows.begin(rank), owned = out.owned;
-  check_fits(a.rows(), "rows");
-  check_fits(a.nnz(), "nonzeros in A's rows");
-  check_fits(owned + std::int64_t(out.fetched.size()), "rows of B");
-  solver::BulkVector<std::int32_t> row_ptr(a.row_ptr.size()), col(a.col.size());  // every entry set below
-  each(row_ptr.size(), [&](std::size_t i) { row_ptr[i] = std::int32_t(a.row_ptr[i]); });
-  const std::vector<std::int64_t>& ids = out.fetched;
-  each(col.size(), [&](std::size_t k) {
-    const std::int64_t c = a.col[k];
-    if (c >= first && c < first + owned) {
-      col[k] = std::int32_t(c - first);
-      return;
-    }
-    const auto at = std::lower_bound(ids.begin(), ids.end(), c);
-    if (at == ids.end() || *at != c)
-      throw std::logic_error("RankProducts: column " + std::to_string(c) + " of A is neither owned nor fetched");
-    col[k] = std::int32_t(owned + (at - ids.begin()));
-  });
-  const solver::CsrView view(std::int32_t(a.rows()), std::int32_t(owned + std::int64_t(ids.size())), row_ptr, col,
-                             a.values);
-  out.matrix = solver::DeviceCsrMatrix(env_, view, solver::ElementType::f64);
-  return out;
-}
-
 LocalRows RankProducts::multiply_here(const Rows& a, const LocalRows& owned, const RemoteRows& remote,
                                       std::int64_t columns, const std::string& label) {
-  if (owned.rows() != a.owned || remote.ids != a.fetched)
-    throw std::logic_error("RankProducts: B's rows are not those A was uploaded for");
+  if (owned.rows() != a.owned || remote.ids != a.halo.ghost_ids)
+    throw std::logic_error("RankProducts: B's rows are not those of A's columns");
   check_fits(columns, "columns");
   // B: this rank's rows, then the fetched ones; 64-bit offsets where its entries pass 32-bit ones.
   const std::size_t rows = std::size_t(owned.rows()) + remote.ids.size();
@@ -143,21 +162,12 @@ LocalRows RankProducts::multiply_here(const Rows& a, const LocalRows& owned, con
   ::cl::Buffer b_row = env_.buffer(CL_MEM_READ_ONLY, (rows + 1) * offset_bytes, "allocating a product's rows of B");
   ::cl::Buffer b_col = env_.buffer(CL_MEM_READ_ONLY, std::max<std::size_t>(1, nnz) * 4, "allocating B's columns");
   ::cl::Buffer b_val = env_.buffer(CL_MEM_READ_ONLY, std::max<std::size_t>(1, nnz) * 8, "allocating B's values");
-  {
-    solver::BulkVector<std::int32_t> narrow(wide ? 0 : rows + 1), cols(nnz);  // every entry set below
-    solver::BulkVector<std::int64_t> wide_row(wide ? rows + 1 : 0);
-    each(rows + 1, [&](std::size_t i) {
-      if (wide)
-        wide_row[i] = offset(i);
-      else
-        narrow[i] = std::int32_t(offset(i));
-    });
-    each(nnz, [&](std::size_t k) { cols[k] = col_at(k); });
-    write(env_, b_row, 0, (rows + 1) * offset_bytes, wide ? static_cast<const void*>(wide_row.data()) : narrow.data());
-    write(env_, b_col, 0, nnz * 4, cols.data());
-  }
-  write(env_, b_val, 0, mine * 8, owned.values.data());
-  write(env_, b_val, mine * 8, (nnz - mine) * 8, remote.values.data());
+  if (wide)
+    write<std::int64_t>(b_row, rows + 1, offset);
+  else
+    write<std::int32_t>(b_row, rows + 1, offset);
+  write<std::int32_t>(b_col, nnz, col_at);
+  write<double>(b_val, nnz, [&](std::size_t k) { return k < mine ? owned.values[k] : remote.values[k - mine]; });
   const solver::DeviceCsrMatrix b(b_row, b_col, b_val, std::int32_t(rows), std::int32_t(columns), std::int64_t(nnz),
                                   solver::ElementType::f64, 0,
                                   wide ? solver::RowOffsets::wide : solver::RowOffsets::narrow);
@@ -177,6 +187,85 @@ LocalRows RankProducts::multiply_here(const Rows& a, const LocalRows& owned, con
   out.values.resize(c_nnz);
   read<double>(c.values(), c_nnz, out.values.data());
   return out;
+}
+
+double RankProducts::radius(const Rows& a, const std::vector<double>& diagonal,
+                            const std::vector<std::int64_t>& chunk_begin, unsigned steps) {
+  const std::size_t n = std::size_t(a.matrix.rows()), chunks = chunk_begin.size() - 1;
+  int ranks = 1;
+  MPI_Comm_size(comm_, &ranks);
+  std::vector<int> chunk_counts(static_cast<std::size_t>(ranks));
+  const int mine = int(chunks);
+  MPI_Allgather(&mine, 1, MPI_INT, chunk_counts.data(), 1, MPI_INT, comm_);
+  std::vector<double> partial(chunks), all(std::size_t(offsets_of(chunk_counts).back() + chunk_counts.back()));
+  struct Vectors {
+    ::cl::Buffer v, v_prev, u, av, dx, d, begin, partial;
+  };
+  // The vectors, D, the chunks and the start (pseudo-random in [-1, 1) from a hash of the
+  // global row: 30 bits of the independent set's key) on the device.
+  Vectors b = shared([&] {
+    Vectors m;
+    m.v = doubles(env_, n + std::size_t(a.halo.ghosts), "allocating the Lanczos vectors");
+    m.v_prev = doubles(env_, n + std::size_t(a.halo.ghosts), "allocating the Lanczos vectors");  // (swapped with v)
+    m.u = doubles(env_, n, "allocating the Lanczos vectors");
+    m.av = doubles(env_, n, "allocating the Lanczos vectors");
+    m.dx = doubles(env_, n, "allocating the Lanczos vectors");
+    m.d = doubles(env_, n, "allocating the Lanczos vectors");
+    m.partial = doubles(env_, chunks, "allocating the Lanczos vectors");
+    m.begin = env_.buffer(CL_MEM_READ_ONLY, chunk_begin.size() * sizeof(std::int64_t), "allocating the dot chunks");
+    write_bytes(env_, m.d, 0, n * sizeof(double), diagonal.data());
+    write_bytes(env_, m.begin, 0, chunk_begin.size() * sizeof(std::int64_t), chunk_begin.data());
+    solver::BulkVector<double> start(n);
+    each(n, [&](std::size_t i) {
+      const std::uint32_t h =
+          std::uint32_t(solver::mis_key(0, std::uint32_t(a.row_begin + std::int64_t(i)) ^ 0x5bd1e995U) >> 32);
+      start[i] = double(h) / 536870912.0 - 1.0;
+    });
+    write_bytes(env_, m.v, 0, n * sizeof(double), start.data());
+    std::vector<double> zero(n, 0.0);
+    write_bytes(env_, m.v_prev, 0, n * sizeof(double), zero.data());
+    return m;
+  });
+  DeviceHalo halo(comm_, env_, a.halo, std::int64_t(n), solver::ElementType::f64);
+  const auto run = [&](::cl::Kernel& kernel, const char* name, std::size_t count, const auto&... args) {
+    if (count > 0) kernels_->run(kernel, name, count, args...);
+  };
+  // A dot over the level's chunks: each chunk in row order on the device, the chunks' sums of
+  // every rank in one fixed order on the host.
+  const auto dot = [&](const ::cl::Buffer& x, const ::cl::Buffer& y) {
+    run(chunk_dots_, "chunk_dots", chunks, b.begin, x, y, b.partial);
+    if (chunks > 0)
+      cl::checked("reading the Lanczos dots", [&] {
+        env_.queue().enqueueReadBuffer(b.partial, CL_TRUE, 0, chunks * sizeof(double), partial.data());
+      });
+    MPI_Allgatherv(partial.data(), mine, MPI_DOUBLE, all.data(), chunk_counts.data(), offsets_of(chunk_counts).data(),
+                   MPI_DOUBLE, comm_);
+    return fixed_order_sum(all);
+  };
+  const auto d_norm = [&](const ::cl::Buffer& x) {
+    run(scaled_, "scaled", n, b.d, x, b.dx);
+    return std::sqrt(std::max(0.0, dot(x, b.dx)));
+  };
+  // Lanczos on the pencil (A, D): v D-orthonormal, alpha = v.Av, the next u = D^-1 A v - alpha v - beta v_prev.
+  double beta = d_norm(b.v);
+  if (!(beta > 0) || !std::isfinite(beta)) return 0.0;
+  run(divided_, "divided", n, b.v, solver::Real{beta}, b.v);
+  std::vector<double> alphas, betas;
+  beta = 0;
+  for (unsigned step = 0; step < steps; ++step) {
+    halo.exchange(b.v);
+    run(rows_times_, "rows_times", n, a.matrix.row_ptr(), a.matrix.col_idx(), a.matrix.values(), b.v, b.av);
+    const double alpha = dot(b.v, b.av);
+    alphas.push_back(alpha);
+    run(lanczos_next_, "lanczos_next", n, b.av, b.d, b.v, b.v_prev, solver::Real{alpha}, solver::Real{beta}, b.u);
+    const double next = d_norm(b.u);
+    if (step + 1 == steps || !(next > 1e-12 * std::abs(alpha))) break;
+    betas.push_back(next);
+    beta = next;
+    std::swap(b.v_prev, b.v);
+    run(divided_, "divided", n, b.u, solver::Real{next}, b.v);
+  }
+  return solver::largest_tridiagonal_eigenvalue(alphas, betas);
 }
 
 }  // namespace clcg::distributed

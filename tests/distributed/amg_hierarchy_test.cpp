@@ -25,6 +25,7 @@
 
 #include "clcg/solver/distributed/amg_hierarchy.hpp"
 #include "clcg/solver/distributed/local_rows.hpp"
+#include "clcg/solver/distributed/halo.hpp"
 #include "clcg/solver/distributed/partition.hpp"
 #include "clcg/solver/distributed/rank_products.hpp"
 #include "clcg/solver/distributed/remote_rows.hpp"
@@ -214,6 +215,20 @@ DistributedLevel whole_level(const DistributedLevel& level) {
   return whole;
 }
 
+// This process's device alone, for a level gathered whole (made once: its kernels build once).
+clcg::distributed::RankProducts& self_device() {
+  static clcg::distributed::RankProducts device(MPI_COMM_SELF, clcg::test::test_env());
+  return device;
+}
+
+// A's rows on the device with the local columns of B's rows, which `pb` spreads (collective).
+clcg::distributed::RankProducts::Rows on_device(clcg::distributed::RankProducts& device, const LocalRows& a,
+                                                const Partition& pb) {
+  clcg::solver::BulkVector<std::int32_t> local_col;
+  clcg::distributed::Halo halo = clcg::distributed::build_halo(world, pb, a, local_col);
+  return device.upload(a, std::move(halo), local_col, pb.size(world_rank()));
+}
+
 // Block size 1, or nodes of rows: 3 on the 3D grid (693 rows), 2 on the irregular matrix (the
 // 2D grid's 1073 rows are prime to both).
 enum class Nodes { rows, blocks };
@@ -257,7 +272,7 @@ TEST_P(DistributedHierarchyTest, EqualsTheHostReferenceBitForBit) {
     const DistributedLevel whole = whole_level(level);
     const bool coarsened = l + 1 < levels;
     if (coarsened || !h.gathered) {
-      const double alone = clcg::distributed::level_radius(MPI_COMM_SELF, whole, 10);
+      const double alone = clcg::distributed::level_radius(MPI_COMM_SELF, self_device(), whole, 10);
       EXPECT_EQ(std::bit_cast<std::uint64_t>(level.radius), std::bit_cast<std::uint64_t>(alone))
           << what << ": " << level.radius << " on " << ranks << " ranks, " << alone << " whole";
       if (problem != Problem::irregular) {
@@ -336,7 +351,7 @@ TEST(DistributedHierarchy, UngatheredLastLevelGetsThePartitionFreeEstimate) {
     const DistributedHierarchy h = clcg::distributed::build_hierarchy(world, clcg::test::test_env(), partition, a, options);
     ASSERT_EQ(h.levels.size(), 1u);
     EXPECT_FALSE(h.gathered);
-    const double alone = clcg::distributed::level_radius(MPI_COMM_SELF, whole_level(h.levels[0]), 10);
+    const double alone = clcg::distributed::level_radius(MPI_COMM_SELF, self_device(), whole_level(h.levels[0]), 10);
     EXPECT_EQ(std::bit_cast<std::uint64_t>(h.levels[0].radius), std::bit_cast<std::uint64_t>(alone))
         << h.levels[0].radius << " on " << ranks << " ranks, " << alone << " whole";
     EXPECT_GE(alone, 1.0);
@@ -400,7 +415,7 @@ TEST(RemoteRows, FetchTransposeAndMultiplyEqualTheHostReference) {
     }
 
   clcg::distributed::RankProducts products(world, clcg::test::test_env());
-  const LocalRows c = products.multiply(products.upload(a_mine, pb, rank, wanted), b_mine, remote, b.cols, "A B");
+  const LocalRows c = products.multiply(on_device(products, a_mine, pb), b_mine, remote, b.cols, "A B");
   expect_same(to_csr(gather_rows(c), b.cols), clcg::solver::multiply(a, b), "A B");
   const Partition columns = rough_partition(a.cols, ranks);  // A^T's rows
   const LocalRows t = clcg::distributed::transpose_rows(world, a_mine, columns);
@@ -422,9 +437,10 @@ TEST(RemoteRows, SeveralThreadsGiveTheSameBits) {
   const LocalRows b_mine = rows_of(b, pb.begin(rank), pb.begin(rank) + pb.size(rank));
   const std::vector<std::int64_t> wanted = clcg::distributed::foreign_columns(a_mine, pb, rank);
   const clcg::distributed::RemoteRows remote = clcg::distributed::fetch_rows(world, pb, b_mine, wanted);
-  clcg::distributed::RankProducts products(world, clcg::test::test_env());
-  const LocalRows c = products.multiply(products.upload(a_mine, pb, rank, wanted), b_mine, remote, b.cols, "A B");
-  expect_same(to_csr(gather_rows(c), b.cols), clcg::solver::multiply(a, b), "A B on three threads");
+  // Through pinned halves of 64 KiB: B (megabytes) goes to the device and C comes back in many chunks.
+  clcg::distributed::RankProducts products(world, clcg::test::test_env(), std::size_t(64) << 10);
+  const LocalRows c = products.multiply(on_device(products, a_mine, pb), b_mine, remote, b.cols, "A B");
+  expect_same(to_csr(gather_rows(c), b.cols), clcg::solver::multiply(a, b), "A B on three threads, in chunks");
   const LocalRows t = clcg::distributed::transpose_rows(world, a_mine, rough_partition(a.cols, ranks));
   expect_same(to_csr(gather_rows(t), a.rows), clcg::solver::transpose(a), "A^T on three threads");
   if (before)

@@ -1,7 +1,8 @@
 #pragma once
-// The smoothed-aggregation hierarchy of a matrix whose rows are spread over MPI ranks, built on
-// the ranks' hosts, the sparse products on their devices (rank_products.hpp): the steps of clcg::solver's host reference (multigrid/coarsening.hpp) with
-// halo exchanges where a row needs its neighbours' values (strength, the independent set's
+// The smoothed-aggregation hierarchy of a matrix whose rows are spread over MPI ranks: strength,
+// aggregates and the tentative prolongator on the ranks' hosts, the sparse products and the
+// Lanczos estimates on their devices (rank_products.hpp). The steps of clcg::solver's host
+// reference (multigrid/coarsening.hpp) with halo exchanges where a row needs its neighbours' values (strength, the independent set's
 // rounds, the joins), each aggregate's tentative prolongator made on the rank of its seed, P's
 // remote rows fetched once for A P, and R = P^T's remote rows of A P for R (A P). Aggregates
 // are numbered in seed order, so a coarse level's rows lie on the ranks of their seeds.
@@ -24,6 +25,7 @@
 #include "clcg/cl/env.hpp"
 #include "clcg/solver/distributed/local_rows.hpp"
 #include "clcg/solver/distributed/partition.hpp"
+#include "clcg/solver/distributed/rank_products.hpp"
 #include "clcg/solver/precond/preconditioner.hpp"
 #include "clcg/solver/sparse/csr_matrix.hpp"
 
@@ -58,8 +60,9 @@ struct DistributedHierarchy {
 DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Partition& partition,
                                      const LocalRows& a, const solver::AmgOptions& options);
 
-// rho(D^-1 A) of a level by Lanczos (`steps` of them) from a pseudo-random start of the global
-// row numbers, its dot products summed over the level's chunks (collective).
-double level_radius(MPI_Comm comm, const DistributedLevel& level, unsigned steps);
+// rho(D^-1 A) of a level by Lanczos (`steps` of them) on the ranks' devices, from a
+// pseudo-random start of the global row numbers, its dot products summed over the level's
+// chunks (collective).
+double level_radius(MPI_Comm comm, RankProducts& device, const DistributedLevel& level, unsigned steps);
 
 }  // namespace clcg::distributed

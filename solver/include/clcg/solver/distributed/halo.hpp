@@ -15,6 +15,7 @@ namespace clcg::distributed {
 
 struct Halo {
   std::int64_t ghosts = 0;
+  std::vector<std::int64_t> ghost_ids;         // the ghosts' global columns, sorted
   std::vector<int> recv_counts, recv_offsets;  // per rank: its ghosts' span in the ghost block
   std::vector<int> send_counts, send_offsets;  // per rank: its span in send_rows
   std::vector<std::uint32_t> send_rows;        // local rows to pack, grouped by receiving rank

@@ -1,17 +1,26 @@
 #pragma once
-// The distributed AMG set-up's sparse products on the rank's device: C = A B for this rank's
-// rows of A, where B's rows are those this rank owns followed by those fetched from their owners
-// (remote_rows.hpp). The host renumbers A's columns to B's local rows (owned, then fetched in
-// id order) and passes B's global columns as 32-bit indices; clcg::solver::SparseProducts
-// (kernels/sparse_product.cl) forms C, which comes back with global columns, each row sorted.
+// The distributed AMG set-up's work on each rank's device: the sparse products and the Lanczos
+// estimate of rho(D^-1 A).
 //
-// Every entry of C is summed in the order of A's row, products not fused into the sums: the
-// bits of the host reference's multiply() on the whole matrices, whatever the partition.
+// Products: C = A B for this rank's rows of A, where B's rows are those this rank owns followed
+// by those fetched from their owners (remote_rows.hpp), in the order of A's halo's ghosts. A is
+// uploaded with its local columns (halo.hpp), B with its global columns as 32-bit indices;
+// clcg::solver::SparseProducts (kernels/sparse_product.cl) forms C, which comes back with
+// global columns, each row sorted. Every entry of C is summed in the order of A's row.
 //
-//   RankProducts products(comm, env);
-//   const std::vector<std::int64_t> ghosts = foreign_columns(a, rows_of_p, rank);
-//   const RankProducts::Rows a_here = products.upload(a, rows_of_p, rank, ghosts);
-//   LocalRows ap = products.multiply(a_here, p, fetch_rows(comm, rows_of_p, p, ghosts), coarse_rows);
+// Lanczos (kernels/distributed_lanczos.cl): the steps of the host reference's estimate, A's
+// ghosts exchanged by a DeviceHalo, each dot summed chunk by chunk in row order on the device
+// and the chunks' sums in one fixed order on the host.
+//
+// With products not fused into sums (both kernel files), the levels have the bits of the host
+// reference (multigrid/coarsening.hpp) on the whole matrices where the device does as asked
+// (PoCL); on any device they have the same bits on any partition, since every value is summed
+// in an order that does not depend on it.
+//
+//   RankProducts device(comm, env);
+//   const RankProducts::Rows a_here = device.upload(a, std::move(view.halo), view.local_col, view.owned);
+//   double rho = device.radius(a_here, a.diagonal(), chunk_begin, 10);
+//   LocalRows ap = device.multiply(a_here, p, fetch_rows(comm, rows_of_p, p, a_here.halo.ghost_ids), coarse_rows, "A P");
 #include <mpi.h>
 
 #include <cstdint>
@@ -21,9 +30,10 @@
 
 #include "clcg/cl/env.hpp"
 #include "clcg/cl/pinned_buffer.hpp"
+#include "clcg/solver/distributed/halo.hpp"
 #include "clcg/solver/distributed/local_rows.hpp"
-#include "clcg/solver/distributed/partition.hpp"
 #include "clcg/solver/distributed/remote_rows.hpp"
+#include "clcg/solver/multigrid/row_kernels.hpp"
 #include "clcg/solver/multigrid/sparse_product.hpp"
 #include "clcg/solver/sparse/csr_matrix.hpp"
 
@@ -32,25 +42,33 @@ namespace clcg::distributed {
 class RankProducts {
  public:
   // Values in double: the device needs fp64 (std::runtime_error naming the device otherwise).
-  // Every call is collective in its failures: where one rank's device fails (its memory), that
-  // rank throws its error and every other AnotherRankFailed, so none waits in MPI alone.
-  RankProducts(MPI_Comm comm, const cl::Env& env);
+  // Every call is collective: where one rank's device fails (its memory), that rank throws its
+  // error and every other AnotherRankFailed, so none waits in MPI alone. `chunk_bytes`: each of
+  // the two pinned halves products move through (small values exercise many in tests).
+  static constexpr std::size_t default_chunk_bytes = std::size_t(64) << 20;
+  RankProducts(MPI_Comm comm, const cl::Env& env, std::size_t chunk_bytes = default_chunk_bytes);
 
-  // A's rows on the device with local columns, for products with any B whose rows `b_rows`
-  // spreads over the ranks: this rank's rows of B first, then `fetched` (sorted; A's columns
-  // outside this rank's rows of B, as foreign_columns gives them).
+  // A's rows on the device with local columns (`local_col`, as build_halo gives them with
+  // `halo`): this rank's `owned` rows of B first, then the ghosts.
   struct Rows {
     solver::DeviceCsrMatrix matrix;
+    Halo halo;
     std::int64_t global_rows = 0, row_begin = 0;
-    std::int64_t owned = 0;           // this rank's rows of B
-    std::vector<std::int64_t> fetched;  // the rows of B after them
+    std::int64_t owned = 0;  // the columns this rank owns (its rows of B)
   };
-  Rows upload(const LocalRows& a, const Partition& b_rows, int rank, std::vector<std::int64_t> fetched) const;
+  Rows upload(const LocalRows& a, Halo halo, const solver::BulkVector<std::int32_t>& local_col,
+              std::int64_t owned) const;
 
-  // C = A B: `owned` this rank's rows of B, `remote` the rows `a` was uploaded for (checked),
-  // `columns` B's (global) column count.
+  // C = A B: `owned` this rank's rows of B, `remote` the ghosts' rows (checked against the
+  // halo), `columns` B's (global) column count.
   LocalRows multiply(const Rows& a, const LocalRows& owned, const RemoteRows& remote, std::int64_t columns,
                      const std::string& label);
+
+  // rho(D^-1 A) of a square level by `steps` of Lanczos on the pencil (A, D) from a pseudo-random
+  // start keyed on the global rows; `diagonal`: D on this rank's rows; `chunk_begin`: this
+  // rank's dot chunks (local row of each start, then the end). 0 where the start has norm 0.
+  double radius(const Rows& a, const std::vector<double>& diagonal, const std::vector<std::int64_t>& chunk_begin,
+                unsigned steps);
 
  private:
   // `count` elements of From from the device into `to`, converted to To, through the pinned
@@ -58,19 +76,23 @@ class RankProducts {
   // into new host pages faulted them in on one thread: 2.4 GB/s on the H100s' host.)
   template <class From, class To>
   void read(const ::cl::Buffer& from, std::size_t count, To* to);
-  static constexpr std::size_t read_chunk_bytes = std::size_t(64) << 20;
-  // The steps above on this rank alone.
-  Rows upload_here(const LocalRows& a, const Partition& b_rows, int rank, std::vector<std::int64_t> fetched) const;
-  LocalRows multiply_here(const Rows& a, const LocalRows& owned, const RemoteRows& remote, std::int64_t columns,
-                          const std::string& label);
+  // to[0, count) = value_of(i) as To, made by the host's threads a pinned half at a time while
+  // the other half goes to the device (B's columns in 32 bits with no host copy of B).
+  template <class To, class F>
+  void write(const ::cl::Buffer& to, std::size_t count, F&& value_of);
   // step() on this rank's device, its failure shared with every rank (see above).
   template <class F>
   auto shared(F&& step) const;
+  // The steps above on this rank alone.
+  LocalRows multiply_here(const Rows& a, const LocalRows& owned, const RemoteRows& remote, std::int64_t columns,
+                          const std::string& label);
 
   MPI_Comm comm_;
   const cl::Env& env_;
   std::optional<solver::SparseProducts> products_;
-  cl::PinnedBuffer pinned_;  // two halves of read_chunk_bytes
+  std::optional<solver::RowKernels> kernels_;
+  ::cl::Kernel rows_times_, chunk_dots_, scaled_, lanczos_next_, divided_;
+  cl::PinnedBuffer pinned_;  // two halves of chunk_bytes, for reads and writes
 };
 
 }  // namespace clcg::distributed
