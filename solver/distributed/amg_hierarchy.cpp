@@ -37,22 +37,6 @@ void each_row(std::size_t n, F&& f) {
   });
 }
 
-// counts[0] = 0 and counts[1..n] become their running sums: the offsets of rows of those lengths
-// (by ranges on the host's threads: each range's total, then each range from its first).
-void exclusive_sums(solver::BulkVector<std::int64_t>& counts) {
-  const std::size_t n = counts.size() - 1;
-  const unsigned threads = solver::threads_for(n, std::size_t(1) << 16);
-  std::vector<std::int64_t> before(threads + 1, 0);
-  solver::parallel_ranges(n, threads, [&](std::size_t begin, std::size_t end, unsigned t) {
-    for (std::size_t i = begin; i < end; ++i) before[t + 1] += counts[i + 1];
-  });
-  for (unsigned t = 0; t < threads; ++t) before[t + 1] += before[t];
-  solver::parallel_ranges(n, threads, [&](std::size_t begin, std::size_t end, unsigned t) {
-    std::int64_t run = before[t];
-    for (std::size_t i = begin; i < end; ++i) run += counts[i + 1], counts[i + 1] = run;
-  });
-}
-
 // A level's rows with local columns (owned first, then the ghosts) and their halo.
 struct LocalView {
   Halo halo;
@@ -137,7 +121,7 @@ LocalAggregates aggregate_rows(MPI_Comm comm, const LocalRows& a, const LocalVie
     neighbours(i, [&](std::int32_t, std::uint32_t) { ++count; });
     strong_ptr[i + 1] = count;
   });
-  exclusive_sums(strong_ptr);
+  running_sums(strong_ptr);
   solver::BulkVector<std::int32_t> strong_col(static_cast<std::size_t>(strong_ptr[n]));  // every entry set below
   each_row(n, [&](std::size_t i) {
     std::size_t at = std::size_t(strong_ptr[i]);
@@ -275,7 +259,7 @@ LocalRows tentative_rows(MPI_Comm comm, const LocalRows& a, const LocalAggregate
   each(count, [&](std::size_t c) { cursor[c] = 0; });
   const auto aggregate_of = [&](std::size_t e) { return std::size_t(got_ids[e] - first); };
   each(got, [&](std::size_t e) { std::atomic_ref<std::int64_t>(start[aggregate_of(e) + 1]).fetch_add(1, std::memory_order_relaxed); });
-  exclusive_sums(start);
+  running_sums(start);
   solver::BulkVector<std::size_t> order(got);  // arrival indices, aggregate by aggregate
   each(got, [&](std::size_t e) {
     const std::size_t c = aggregate_of(e);

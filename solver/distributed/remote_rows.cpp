@@ -1,6 +1,7 @@
 #include "clcg/solver/distributed/remote_rows.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -14,43 +15,64 @@ namespace {
 
 constexpr std::size_t rows_a_thread = std::size_t(1) << 14;
 
-// The received entries (pairs: row, column; in arrival order) as `n` rows from `row_begin`,
-// each row keeping the arrival order (a stable counting sort). The threads take ranges of
-// entries, each with its own count of every row (threads are fewer where rows are many).
+// The received entries of a transpose (pairs: row, column; each row's columns distinct) as `n`
+// rows from `row_begin`, each sorted by column, which is their arrival order. On the threads:
+// rows counted and entries placed by atomics, then each row sorted. (A counting sort kept
+// stable by per-thread counts of every row had to cap its threads by the rows: a 512^3 level's
+// transpose on one rank took 3 of 64.)
 LocalRows placed_by_row(const solver::BulkVector<std::int64_t>& pairs, const solver::BulkVector<double>& values,
                         std::int64_t n, std::int64_t global_rows, std::int64_t row_begin) {
   LocalRows t;
   t.global_rows = global_rows;
   t.row_begin = row_begin;
   const std::size_t entries = values.size(), rows = std::size_t(n);
-  const std::size_t most_counts = std::size_t(1) << 24;  // counts held at once, all threads together (128 MB)
-  const unsigned threads = std::max(1U, std::min(solver::threads_for(entries, rows_a_thread),
-                                                 unsigned(std::max<std::size_t>(1, most_counts / std::max<std::size_t>(1, rows)))));
-  std::vector<std::vector<std::int64_t>> next(threads);  // by thread, by row; each thread zeroes its own
+  const auto each = [](std::size_t count, auto&& f) {
+    solver::parallel_ranges(count, solver::threads_for(count, rows_a_thread), [&](std::size_t begin, std::size_t end, unsigned) {
+      for (std::size_t i = begin; i < end; ++i) f(i);
+    });
+  };
   const auto row_of = [&](std::size_t e) { return std::size_t(pairs[2 * e] - row_begin); };
-  solver::parallel_ranges(entries, threads, [&](std::size_t begin, std::size_t end, unsigned h) {
-    next[h].assign(rows, 0);
-    for (std::size_t e = begin; e < end; ++e) ++next[h][row_of(e)];
-  });
-  t.row_ptr.assign(rows + 1, 0);
-  for (std::size_t r = 0; r < rows; ++r) {  // each thread's first slot in each row
-    std::int64_t slot = t.row_ptr[r];
-    for (unsigned h = 0; h < threads; ++h) std::swap(next[h][r], slot), slot += next[h][r];
-    t.row_ptr[r + 1] = slot;
-  }
+  t.row_ptr.resize(rows + 1);
+  each(rows + 1, [&](std::size_t r) { t.row_ptr[r] = 0; });
+  each(entries, [&](std::size_t e) { std::atomic_ref<std::int64_t>(t.row_ptr[row_of(e) + 1]).fetch_add(1, std::memory_order_relaxed); });
+  running_sums(t.row_ptr);
+  solver::BulkVector<std::int64_t> next(rows);  // each row's next free slot
+  each(rows, [&](std::size_t r) { next[r] = t.row_ptr[r]; });
   t.col.resize(entries);
   t.values.resize(entries);
-  solver::parallel_ranges(entries, threads, [&](std::size_t begin, std::size_t end, unsigned h) {
-    for (std::size_t e = begin; e < end; ++e) {
-      const std::size_t slot = std::size_t(next[h][row_of(e)]++);
-      t.col[slot] = pairs[2 * e + 1];
-      t.values[slot] = values[e];
+  each(entries, [&](std::size_t e) {
+    const std::size_t slot = std::size_t(std::atomic_ref<std::int64_t>(next[row_of(e)]).fetch_add(1, std::memory_order_relaxed));
+    t.col[slot] = pairs[2 * e + 1];
+    t.values[slot] = values[e];
+  });
+  solver::parallel_ranges(rows, solver::threads_for(rows, rows_a_thread), [&](std::size_t begin, std::size_t end, unsigned) {
+    std::vector<std::pair<std::int64_t, double>> row;
+    for (std::size_t r = begin; r < end; ++r) {
+      const std::size_t first = std::size_t(t.row_ptr[r]), last = std::size_t(t.row_ptr[r + 1]);
+      row.clear();
+      for (std::size_t k = first; k < last; ++k) row.emplace_back(t.col[k], t.values[k]);
+      std::sort(row.begin(), row.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+      for (std::size_t k = first; k < last; ++k) t.col[k] = row[k - first].first, t.values[k] = row[k - first].second;
     }
   });
   return t;
 }
 
 }  // namespace
+
+void running_sums(solver::BulkVector<std::int64_t>& counts) {
+  const std::size_t n = counts.size() - 1;
+  const unsigned threads = solver::threads_for(n, std::size_t(1) << 16);
+  std::vector<std::int64_t> before(threads + 1, 0);
+  solver::parallel_ranges(n, threads, [&](std::size_t begin, std::size_t end, unsigned t) {
+    for (std::size_t i = begin; i < end; ++i) before[t + 1] += counts[i + 1];
+  });
+  for (unsigned t = 0; t < threads; ++t) before[t + 1] += before[t];
+  solver::parallel_ranges(n, threads, [&](std::size_t begin, std::size_t end, unsigned t) {
+    std::int64_t run = before[t] + counts[0];
+    for (std::size_t i = begin; i < end; ++i) run += counts[i + 1], counts[i + 1] = run;
+  });
+}
 
 std::vector<int> offsets_of(const std::vector<int>& counts) {
   std::vector<int> offsets(counts.size(), 0);

@@ -16,6 +16,10 @@
 
 namespace clcg::distributed {
 
+// counts[1..n] (n = size - 1; counts[0] the first offset) become their running sums from
+// counts[0]: row lengths into row offsets, on the host's threads.
+void running_sums(solver::BulkVector<std::int64_t>& counts);
+
 // Exclusive prefix sums of per-rank counts: where each rank's part starts.
 std::vector<int> offsets_of(const std::vector<int>& counts);
 
