@@ -24,7 +24,7 @@ set(CLCG_KERNEL_FILES
   symmetry.cl
   blas1.cl
   lanczos.cl
-  distributed_lanczos.cl
+  distributed_setup.cl
   cg_update.cl
   distributed.cl
   halo.cl

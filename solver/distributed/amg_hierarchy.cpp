@@ -58,42 +58,14 @@ T value_at(const Vector& owned, const std::vector<T>& ghosts, std::int32_t c) {
 }
 
 // A's diagonal on this rank's rows (summed where a row stores it twice, as the host reference).
-std::vector<double> local_diagonal(const LocalRows& a, const LocalView& view) {
+std::vector<double> local_diagonal(const LocalRows& a, const solver::BulkVector<std::int32_t>& local_col) {
   std::vector<double> d(std::size_t(a.rows()), 0.0);
   each_row(d.size(), [&](std::size_t i) {
     for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
-      if (std::size_t(view.local_col[std::size_t(k)]) == i) d[i] += a.values[std::size_t(k)];
+      if (std::size_t(local_col[std::size_t(k)]) == i) d[i] += a.values[std::size_t(k)];
   });
   return d;
 }
-
-// strong_connections() of the host reference, on this rank's rows: diagonals and row maxima of
-// the ghost rows come from their owners.
-solver::BulkVector<char> strong_entries(MPI_Comm comm, const LocalRows& a, const LocalView& view, double theta) {
-  const std::size_t n = std::size_t(a.rows());
-  const std::vector<double> d = local_diagonal(a, view);
-  const std::vector<double> d_ghost = exchange_ghosts(comm, view.halo, d);
-  std::vector<double> most(n, 0.0);
-  const auto visit = [&](auto&& f) {
-    each_row(n, [&](std::size_t i) {
-      for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
-        const std::int32_t j = view.local_col[std::size_t(k)];
-        f(i, std::size_t(k), j, a.values[std::size_t(k)], std::abs(d[i] * value_at(d, d_ghost, j)));
-      }
-    });
-  };
-  visit([&](std::size_t i, std::size_t, std::int32_t j, double v, double dd) {
-    if (std::size_t(j) != i && dd != 0) most[i] = std::max(most[i], v * v / dd);
-  });
-  const std::vector<double> most_ghost = exchange_ghosts(comm, view.halo, most);
-  solver::BulkVector<char> strong(a.col.size());  // every entry set below
-  visit([&](std::size_t i, std::size_t k, std::int32_t j, double v, double dd) {
-    strong[k] = std::size_t(j) != i && v != 0 &&
-                (dd == 0 || v * v >= theta * theta * std::max(most[i], value_at(most, most_ghost, j)) * dd);
-  });
-  return strong;
-}
-
 
 struct LocalAggregates {
   solver::BulkVector<std::int64_t> of_row;  // global aggregate of each row here, -1 for none
@@ -101,63 +73,19 @@ struct LocalAggregates {
   Partition coarse;                         // which rank holds which aggregate (its seed's)
 };
 
-// aggregate() of the host reference over the ranks: each round's keys and each join's
-// aggregates of the ghost rows come from their owners; every rank runs the same rounds. Every
-// pass over the rows runs on the host's threads (a serial one over a 512^3 level's quarter,
-// 33M rows, costs about 0.1 s).
-LocalAggregates aggregate_rows(MPI_Comm comm, const LocalRows& a, const LocalView& view,
-                               const solver::BulkVector<char>& strong) {
+// aggregate() of the host reference over the ranks, from the independent set the devices found
+// (RankProducts::independent_set): seeds numbered, then the joins, whose aggregates of the ghost
+// rows come from their owners. Every pass over the rows runs on the host's threads (a serial one
+// over a 512^3 level's quarter, 33M rows, costs about 0.1 s).
+LocalAggregates aggregate_rows(MPI_Comm comm, const LocalRows& a, const solver::BulkVector<std::int32_t>& local_col,
+                               const Halo& halo, const RankProducts::IndependentSet& set) {
   const std::size_t n = std::size_t(a.rows());
+  const solver::BulkVector<char>& strong = set.strong;
+  const solver::BulkVector<std::uint32_t>& state = set.state;
   const auto neighbours = [&](std::size_t i, auto&& f) {
     for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
-      if (strong[std::size_t(k)]) f(view.local_col[std::size_t(k)], std::uint32_t(a.col[std::size_t(k)]));
+      if (strong[std::size_t(k)]) f(local_col[std::size_t(k)], std::uint32_t(a.col[std::size_t(k)]));
   };
-  // The strong neighbours' local columns, gathered once: each round's two passes then read 4
-  // bytes an edge instead of A's row of flags, columns and offsets.
-  solver::BulkVector<std::int64_t> strong_ptr(n + 1);
-  strong_ptr[0] = 0;
-  each_row(n, [&](std::size_t i) {
-    std::int64_t count = 0;
-    neighbours(i, [&](std::int32_t, std::uint32_t) { ++count; });
-    strong_ptr[i + 1] = count;
-  });
-  running_sums(strong_ptr);
-  solver::BulkVector<std::int32_t> strong_col(static_cast<std::size_t>(strong_ptr[n]));  // every entry set below
-  each_row(n, [&](std::size_t i) {
-    std::size_t at = std::size_t(strong_ptr[i]);
-    neighbours(i, [&](std::int32_t j, std::uint32_t) { strong_col[at++] = j; });
-  });
-  solver::BulkVector<std::uint32_t> state(n);
-  each_row(n, [&](std::size_t i) { state[i] = strong_ptr[i + 1] > strong_ptr[i] ? solver::mis_undecided : solver::mis_out; });
-  const auto global = [&](std::size_t i) { return std::uint32_t(a.row_begin + std::int64_t(i)); };
-  solver::BulkVector<std::uint64_t> key(n), most(n);
-  const auto spread = [&](const solver::BulkVector<std::uint64_t>& in, solver::BulkVector<std::uint64_t>& out) {
-    const std::vector<std::uint64_t> ghosts = exchange_ghosts(comm, view.halo, in);
-    each_row(n, [&](std::size_t i) {
-      std::uint64_t largest = in[i];
-      for (std::int64_t k = strong_ptr[i]; k < strong_ptr[i + 1]; ++k)
-        largest = std::max(largest, value_at(in, ghosts, strong_col[std::size_t(k)]));
-      out[i] = largest;
-    });
-  };
-  for (unsigned round = 1;; ++round) {
-    each_row(n, [&](std::size_t i) { key[i] = solver::mis_key(state[i], global(i)); });
-    spread(key, most);
-    spread(most, key);
-    std::atomic<int> left{0};
-    each_row(n, [&](std::size_t i) {
-      if (state[i] != solver::mis_undecided) return;
-      if (std::uint32_t(key[i]) == global(i) || round == solver::max_mis_rounds)
-        state[i] = solver::mis_in;
-      else if (key[i] >> 62 == solver::mis_in)
-        state[i] = solver::mis_out;
-      else if (!left.load(std::memory_order_relaxed))  // (a store from every undecided row made
-        left.store(1, std::memory_order_relaxed);      // the threads fight over one cache line)
-    });
-    int mine = left, any_left = 0;
-    MPI_Allreduce(&mine, &any_left, 1, MPI_INT, MPI_LOR, comm);
-    if (!any_left) break;
-  }
   // Seeds numbered in global row order: this rank's after those of the ranks before it. Each
   // thread counts the seeds of its range of rows, then numbers them from its first.
   LocalAggregates out;
@@ -168,7 +96,7 @@ LocalAggregates aggregate_rows(MPI_Comm comm, const LocalRows& a, const LocalVie
   });
   for (unsigned t = 0; t < threads; ++t) before[t + 1] += before[t];
   out.seed_rows.resize(std::size_t(before[threads]));
-  const int ranks = view.halo.recv_counts.empty() ? 1 : int(view.halo.recv_counts.size());
+  const int ranks = halo.recv_counts.empty() ? 1 : int(halo.recv_counts.size());
   std::int64_t mine = before[threads];
   std::vector<std::int64_t> counts(static_cast<std::size_t>(ranks));
   MPI_Allgather(&mine, 1, MPI_INT64_T, counts.data(), 1, MPI_INT64_T, comm);
@@ -187,7 +115,7 @@ LocalAggregates aggregate_rows(MPI_Comm comm, const LocalRows& a, const LocalVie
   });
   // Neighbours join the seed with the largest key; rows two steps away the neighbour's aggregate with the largest key.
   const auto join = [&](const solver::BulkVector<std::int64_t>& joined, solver::BulkVector<std::int64_t>& result) {
-    const std::vector<std::int64_t> ghosts = exchange_ghosts(comm, view.halo, joined);
+    const std::vector<std::int64_t> ghosts = exchange_ghosts(comm, halo, joined);
     result.resize(n);
     each_row(n, [&](std::size_t i) {
       result[i] = joined[i];
@@ -422,21 +350,17 @@ std::vector<double> gather_candidates(MPI_Comm comm, const DistributedLevel& lev
 }
 
 // A level's rows on the device (collective), with the halo and local columns of `view` (whose
-// halo moves there), and rho(D^-1 A) by Lanczos on the device.
-RankProducts::Rows on_device(RankProducts& device, LocalView view, const DistributedLevel& level, unsigned steps,
-                             double& radius) {
-  const std::vector<double> d = local_diagonal(level.a, view);
-  RankProducts::Rows rows = device.upload(level.a, std::move(view.halo), view.local_col, view.owned);
-  radius = device.radius(rows, d, level.chunk_begin, steps);
-  return rows;
+// halo moves there).
+RankProducts::Rows on_device(RankProducts& device, LocalView& view, const LocalRows& a) {
+  return device.upload(a, std::move(view.halo), view.local_col, view.owned);
 }
 
 }  // namespace
 
 double level_radius(MPI_Comm comm, RankProducts& device, const DistributedLevel& level, unsigned steps) {
-  double radius = 0;
-  on_device(device, local_view(comm, level.partition, level.a), level, steps, radius);
-  return radius;
+  LocalView view = local_view(comm, level.partition, level.a);
+  const std::vector<double> d = local_diagonal(level.a, view.local_col);
+  return device.radius(on_device(device, view, level.a), d, level.chunk_begin, steps);
 }
 
 
@@ -491,17 +415,26 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
     const LocalRows nodes = block == 1 ? LocalRows() : node_rows(fine.a, block);
     const LocalRows& graph = block == 1 ? fine.a : nodes;
     LocalView view = local_view(comm, graph_partition, graph);
-    const solver::BulkVector<char> strong = strong_entries(comm, graph, view, options.strength);
-    LocalAggregates g = aggregate_rows(comm, graph, view, strong);
+    RankProducts::Rows graph_here = on_device(device, view, graph);
+    const RankProducts::IndependentSet set = device.independent_set(graph_here, options.strength);
+    LocalAggregates g = aggregate_rows(comm, graph, view.local_col, graph_here.halo, set);
     const std::int64_t count = g.coarse.rows();
     h.coarsening_seconds += since(start);
     if (count == 0 || double(count) * k > 0.8 * double(rows)) break;
     start = Clock::now();
-    // A's rows on the device once: the Lanczos estimate, A P_tent and A P (the same ghost rows
-    // of P_tent and P fetched for both products). A scalar level's graph is A: its view serves.
-    const RankProducts::Rows a_here =
-        on_device(device, block == 1 ? std::move(view) : local_view(comm, fine.partition, fine.a), fine, lanczos_steps,
-                  fine.radius);
+    // A's rows on the device once (a scalar level's graph is A): the Lanczos estimate, A P_tent
+    // and A P (the same ghost rows of P_tent and P fetched for both products).
+    RankProducts::Rows a_here;
+    std::vector<double> d;
+    if (block == 1) {
+      d = local_diagonal(fine.a, view.local_col);
+      a_here = std::move(graph_here);
+    } else {
+      LocalView a_view = local_view(comm, fine.partition, fine.a);
+      d = local_diagonal(fine.a, a_view.local_col);
+      a_here = on_device(device, a_view, fine.a);
+    }
+    fine.radius = device.radius(a_here, d, fine.chunk_begin, lanczos_steps);
     h.lanczos_seconds += since(start);
     start = Clock::now();
     std::vector<double> coarse_candidates;
@@ -518,7 +451,7 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
     const LocalRows ap = device.multiply(a_here, fine.p, fetch_rows(comm, fine.partition, fine.p, a_here.halo.ghost_ids),
                                          coarse_rows, "A P");
     LocalView r_view = local_view(comm, fine.partition, fine.r);
-    const RankProducts::Rows r_here = device.upload(fine.r, std::move(r_view.halo), r_view.local_col, r_view.owned);
+    const RankProducts::Rows r_here = on_device(device, r_view, fine.r);
     DistributedLevel coarse;
     coarse.a = device.multiply(r_here, ap, fetch_rows(comm, fine.partition, ap, r_here.halo.ghost_ids), coarse_rows,
                                "R (A P)");

@@ -109,12 +109,19 @@ RankProducts::RankProducts(MPI_Comm comm, const cl::Env& env, std::size_t chunk_
     products_.emplace(env, solver::ElementType::f64);
     kernels_.emplace(env, solver::ElementType::f64);
     const std::string options = solver::real_build_options(solver::ElementType::f64);
-    const auto kernel = [&](const char* name) { return env.kernel("distributed_lanczos.cl", name, options); };
+    const auto kernel = [&](const char* name) { return env.kernel("distributed_setup.cl", name, options); };
     rows_times_ = kernel("rows_times");
     chunk_dots_ = kernel("chunk_dots");
     scaled_ = kernel("scaled");
     lanczos_next_ = kernel("lanczos_next");
     divided_ = kernel("divided");
+    row_diagonal_ = kernel("row_diagonal");
+    coupling_max_ = kernel("coupling_max");
+    strength_mask_ = kernel("strength_mask");
+    mis_begin_ = kernel("mis_begin");
+    mis_keys_ = kernel("mis_keys");
+    mis_spread_ = kernel("mis_spread");
+    mis_settle_ = kernel("mis_settle");
     pinned_ = cl::PinnedBuffer(env, 2 * std::max<std::size_t>(8, chunk_bytes / 8 * 8));
     return 0;
   });
@@ -186,6 +193,62 @@ LocalRows RankProducts::multiply_here(const Rows& a, const LocalRows& owned, con
   read<std::int32_t>(c.col_idx(), c_nnz, out.col.data());
   out.values.resize(c_nnz);
   read<double>(c.values(), c_nnz, out.values.data());
+  return out;
+}
+
+RankProducts::IndependentSet RankProducts::independent_set(const Rows& g, double theta) {
+  const std::size_t n = std::size_t(g.matrix.rows()), cols = n + std::size_t(g.halo.ghosts);
+  const std::size_t nnz = std::size_t(g.matrix.nnz());
+  const cl_uint first = cl_uint(g.row_begin);
+  struct Buffers {
+    ::cl::Buffer diag, most, strong, state, key, spread, undecided;
+  };
+  Buffers b = shared([&] {
+    Buffers m;
+    m.diag = doubles(env_, cols, "allocating the strength's diagonal");
+    m.most = doubles(env_, cols, "allocating the strength's row maxima");
+    m.strong = env_.buffer(CL_MEM_READ_WRITE, std::max<std::size_t>(1, nnz), "allocating the strong connections");
+    m.state = env_.buffer(CL_MEM_READ_WRITE, std::max<std::size_t>(1, n) * sizeof(cl_uint), "allocating the independent set");
+    m.key = doubles(env_, cols, "allocating the independent set's keys");  // (ulongs: the halo moves 8-byte words)
+    m.spread = doubles(env_, cols, "allocating the independent set's keys");
+    m.undecided = env_.buffer(CL_MEM_READ_WRITE, sizeof(cl_int), "allocating the independent set's count");
+    return m;
+  });
+  DeviceHalo halo(comm_, env_, g.halo, std::int64_t(n), solver::ElementType::f64);
+  const auto run = [&](::cl::Kernel& kernel, const char* name, const auto&... args) {
+    if (n > 0) kernels_->run(kernel, name, n, args...);
+  };
+  const solver::DeviceCsrMatrix& a = g.matrix;
+  // Strength: the ghosts' diagonals and row maxima from their owners.
+  run(row_diagonal_, "row_diagonal", a.row_ptr(), a.col_idx(), a.values(), cl_int(0), b.diag);
+  halo.exchange(b.diag);
+  run(coupling_max_, "coupling_max", a.row_ptr(), a.col_idx(), a.values(), b.diag, b.most);
+  halo.exchange(b.most);
+  run(strength_mask_, "strength_mask", cl_uint(1), a.row_ptr(), a.col_idx(), a.values(), b.diag, b.most,
+      solver::Real{theta * theta}, b.strong);
+  // The rounds, until no rank has an undecided row.
+  run(mis_begin_, "mis_begin", a.row_ptr(), b.strong, b.state);
+  for (unsigned round = 1;; ++round) {
+    run(mis_keys_, "mis_keys", first, b.state, b.key);
+    halo.exchange(b.key);
+    run(mis_spread_, "mis_spread", a.row_ptr(), a.col_idx(), b.strong, b.key, b.spread);
+    halo.exchange(b.spread);
+    run(mis_spread_, "mis_spread", a.row_ptr(), a.col_idx(), b.strong, b.spread, b.key);
+    kernels_->clear_ints(b.undecided, 1);
+    run(mis_settle_, "mis_settle", first, b.key, cl_int(round == solver::max_mis_rounds), b.state, b.undecided);
+    cl_int left = 0;
+    cl::checked("reading the independent set's progress",
+                [&] { env_.queue().enqueueReadBuffer(b.undecided, CL_TRUE, 0, sizeof(cl_int), &left); });
+    int mine = left > 0, any_left = 0;
+    MPI_Allreduce(&mine, &any_left, 1, MPI_INT, MPI_LOR, comm_);
+    if (!any_left) break;
+  }
+  IndependentSet out;
+  out.strong.resize(nnz);
+  read<std::uint8_t>(b.strong, nnz, out.strong.data());
+  each(nnz, [&](std::size_t k) { out.strong[k] = out.strong[k] == 1 ? 1 : 0; });  // STRONG; not WEAK or DIAGONAL
+  out.state.resize(n);
+  read<std::uint32_t>(b.state, n, out.state.data());
   return out;
 }
 

@@ -1,6 +1,6 @@
 #pragma once
-// The distributed AMG set-up's work on each rank's device: the sparse products and the Lanczos
-// estimate of rho(D^-1 A).
+// The distributed AMG set-up's work on each rank's device: the strength of connection and the
+// independent set's rounds, the sparse products and the Lanczos estimate of rho(D^-1 A).
 //
 // Products: C = A B for this rank's rows of A, where B's rows are those this rank owns followed
 // by those fetched from their owners (remote_rows.hpp), in the order of A's halo's ghosts. A is
@@ -8,7 +8,10 @@
 // clcg::solver::SparseProducts (kernels/sparse_product.cl) forms C, which comes back with
 // global columns, each row sorted. Every entry of C is summed in the order of A's row.
 //
-// Lanczos (kernels/distributed_lanczos.cl): the steps of the host reference's estimate, A's
+// Strength and the independent set (kernels/distributed_setup.cl, with aggregation.cl's
+// kernels): the host reference's tests and rounds, each round's keys exchanged twice.
+//
+// Lanczos (kernels/distributed_setup.cl): the steps of the host reference's estimate, A's
 // ghosts exchanged by a DeviceHalo, each dot summed chunk by chunk in row order on the device
 // and the chunks' sums in one fixed order on the host.
 //
@@ -64,6 +67,17 @@ class RankProducts {
   LocalRows multiply(const Rows& a, const LocalRows& owned, const RemoteRows& remote, std::int64_t columns,
                      const std::string& label);
 
+  // The strength of connection (host reference's strong_connections, `theta`) and the rounds
+  // of the independent set (its aggregate(), keyed on global rows) of a level's graph `g`,
+  // uploaded as above: strong[k] 1 where entry k is a strong connection, and each row's state
+  // after the rounds (solver::mis_in or mis_out). The ghosts' values are exchanged between the
+  // kernels; every rank runs the same rounds.
+  struct IndependentSet {
+    solver::BulkVector<char> strong;
+    solver::BulkVector<std::uint32_t> state;
+  };
+  IndependentSet independent_set(const Rows& g, double theta);
+
   // rho(D^-1 A) of a square level by `steps` of Lanczos on the pencil (A, D) from a pseudo-random
   // start keyed on the global rows; `diagonal`: D on this rank's rows; `chunk_begin`: this
   // rank's dot chunks (local row of each start, then the end). 0 where the start has norm 0.
@@ -92,6 +106,7 @@ class RankProducts {
   std::optional<solver::SparseProducts> products_;
   std::optional<solver::RowKernels> kernels_;
   ::cl::Kernel rows_times_, chunk_dots_, scaled_, lanczos_next_, divided_;
+  ::cl::Kernel row_diagonal_, coupling_max_, strength_mask_, mis_begin_, mis_keys_, mis_spread_, mis_settle_;
   cl::PinnedBuffer pinned_;  // two halves of chunk_bytes, for reads and writes
 };
 

@@ -1,0 +1,93 @@
+// The distributed AMG set-up's work on each rank's device (solver/distributed/rank_products.hpp):
+// the strength of connection and the rounds of the independent set (with the one-device
+// kernels of aggregation.cl, keyed here on global row numbers), and the Lanczos estimate of
+// rho(D^-1 A). Each value is computed in the host reference's order, products not fused into
+// sums, so that a level has the same bits on any partition (and on PoCL the host's). A's rows
+// have local columns: this rank's rows, then the ghosts (halo.hpp), whose values the host
+// exchanges between the kernels.
+#pragma OPENCL FP_CONTRACT OFF
+#include "aggregation.cl"
+
+// ---- The independent set's rounds over the strong entries (strength_mask's STRONG), as the
+// host reference's: each round every row's key (state, hash, global row), the largest key within
+// distance 1 (spread), then within distance 2 (spread again, the ghosts' values exchanged
+// before each), then the decision.
+
+// key[i] = the key of row i (global row first + i) in its state.
+__kernel void mis_keys(const uint rows, const uint first, __global const uint* state, __global ulong* key) {
+  CLCG_FOR_EACH(uint, i, rows) key[i] = mis_key(state[i], first + i);
+}
+
+// out[i] = the largest of in[i] and in over row i's strong entries.
+__kernel void mis_spread(const uint rows, __global const int* row, __global const int* col,
+                         __global const uchar* strong, __global const ulong* in, __global ulong* out) {
+  CLCG_FOR_EACH(uint, i, rows) {
+    ulong m = in[i];
+    for (int k = row[i]; k < row[i + 1]; ++k)
+      if (strong[k] == STRONG) m = max(m, in[col[k]]);
+    out[i] = m;
+  }
+}
+
+// An undecided row joins the set where the largest key within distance 2 (`most`) is its own
+// (or in the `last` round), leaves it where that key is of a row in the set; a row still
+// undecided is counted in *undecided.
+__kernel void mis_settle(const uint rows, const uint first, __global const ulong* most, const int last,
+                         __global uint* state, __global int* undecided) {
+  CLCG_FOR_EACH(uint, i, rows) {
+    if (state[i] != MIS_UNDECIDED) continue;
+    if ((uint)(most[i] & 0xffffffffUL) == first + i || last)
+      state[i] = MIS_IN;
+    else if ((uint)(most[i] >> 62) == MIS_IN)
+      state[i] = MIS_OUT;
+    else
+      atomic_inc(undecided);
+  }
+}
+
+// A row with a strong entry starts undecided; one without is out (and never aggregated).
+__kernel void mis_begin(const uint rows, __global const int* row, __global const uchar* strong, __global uint* state) {
+  CLCG_FOR_EACH(uint, i, rows) {
+    uint s = MIS_OUT;
+    for (int k = row[i]; k < row[i + 1]; ++k)
+      if (strong[k] == STRONG) s = MIS_UNDECIDED;
+    state[i] = s;
+  }
+}
+
+// y = A x, each row summed in its stored order from 0.
+__kernel void rows_times(const uint rows, __global const int* row, __global const int* col, __global const REAL* val,
+                         __global const REAL* x, __global REAL* y) {
+  CLCG_FOR_EACH(uint, i, rows) {
+    REAL sum = 0;
+    for (int k = row[i]; k < row[i + 1]; ++k) sum += val[k] * x[col[k]];
+    y[i] = sum;
+  }
+}
+
+// partial[c] = the sum of x[i] y[i] over chunk c's rows [begin[c], begin[c + 1]), in row order
+// (one work-item a chunk: the host sums the chunks' partials in a fixed order).
+__kernel void chunk_dots(const uint chunks, __global const long* begin, __global const REAL* x,
+                         __global const REAL* y, __global REAL* partial) {
+  CLCG_FOR_EACH(uint, c, chunks) {
+    REAL sum = 0;
+    for (long i = begin[c]; i < begin[c + 1]; ++i) sum += x[i] * y[i];
+    partial[c] = sum;
+  }
+}
+
+// out = d x.
+__kernel void scaled(const uint rows, __global const REAL* d, __global const REAL* x, __global REAL* out) {
+  CLCG_FOR_EACH(uint, i, rows) out[i] = d[i] * x[i];
+}
+
+// u = D^-1 A v - alpha v - beta v_prev (D^-1 taken as 0 where d is 0).
+__kernel void lanczos_next(const uint rows, __global const REAL* av, __global const REAL* d, __global const REAL* v,
+                           __global const REAL* v_prev, const REAL alpha, const REAL beta, __global REAL* u) {
+  CLCG_FOR_EACH(uint, i, rows) u[i] = (d[i] != (REAL)0 ? av[i] / d[i] : (REAL)0) - alpha * v[i] - beta * v_prev[i];
+}
+
+// out = x / s.
+__kernel void divided(const uint rows, __global const REAL* x, const REAL s, __global REAL* out) {
+  CLCG_FOR_EACH(uint, i, rows) out[i] = x[i] / s;
+}
