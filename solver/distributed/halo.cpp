@@ -84,11 +84,7 @@ namespace {
 template <class T>
 MPI_Datatype mpi_datatype();
 template <>
-MPI_Datatype mpi_datatype<double>() { return MPI_DOUBLE; }
-template <>
 MPI_Datatype mpi_datatype<std::int64_t>() { return MPI_INT64_T; }
-template <>
-MPI_Datatype mpi_datatype<std::uint64_t>() { return MPI_UINT64_T; }
 }  // namespace
 
 template <class T>
@@ -107,8 +103,6 @@ std::vector<T> exchange_ghosts(MPI_Comm comm, const Halo& halo, std::span<const 
   return ghosts;
 }
 
-template std::vector<double> exchange_ghosts(MPI_Comm, const Halo&, std::span<const double>, int);
 template std::vector<std::int64_t> exchange_ghosts(MPI_Comm, const Halo&, std::span<const std::int64_t>, int);
-template std::vector<std::uint64_t> exchange_ghosts(MPI_Comm, const Halo&, std::span<const std::uint64_t>, int);
 
 }  // namespace clcg::distributed

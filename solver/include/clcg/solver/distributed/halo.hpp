@@ -38,7 +38,7 @@ Halo build_halo(MPI_Comm comm, const Partition& columns, const LocalRows& rows,
 
 // The ghosts' values of a vector on the host (collective): `owned` holds `width` values for
 // each column this rank owns, the result `width` for each ghost, in the halo's ghost order.
-// For T = double, std::int64_t, std::uint64_t.
+// For T = std::int64_t (the joins' aggregates; every other exchange runs on the device).
 template <class T>
 std::vector<T> exchange_ghosts(MPI_Comm comm, const Halo& halo, std::span<const T> owned, int width = 1);
 template <class Vector>  // std::vector or solver::BulkVector
