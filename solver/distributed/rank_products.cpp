@@ -101,12 +101,13 @@ void RankProducts::write(const ::cl::Buffer& to, std::size_t count, F&& value_of
     if (e()) cl::checked("writing a product's B", [&] { e.wait(); });
 }
 
-RankProducts::RankProducts(MPI_Comm comm, const cl::Env& env, std::size_t chunk_bytes) : comm_(comm), env_(env) {
+RankProducts::RankProducts(MPI_Comm comm, const cl::Env& env, std::size_t chunk_bytes, std::uint64_t wide_from)
+    : comm_(comm), env_(env), wide_from_(wide_from) {
   shared([&] {
     if (!env.info().fp64)
       throw std::runtime_error("the distributed AMG set-up computes in double on the device; " + env.info().name +
                                " has no fp64");
-    products_.emplace(env, solver::ElementType::f64);
+    products_.emplace(env, solver::ElementType::f64, wide_from);
     kernels_.emplace(env, solver::ElementType::f64);
     const std::string options = solver::real_build_options(solver::ElementType::f64);
     const auto kernel = [&](const char* name) { return env.kernel("distributed_setup.cl", name, options); };
@@ -159,7 +160,7 @@ LocalRows RankProducts::multiply_here(const Rows& a, const LocalRows& owned, con
   // B: this rank's rows, then the fetched ones; 64-bit offsets where its entries pass 32-bit ones.
   const std::size_t rows = std::size_t(owned.rows()) + remote.ids.size();
   const std::size_t mine = std::size_t(owned.nnz()), nnz = mine + std::size_t(remote.row_ptr.back());
-  const bool wide = nnz > solver::max_csr_index;
+  const bool wide = nnz > wide_from_;
   const auto offset = [&](std::size_t i) {
     return i <= std::size_t(owned.rows()) ? owned.row_ptr[i]
                                           : std::int64_t(mine) + remote.row_ptr[i - std::size_t(owned.rows())];
@@ -214,7 +215,7 @@ RankProducts::IndependentSet RankProducts::independent_set(const Rows& g, double
     m.undecided = env_.buffer(CL_MEM_READ_WRITE, sizeof(cl_int), "allocating the independent set's count");
     return m;
   });
-  DeviceHalo halo(comm_, env_, g.halo, std::int64_t(n), solver::ElementType::f64);
+  DeviceHalo halo = shared([&] { return DeviceHalo(comm_, env_, g.halo, std::int64_t(n), solver::ElementType::f64); });
   const auto run = [&](::cl::Kernel& kernel, const char* name, const auto&... args) {
     if (n > 0) kernels_->run(kernel, name, n, args...);
   };
@@ -289,7 +290,7 @@ double RankProducts::radius(const Rows& a, const std::vector<double>& diagonal,
     write_bytes(env_, m.v_prev, 0, n * sizeof(double), zero.data());
     return m;
   });
-  DeviceHalo halo(comm_, env_, a.halo, std::int64_t(n), solver::ElementType::f64);
+  DeviceHalo halo = shared([&] { return DeviceHalo(comm_, env_, a.halo, std::int64_t(n), solver::ElementType::f64); });
   const auto run = [&](::cl::Kernel& kernel, const char* name, std::size_t count, const auto&... args) {
     if (count > 0) kernels_->run(kernel, name, count, args...);
   };

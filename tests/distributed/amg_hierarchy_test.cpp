@@ -441,6 +441,10 @@ TEST(RemoteRows, SeveralThreadsGiveTheSameBits) {
   clcg::distributed::RankProducts products(world, clcg::test::test_env(), std::size_t(64) << 10);
   const LocalRows c = products.multiply(on_device(products, a_mine, pb), b_mine, remote, b.cols, "A B");
   expect_same(to_csr(gather_rows(c), b.cols), clcg::solver::multiply(a, b), "A B on three threads, in chunks");
+  // And with 64-bit row offsets for B and C (a test-only threshold of 1,000 nonzeros: both pass it).
+  clcg::distributed::RankProducts wide(world, clcg::test::test_env(), std::size_t(64) << 10, 1000);
+  const LocalRows c_wide = wide.multiply(on_device(wide, a_mine, pb), b_mine, remote, b.cols, "A B");
+  expect_same(to_csr(gather_rows(c_wide), b.cols), clcg::solver::multiply(a, b), "A B with 64-bit offsets");
   const LocalRows t = clcg::distributed::transpose_rows(world, a_mine, rough_partition(a.cols, ranks));
   expect_same(to_csr(gather_rows(t), a.rows), clcg::solver::transpose(a), "A^T on three threads");
   if (before)

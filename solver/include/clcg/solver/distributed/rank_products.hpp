@@ -47,9 +47,11 @@ class RankProducts {
   // Values in double: the device needs fp64 (std::runtime_error naming the device otherwise).
   // Every call is collective: where one rank's device fails (its memory), that rank throws its
   // error and every other AnotherRankFailed, so none waits in MPI alone. `chunk_bytes`: each of
-  // the two pinned halves products move through (small values exercise many in tests).
+  // the two pinned halves products move through (small values exercise many in tests). B and C
+  // take 64-bit row offsets past `wide_from` nonzeros: 2^31 - 1, or less in tests.
   static constexpr std::size_t default_chunk_bytes = std::size_t(64) << 20;
-  RankProducts(MPI_Comm comm, const cl::Env& env, std::size_t chunk_bytes = default_chunk_bytes);
+  RankProducts(MPI_Comm comm, const cl::Env& env, std::size_t chunk_bytes = default_chunk_bytes,
+               std::uint64_t wide_from = solver::max_csr_index);
 
   // A's rows on the device with local columns (`local_col`, as build_halo gives them with
   // `halo`): this rank's `owned` rows of B first, then the ghosts.
@@ -103,6 +105,7 @@ class RankProducts {
 
   MPI_Comm comm_;
   const cl::Env& env_;
+  std::uint64_t wide_from_;
   std::optional<solver::SparseProducts> products_;
   std::optional<solver::RowKernels> kernels_;
   ::cl::Kernel rows_times_, chunk_dots_, scaled_, lanczos_next_, divided_;
