@@ -1,4 +1,4 @@
-// The distributed AMG set-up's work on each rank's device (solver/distributed/rank_products.hpp):
+// The distributed AMG set-up's work on each rank's device (solver/distributed/rank_setup.hpp):
 // the strength of connection and the rounds of the independent set (with the one-device
 // kernels of aggregation.cl, keyed here on global row numbers), and the Lanczos estimate of
 // rho(D^-1 A). Each value is computed in the host reference's order, products not fused into

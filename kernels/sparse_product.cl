@@ -3,7 +3,7 @@
 // Every value is summed by one work-item in a fixed order: the same bits on every run, with
 // no float atomics (integer atomics only count and place, and rows are sorted afterwards).
 // Products are not fused into the sums (no FMA): the bits of the host's multiply(), which the
-// distributed set-up (solver/distributed/rank_products.hpp) is checked against.
+// distributed set-up (solver/distributed/rank_setup.hpp) is checked against.
 #pragma OPENCL FP_CONTRACT OFF
 
 // Row offsets: 32-bit by default. A product with more than 2^31 - 1 nonzeros has 64-bit ones

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "clcg/solver/distributed/launch.hpp"
-#include "clcg/solver/distributed/rank_products.hpp"
+#include "clcg/solver/distributed/rank_setup.hpp"
 #include "clcg/solver/distributed/rank_failure.hpp"
 #include "clcg/solver/distributed/fixed_order_sum.hpp"
 #include "clcg/solver/distributed/halo.hpp"
@@ -74,11 +74,11 @@ struct LocalAggregates {
 };
 
 // aggregate() of the host reference over the ranks, from the independent set the devices found
-// (RankProducts::independent_set): seeds numbered, then the joins, whose aggregates of the ghost
+// (RankSetup::independent_set): seeds numbered, then the joins, whose aggregates of the ghost
 // rows come from their owners. Every pass over the rows runs on the host's threads (a serial one
 // over a 512^3 level's quarter, 33M rows, costs about 0.1 s).
 LocalAggregates aggregate_rows(MPI_Comm comm, const LocalRows& a, const solver::BulkVector<std::int32_t>& local_col,
-                               const Halo& halo, const RankProducts::IndependentSet& set) {
+                               const Halo& halo, const RankSetup::IndependentSet& set) {
   const std::size_t n = std::size_t(a.rows());
   const solver::BulkVector<char>& strong = set.strong;
   const solver::BulkVector<std::uint32_t>& state = set.state;
@@ -274,7 +274,7 @@ Partition scaled(const Partition& p, std::int64_t times, std::int64_t divided_by
 
 // smoothed_prolongator() of the host reference: P = P_tent - omega D^-1 A P_tent, A P_tent on the
 // device with the ghost rows of P_tent fetched.
-LocalRows smoothed_rows(MPI_Comm comm, RankProducts& device, const RankProducts::Rows& a_here,
+LocalRows smoothed_rows(MPI_Comm comm, RankSetup& device, const RankSetup::Rows& a_here,
                         const Partition& partition, const LocalRows& a, const LocalRows& tentative,
                         std::int64_t columns, double omega) {
   const RemoteRows remote = fetch_rows(comm, partition, tentative, a_here.halo.ghost_ids);
@@ -351,13 +351,13 @@ std::vector<double> gather_candidates(MPI_Comm comm, const DistributedLevel& lev
 
 // A level's rows on the device (collective), with the halo and local columns of `view` (whose
 // halo moves there).
-RankProducts::Rows on_device(RankProducts& device, LocalView& view, const LocalRows& a) {
+RankSetup::Rows on_device(RankSetup& device, LocalView& view, const LocalRows& a) {
   return device.upload(a, std::move(view.halo), view.local_col, view.owned);
 }
 
 }  // namespace
 
-double level_radius(MPI_Comm comm, RankProducts& device, const DistributedLevel& level, unsigned steps) {
+double level_radius(MPI_Comm comm, RankSetup& device, const DistributedLevel& level, unsigned steps) {
   LocalView view = local_view(comm, level.partition, level.a);
   const std::vector<double> d = local_diagonal(level.a, view.local_col);
   return device.radius(on_device(device, view, level.a), d, level.chunk_begin, steps);
@@ -383,7 +383,7 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
     if (cut % block != 0)
       throw std::invalid_argument("AMG with block size " + std::to_string(block) + " needs every rank's first row a "
                                   "multiple of it; row " + std::to_string(cut) + " is not");
-  RankProducts device(comm, env);
+  RankSetup device(comm, env);
   DistributedHierarchy h;
   DistributedLevel first;
   first.partition = partition;
@@ -415,8 +415,8 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
     const LocalRows nodes = block == 1 ? LocalRows() : node_rows(fine.a, block);
     const LocalRows& graph = block == 1 ? fine.a : nodes;
     LocalView view = local_view(comm, graph_partition, graph);
-    RankProducts::Rows graph_here = on_device(device, view, graph);
-    const RankProducts::IndependentSet set = device.independent_set(graph_here, options.strength);
+    RankSetup::Rows graph_here = on_device(device, view, graph);
+    const RankSetup::IndependentSet set = device.independent_set(graph_here, options.strength);
     LocalAggregates g = aggregate_rows(comm, graph, view.local_col, graph_here.halo, set);
     const std::int64_t count = g.coarse.rows();
     h.coarsening_seconds += since(start);
@@ -424,7 +424,7 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
     start = Clock::now();
     // A's rows on the device once (a scalar level's graph is A): the Lanczos estimate, A P_tent
     // and A P (the same ghost rows of P_tent and P fetched for both products).
-    RankProducts::Rows a_here;
+    RankSetup::Rows a_here;
     std::vector<double> d;
     if (block == 1) {
       d = local_diagonal(fine.a, view.local_col);
@@ -451,7 +451,7 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
     const LocalRows ap = device.multiply(a_here, fine.p, fetch_rows(comm, fine.partition, fine.p, a_here.halo.ghost_ids),
                                          coarse_rows, "A P");
     LocalView r_view = local_view(comm, fine.partition, fine.r);
-    const RankProducts::Rows r_here = on_device(device, r_view, fine.r);
+    const RankSetup::Rows r_here = on_device(device, r_view, fine.r);
     DistributedLevel coarse;
     coarse.a = device.multiply(r_here, ap, fetch_rows(comm, fine.partition, ap, r_here.halo.ghost_ids), coarse_rows,
                                "R (A P)");

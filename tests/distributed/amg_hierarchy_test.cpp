@@ -27,7 +27,7 @@
 #include "clcg/solver/distributed/local_rows.hpp"
 #include "clcg/solver/distributed/halo.hpp"
 #include "clcg/solver/distributed/partition.hpp"
-#include "clcg/solver/distributed/rank_products.hpp"
+#include "clcg/solver/distributed/rank_setup.hpp"
 #include "clcg/solver/distributed/remote_rows.hpp"
 #include "clcg/solver/multigrid/amg.hpp"
 #include "clcg/solver/multigrid/coarsening.hpp"
@@ -216,13 +216,13 @@ DistributedLevel whole_level(const DistributedLevel& level) {
 }
 
 // This process's device alone, for a level gathered whole (made once: its kernels build once).
-clcg::distributed::RankProducts& self_device() {
-  static clcg::distributed::RankProducts device(MPI_COMM_SELF, clcg::test::test_env());
+clcg::distributed::RankSetup& self_device() {
+  static clcg::distributed::RankSetup device(MPI_COMM_SELF, clcg::test::test_env());
   return device;
 }
 
 // A's rows on the device with the local columns of B's rows, which `pb` spreads (collective).
-clcg::distributed::RankProducts::Rows on_device(clcg::distributed::RankProducts& device, const LocalRows& a,
+clcg::distributed::RankSetup::Rows on_device(clcg::distributed::RankSetup& device, const LocalRows& a,
                                                 const Partition& pb) {
   clcg::solver::BulkVector<std::int32_t> local_col;
   clcg::distributed::Halo halo = clcg::distributed::build_halo(world, pb, a, local_col);
@@ -387,7 +387,7 @@ Partition rough_partition(std::int64_t rows, int ranks) {
   return p;
 }
 
-// fetch_rows, transpose_rows and RankProducts on rectangular matrices (A 45 x 70, B 70 x 33),
+// fetch_rows, transpose_rows and RankSetup on rectangular matrices (A 45 x 70, B 70 x 33),
 // spread unevenly, against the whole rows, transpose() and multiply().
 TEST(RemoteRows, FetchTransposeAndMultiplyEqualTheHostReference) {
   const int ranks = world_size(), rank = world_rank();
@@ -414,8 +414,8 @@ TEST(RemoteRows, FetchTransposeAndMultiplyEqualTheHostReference) {
                 want_values) << "row " << i << " on rank " << rank;
     }
 
-  clcg::distributed::RankProducts products(world, clcg::test::test_env());
-  const LocalRows c = products.multiply(on_device(products, a_mine, pb), b_mine, remote, b.cols, "A B");
+  clcg::distributed::RankSetup device(world, clcg::test::test_env());
+  const LocalRows c = device.multiply(on_device(device, a_mine, pb), b_mine, remote, b.cols, "A B");
   expect_same(to_csr(gather_rows(c), b.cols), clcg::solver::multiply(a, b), "A B");
   const Partition columns = rough_partition(a.cols, ranks);  // A^T's rows
   const LocalRows t = clcg::distributed::transpose_rows(world, a_mine, columns);
@@ -438,11 +438,11 @@ TEST(RemoteRows, SeveralThreadsGiveTheSameBits) {
   const std::vector<std::int64_t> wanted = clcg::distributed::foreign_columns(a_mine, pb, rank);
   const clcg::distributed::RemoteRows remote = clcg::distributed::fetch_rows(world, pb, b_mine, wanted);
   // Through pinned halves of 64 KiB: B (megabytes) goes to the device and C comes back in many chunks.
-  clcg::distributed::RankProducts products(world, clcg::test::test_env(), std::size_t(64) << 10);
-  const LocalRows c = products.multiply(on_device(products, a_mine, pb), b_mine, remote, b.cols, "A B");
+  clcg::distributed::RankSetup device(world, clcg::test::test_env(), std::size_t(64) << 10);
+  const LocalRows c = device.multiply(on_device(device, a_mine, pb), b_mine, remote, b.cols, "A B");
   expect_same(to_csr(gather_rows(c), b.cols), clcg::solver::multiply(a, b), "A B on three threads, in chunks");
   // And with 64-bit row offsets for B and C (a test-only threshold of 1,000 nonzeros: both pass it).
-  clcg::distributed::RankProducts wide(world, clcg::test::test_env(), std::size_t(64) << 10, 1000);
+  clcg::distributed::RankSetup wide(world, clcg::test::test_env(), std::size_t(64) << 10, 1000);
   const LocalRows c_wide = wide.multiply(on_device(wide, a_mine, pb), b_mine, remote, b.cols, "A B");
   expect_same(to_csr(gather_rows(c_wide), b.cols), clcg::solver::multiply(a, b), "A B with 64-bit offsets");
   const LocalRows t = clcg::distributed::transpose_rows(world, a_mine, rough_partition(a.cols, ranks));

@@ -1,7 +1,7 @@
 #pragma once
 // The smoothed-aggregation hierarchy of a matrix whose rows are spread over MPI ranks: strength,
 // the independent set's rounds, the sparse products and the Lanczos estimates on the ranks'
-// devices (rank_products.hpp); the seeds, the joins, the tentative prolongator, the transposes
+// devices (rank_setup.hpp); the seeds, the joins, the tentative prolongator, the transposes
 // and the rows moved between ranks on their hosts. The steps of clcg::solver's host
 // reference (multigrid/coarsening.hpp) with halo exchanges where a row needs its neighbours' values (strength, the independent set's
 // rounds, the joins), each aggregate's tentative prolongator made on the rank of its seed, P's
@@ -26,7 +26,7 @@
 #include "clcg/cl/env.hpp"
 #include "clcg/solver/distributed/local_rows.hpp"
 #include "clcg/solver/distributed/partition.hpp"
-#include "clcg/solver/distributed/rank_products.hpp"
+#include "clcg/solver/distributed/rank_setup.hpp"
 #include "clcg/solver/precond/preconditioner.hpp"
 #include "clcg/solver/sparse/csr_matrix.hpp"
 
@@ -64,6 +64,6 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
 // rho(D^-1 A) of a level by Lanczos (`steps` of them) on the ranks' devices, from a
 // pseudo-random start of the global row numbers, its dot products summed over the level's
 // chunks (collective).
-double level_radius(MPI_Comm comm, RankProducts& device, const DistributedLevel& level, unsigned steps);
+double level_radius(MPI_Comm comm, RankSetup& device, const DistributedLevel& level, unsigned steps);
 
 }  // namespace clcg::distributed

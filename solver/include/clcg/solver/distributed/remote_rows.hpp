@@ -1,6 +1,6 @@
 #pragma once
 // Sparse rows moving between ranks, for the distributed AMG set-up (distributed/amg_hierarchy.hpp):
-// the rows of another rank a product needs (rank_products.hpp forms the product on the device)
+// the rows of another rank a product needs (rank_setup.hpp forms the product on the device)
 // and the transpose of a matrix whose rows are spread over the ranks, with the bits of
 // clcg::solver's single-process transpose() on the whole matrix.
 #include <mpi.h>

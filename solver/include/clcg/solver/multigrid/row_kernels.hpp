@@ -2,7 +2,7 @@
 // How the AMG set-up's kernels (kernels/aggregation.cl, sparse_product.cl) are launched: each
 // takes its row count first and visits its rows with CLCG_FOR_EACH. On a profiling queue
 // (cg-bench's) every launch's event is kept, so the set-up reports each kernel's device time.
-// Used by multigrid/ and the distributed set-up (distributed/rank_products.hpp).
+// Used by multigrid/ and the distributed set-up (distributed/rank_setup.hpp).
 #include <cstddef>
 #include <string>
 #include <type_traits>

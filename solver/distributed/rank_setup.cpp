@@ -1,4 +1,4 @@
-#include "clcg/solver/distributed/rank_products.hpp"
+#include "clcg/solver/distributed/rank_setup.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -48,7 +48,7 @@ void write_bytes(const cl::Env& env, const ::cl::Buffer& to, std::size_t at, std
 }  // namespace
 
 template <class F>
-auto RankProducts::shared(F&& step) const {
+auto RankSetup::shared(F&& step) const {
   std::optional<decltype(step())> out;
   throw_if_any_rank_failed(comm_, capture([&] {
     try {
@@ -62,7 +62,7 @@ auto RankProducts::shared(F&& step) const {
 }
 
 template <class From, class To>
-void RankProducts::read(const ::cl::Buffer& from, std::size_t count, To* to) {
+void RankSetup::read(const ::cl::Buffer& from, std::size_t count, To* to) {
   const std::size_t half = pinned_.size() / 2, per = half / sizeof(From);
   const std::size_t chunks = (count + per - 1) / per;
   ::cl::Event arrived[2];
@@ -84,7 +84,7 @@ void RankProducts::read(const ::cl::Buffer& from, std::size_t count, To* to) {
 }
 
 template <class To, class F>
-void RankProducts::write(const ::cl::Buffer& to, std::size_t count, F&& value_of) {
+void RankSetup::write(const ::cl::Buffer& to, std::size_t count, F&& value_of) {
   const std::size_t half = pinned_.size() / 2, per = half / sizeof(To);
   const std::size_t chunks = (count + per - 1) / per;
   ::cl::Event sent[2];
@@ -101,7 +101,7 @@ void RankProducts::write(const ::cl::Buffer& to, std::size_t count, F&& value_of
     if (e()) cl::checked("writing a product's B", [&] { e.wait(); });
 }
 
-RankProducts::RankProducts(MPI_Comm comm, const cl::Env& env, std::size_t chunk_bytes, std::uint64_t wide_from)
+RankSetup::RankSetup(MPI_Comm comm, const cl::Env& env, std::size_t chunk_bytes, std::uint64_t wide_from)
     : comm_(comm), env_(env), wide_from_(wide_from) {
   shared([&] {
     if (!env.info().fp64)
@@ -128,7 +128,7 @@ RankProducts::RankProducts(MPI_Comm comm, const cl::Env& env, std::size_t chunk_
   });
 }
 
-RankProducts::Rows RankProducts::upload(const LocalRows& a, Halo halo, const solver::BulkVector<std::int32_t>& local_col,
+RankSetup::Rows RankSetup::upload(const LocalRows& a, Halo halo, const solver::BulkVector<std::int32_t>& local_col,
                                         std::int64_t owned) const {
   Rows out;
   out.global_rows = a.global_rows;
@@ -147,15 +147,15 @@ RankProducts::Rows RankProducts::upload(const LocalRows& a, Halo halo, const sol
   return out;
 }
 
-LocalRows RankProducts::multiply(const Rows& a, const LocalRows& owned, const RemoteRows& remote, std::int64_t columns,
+LocalRows RankSetup::multiply(const Rows& a, const LocalRows& owned, const RemoteRows& remote, std::int64_t columns,
                                  const std::string& label) {
   return shared([&] { return multiply_here(a, owned, remote, columns, label); });
 }
 
-LocalRows RankProducts::multiply_here(const Rows& a, const LocalRows& owned, const RemoteRows& remote,
+LocalRows RankSetup::multiply_here(const Rows& a, const LocalRows& owned, const RemoteRows& remote,
                                       std::int64_t columns, const std::string& label) {
   if (owned.rows() != a.owned || remote.ids != a.halo.ghost_ids)
-    throw std::logic_error("RankProducts: B's rows are not those of A's columns");
+    throw std::logic_error("RankSetup: B's rows are not those of A's columns");
   check_fits(columns, "columns");
   // B: this rank's rows, then the fetched ones; 64-bit offsets where its entries pass 32-bit ones.
   const std::size_t rows = std::size_t(owned.rows()) + remote.ids.size();
@@ -197,7 +197,7 @@ LocalRows RankProducts::multiply_here(const Rows& a, const LocalRows& owned, con
   return out;
 }
 
-RankProducts::IndependentSet RankProducts::independent_set(const Rows& g, double theta) {
+RankSetup::IndependentSet RankSetup::independent_set(const Rows& g, double theta) {
   const std::size_t n = std::size_t(g.matrix.rows()), cols = n + std::size_t(g.halo.ghosts);
   const std::size_t nnz = std::size_t(g.matrix.nnz());
   const cl_uint first = cl_uint(g.row_begin);
@@ -253,7 +253,7 @@ RankProducts::IndependentSet RankProducts::independent_set(const Rows& g, double
   return out;
 }
 
-double RankProducts::radius(const Rows& a, const std::vector<double>& diagonal,
+double RankSetup::radius(const Rows& a, const std::vector<double>& diagonal,
                             const std::vector<std::int64_t>& chunk_begin, unsigned steps) {
   const std::size_t n = std::size_t(a.matrix.rows()), chunks = chunk_begin.size() - 1;
   int ranks = 1;

@@ -20,8 +20,8 @@
 // (PoCL); on any device they have the same bits on any partition, since every value is summed
 // in an order that does not depend on it.
 //
-//   RankProducts device(comm, env);
-//   const RankProducts::Rows a_here = device.upload(a, std::move(view.halo), view.local_col, view.owned);
+//   RankSetup device(comm, env);
+//   const RankSetup::Rows a_here = device.upload(a, std::move(view.halo), view.local_col, view.owned);
 //   double rho = device.radius(a_here, a.diagonal(), chunk_begin, 10);
 //   LocalRows ap = device.multiply(a_here, p, fetch_rows(comm, rows_of_p, p, a_here.halo.ghost_ids), coarse_rows, "A P");
 #include <mpi.h>
@@ -42,7 +42,7 @@
 
 namespace clcg::distributed {
 
-class RankProducts {
+class RankSetup {
  public:
   // Values in double: the device needs fp64 (std::runtime_error naming the device otherwise).
   // Every call is collective: where one rank's device fails (its memory), that rank throws its
@@ -50,7 +50,7 @@ class RankProducts {
   // the two pinned halves products move through (small values exercise many in tests). B and C
   // take 64-bit row offsets past `wide_from` nonzeros: 2^31 - 1, or less in tests.
   static constexpr std::size_t default_chunk_bytes = std::size_t(64) << 20;
-  RankProducts(MPI_Comm comm, const cl::Env& env, std::size_t chunk_bytes = default_chunk_bytes,
+  RankSetup(MPI_Comm comm, const cl::Env& env, std::size_t chunk_bytes = default_chunk_bytes,
                std::uint64_t wide_from = solver::max_csr_index);
 
   // A's rows on the device with local columns (`local_col`, as build_halo gives them with
