@@ -32,9 +32,7 @@ constexpr unsigned lanczos_steps = 10;  // as the one-device set-up
 // f(i) for every row i < n on the host's threads: each row's result depends on that row alone.
 template <class F>
 void each_row(std::size_t n, F&& f) {
-  solver::parallel_ranges(n, solver::threads_for(n, std::size_t(1) << 14), [&](std::size_t begin, std::size_t end, unsigned) {
-    for (std::size_t i = begin; i < end; ++i) f(i);
-  });
+  solver::parallel_for(n, std::size_t(1) << 14, f);
 }
 
 // A level's rows with local columns (owned first, then the ghosts) and their halo.
@@ -176,20 +174,15 @@ LocalRows tentative_rows(MPI_Comm comm, const LocalRows& a, const LocalAggregate
   // (sizes and cursors by atomics), then each aggregate's few members sorted by arrival.
   const std::int64_t first = g.coarse.begin(rank), mine = g.coarse.size(rank);
   const std::size_t got = got_ids.size(), count = std::size_t(mine), kk = std::size_t(k);
-  const auto each = [](std::size_t n, auto&& f) {
-    solver::parallel_ranges(n, solver::threads_for(n, std::size_t(1) << 14), [&](std::size_t from, std::size_t to, unsigned) {
-      for (std::size_t i = from; i < to; ++i) f(i);
-    });
-  };
   solver::BulkVector<std::int64_t> start(count + 1);
   solver::BulkVector<std::int32_t> cursor(count);
-  each(count + 1, [&](std::size_t c) { start[c] = 0; });
-  each(count, [&](std::size_t c) { cursor[c] = 0; });
+  each_row(count + 1, [&](std::size_t c) { start[c] = 0; });
+  each_row(count, [&](std::size_t c) { cursor[c] = 0; });
   const auto aggregate_of = [&](std::size_t e) { return std::size_t(got_ids[e] - first); };
-  each(got, [&](std::size_t e) { std::atomic_ref<std::int64_t>(start[aggregate_of(e) + 1]).fetch_add(1, std::memory_order_relaxed); });
+  each_row(got, [&](std::size_t e) { std::atomic_ref<std::int64_t>(start[aggregate_of(e) + 1]).fetch_add(1, std::memory_order_relaxed); });
   running_sums(start);
   solver::BulkVector<std::size_t> order(got);  // arrival indices, aggregate by aggregate
-  each(got, [&](std::size_t e) {
+  each_row(got, [&](std::size_t e) {
     const std::size_t c = aggregate_of(e);
     order[std::size_t(start[c]) + std::size_t(std::atomic_ref<std::int32_t>(cursor[c]).fetch_add(1, std::memory_order_relaxed))] = e;
   });

@@ -80,29 +80,12 @@ Halo build_halo(MPI_Comm comm, const Partition& columns, const LocalRows& rows,
   return halo;
 }
 
-namespace {
-template <class T>
-MPI_Datatype mpi_datatype();
-template <>
-MPI_Datatype mpi_datatype<std::int64_t>() { return MPI_INT64_T; }
-}  // namespace
-
-template <class T>
-std::vector<T> exchange_ghosts(MPI_Comm comm, const Halo& halo, std::span<const T> owned, int width) {
-  const std::size_t w = std::size_t(width);
-  std::vector<T> sent(halo.send_rows.size() * w), ghosts(std::size_t(halo.ghosts) * w);
-  for (std::size_t s = 0; s < halo.send_rows.size(); ++s)
-    for (std::size_t c = 0; c < w; ++c) sent[s * w + c] = owned[std::size_t(halo.send_rows[s]) * w + c];
-  const auto times = [&](const std::vector<int>& v) {
-    std::vector<int> out(v.size());
-    for (std::size_t r = 0; r < v.size(); ++r) out[r] = v[r] * width;
-    return out;
-  };
-  MPI_Alltoallv(sent.data(), times(halo.send_counts).data(), times(halo.send_offsets).data(), mpi_datatype<T>(),
-                ghosts.data(), times(halo.recv_counts).data(), times(halo.recv_offsets).data(), mpi_datatype<T>(), comm);
+std::vector<std::int64_t> exchange_ghosts(MPI_Comm comm, const Halo& halo, std::span<const std::int64_t> owned) {
+  std::vector<std::int64_t> sent(halo.send_rows.size()), ghosts(std::size_t(halo.ghosts));
+  for (std::size_t s = 0; s < sent.size(); ++s) sent[s] = owned[std::size_t(halo.send_rows[s])];
+  MPI_Alltoallv(sent.data(), halo.send_counts.data(), halo.send_offsets.data(), MPI_INT64_T, ghosts.data(),
+                halo.recv_counts.data(), halo.recv_offsets.data(), MPI_INT64_T, comm);
   return ghosts;
 }
-
-template std::vector<std::int64_t> exchange_ghosts(MPI_Comm, const Halo&, std::span<const std::int64_t>, int);
 
 }  // namespace clcg::distributed

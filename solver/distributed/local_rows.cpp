@@ -13,10 +13,7 @@ constexpr std::size_t rows_a_thread = std::size_t(1) << 16;  // below this a thr
 // f(i) for every row i, on the host's threads (each row's result depends on the row alone).
 template <class F>
 void for_each_row(std::size_t rows, F&& f) {
-  const unsigned threads = solver::threads_for(rows, rows_a_thread);
-  solver::parallel_ranges(rows, threads, [&](std::size_t begin, std::size_t end, unsigned) {
-    for (std::size_t i = begin; i < end; ++i) f(i);
-  });
+  solver::parallel_for(rows, rows_a_thread, f);
 }
 }  // namespace
 

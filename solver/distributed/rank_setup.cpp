@@ -24,9 +24,7 @@ constexpr std::size_t grain = std::size_t(1) << 16;
 // f(i) for i < n on the host's threads.
 template <class F>
 void each(std::size_t n, F&& f) {
-  solver::parallel_ranges(n, solver::threads_for(n, grain), [&](std::size_t begin, std::size_t end, unsigned) {
-    for (std::size_t i = begin; i < end; ++i) f(i);
-  });
+  solver::parallel_for(n, grain, f);
 }
 
 void check_fits(std::int64_t count, const char* what) {
@@ -286,8 +284,8 @@ double RankSetup::radius(const Rows& a, const std::vector<double>& diagonal,
       start[i] = double(h) / 536870912.0 - 1.0;
     });
     write_bytes(env_, m.v, 0, n * sizeof(double), start.data());
-    std::vector<double> zero(n, 0.0);
-    write_bytes(env_, m.v_prev, 0, n * sizeof(double), zero.data());
+    cl::checked("clearing the Lanczos vectors",
+                [&] { env_.queue().enqueueFillBuffer(m.v_prev, 0.0, 0, std::max<std::size_t>(1, n) * sizeof(double)); });
     return m;
   });
   DeviceHalo halo = shared([&] { return DeviceHalo(comm_, env_, a.halo, std::int64_t(n), solver::ElementType::f64); });

@@ -26,11 +26,7 @@ LocalRows placed_by_row(const solver::BulkVector<std::int64_t>& pairs, const sol
   t.global_rows = global_rows;
   t.row_begin = row_begin;
   const std::size_t entries = values.size(), rows = std::size_t(n);
-  const auto each = [](std::size_t count, auto&& f) {
-    solver::parallel_ranges(count, solver::threads_for(count, rows_a_thread), [&](std::size_t begin, std::size_t end, unsigned) {
-      for (std::size_t i = begin; i < end; ++i) f(i);
-    });
-  };
+  const auto each = [](std::size_t count, auto&& f) { solver::parallel_for(count, rows_a_thread, f); };
   const auto row_of = [&](std::size_t e) { return std::size_t(pairs[2 * e] - row_begin); };
   t.row_ptr.resize(rows + 1);
   each(rows + 1, [&](std::size_t r) { t.row_ptr[r] = 0; });

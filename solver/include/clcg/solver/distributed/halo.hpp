@@ -36,15 +36,9 @@ struct Halo {
 Halo build_halo(MPI_Comm comm, const Partition& columns, const LocalRows& rows,
                 solver::BulkVector<std::int32_t>& local_col);
 
-// The ghosts' values of a vector on the host (collective): `owned` holds `width` values for
-// each column this rank owns, the result `width` for each ghost, in the halo's ghost order.
-// For T = std::int64_t (the joins' aggregates; every other exchange runs on the device).
-template <class T>
-std::vector<T> exchange_ghosts(MPI_Comm comm, const Halo& halo, std::span<const T> owned, int width = 1);
-template <class Vector>  // std::vector or solver::BulkVector
-std::vector<typename Vector::value_type> exchange_ghosts(MPI_Comm comm, const Halo& halo, const Vector& owned,
-                                                         int width = 1) {
-  return exchange_ghosts(comm, halo, std::span<const typename Vector::value_type>(owned), width);
-}
+// The ghosts' values of a vector on the host (collective): `owned` holds a value for each
+// column this rank owns, the result one for each ghost, in the halo's ghost order. (The AMG
+// joins' aggregates; every other exchange runs on the device, DeviceHalo.)
+std::vector<std::int64_t> exchange_ghosts(MPI_Comm comm, const Halo& halo, std::span<const std::int64_t> owned);
 
 }  // namespace clcg::distributed

@@ -55,4 +55,13 @@ void parallel_ranges(std::size_t n, unsigned threads, F&& f) {
         if (e) std::rethrow_exception(e);
 }
 
+// f(i) for every i < n, on threads_for(n, grain) threads by parallel_ranges: for passes whose
+// items depend on themselves alone.
+template <class F>
+void parallel_for(std::size_t n, std::size_t grain, F&& f) {
+  parallel_ranges(n, threads_for(n, grain), [&](std::size_t begin, std::size_t end, unsigned) {
+    for (std::size_t i = begin; i < end; ++i) f(i);
+  });
+}
+
 }  // namespace clcg::solver
