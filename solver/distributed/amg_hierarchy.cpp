@@ -303,7 +303,7 @@ std::vector<std::int64_t> coarse_chunks(const std::vector<std::int64_t>& fine_ch
 // The whole operator on every rank (collective).
 solver::HostCsr gather_whole(MPI_Comm comm, const DistributedLevel& level) {
   const int ranks = level.partition.ranks();
-  const LocalRows& a = level.a;
+  const LocalRows& a = level.rows();
   std::vector<int> row_counts(static_cast<std::size_t>(ranks)), entry_counts(static_cast<std::size_t>(ranks));
   int rows = int(a.rows()), entries = int(a.nnz());
   MPI_Allgather(&rows, 1, MPI_INT, row_counts.data(), 1, MPI_INT, comm);
@@ -348,12 +348,22 @@ RankSetup::Rows on_device(RankSetup& device, LocalView& view, const LocalRows& a
   return device.upload(a, std::move(view.halo), view.local_col, view.owned);
 }
 
+// A level's rows on the device (collective), and its rho(D^-1 A) by `steps` of Lanczos into `radius`.
+RankSetup::Rows estimated(MPI_Comm comm, RankSetup& device, const DistributedLevel& level, unsigned steps,
+                          double& radius) {
+  LocalView view = local_view(comm, level.partition, level.rows());
+  const std::vector<double> d = local_diagonal(level.rows(), view.local_col);
+  RankSetup::Rows here = on_device(device, view, level.rows());
+  radius = device.radius(here, d, level.chunk_begin, steps);
+  return here;
+}
+
 }  // namespace
 
 double level_radius(MPI_Comm comm, RankSetup& device, const DistributedLevel& level, unsigned steps) {
-  LocalView view = local_view(comm, level.partition, level.a);
-  const std::vector<double> d = local_diagonal(level.a, view.local_col);
-  return device.radius(on_device(device, view, level.a), d, level.chunk_begin, steps);
+  double radius = 0;
+  estimated(comm, device, level, steps, radius);
+  return radius;
 }
 
 
@@ -380,7 +390,7 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
   DistributedHierarchy h;
   DistributedLevel first;
   first.partition = partition;
-  first.a = copied(a);
+  first.given = &a;
   if (partition.size(rank) > 0) {
     const std::int64_t begin = partition.begin(rank), end = begin + partition.size(rank);
     for (std::int64_t c = begin / partition.chunk; c * partition.chunk < end; ++c)
@@ -398,6 +408,7 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
   const std::size_t a_rows = std::size_t(partition.rows());
   while (true) {
     DistributedLevel& fine = h.levels.back();
+    const LocalRows& fine_a = fine.rows();
     const std::size_t rows = std::size_t(fine.partition.rows());
     if (!(rows > solver::amg_largest_coarsest(a_rows, h.levels.size() > 1, options) && rows > options.gather_rows &&
           h.levels.size() < options.max_levels))
@@ -405,8 +416,8 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
     auto start = Clock::now();
     // Aggregates of the strength graph, of rows or of nodes.
     const Partition graph_partition = scaled(fine.partition, 1, block);
-    const LocalRows nodes = block == 1 ? LocalRows() : node_rows(fine.a, block);
-    const LocalRows& graph = block == 1 ? fine.a : nodes;
+    const LocalRows nodes = block == 1 ? LocalRows() : node_rows(fine_a, block);
+    const LocalRows& graph = block == 1 ? fine_a : nodes;
     LocalView view = local_view(comm, graph_partition, graph);
     RankSetup::Rows graph_here = on_device(device, view, graph);
     const RankSetup::IndependentSet set = device.independent_set(graph_here, options.strength);
@@ -420,23 +431,23 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
     RankSetup::Rows a_here;
     std::vector<double> d;
     if (block == 1) {
-      d = local_diagonal(fine.a, view.local_col);
+      d = local_diagonal(fine_a, view.local_col);
       a_here = std::move(graph_here);
     } else {
-      LocalView a_view = local_view(comm, fine.partition, fine.a);
-      d = local_diagonal(fine.a, a_view.local_col);
-      a_here = on_device(device, a_view, fine.a);
+      LocalView a_view = local_view(comm, fine.partition, fine_a);
+      d = local_diagonal(fine_a, a_view.local_col);
+      a_here = on_device(device, a_view, fine_a);
     }
     fine.radius = device.radius(a_here, d, fine.chunk_begin, lanczos_steps);
     h.lanczos_seconds += since(start);
     start = Clock::now();
     std::vector<double> coarse_candidates;
-    const LocalRows tentative = tentative_rows(comm, fine.a, g, block, candidates, k, coarse_candidates);
+    const LocalRows tentative = tentative_rows(comm, fine_a, g, block, candidates, k, coarse_candidates);
     candidates = std::move(coarse_candidates);
     Partition coarse_partition = scaled(g.coarse, k, 1);  // an aggregate's k unknowns on its seed's rank
     coarse_partition.chunk = fine.partition.chunk;
     const std::int64_t coarse_rows = coarse_partition.rows();
-    fine.p = smoothed_rows(comm, device, a_here, fine.partition, fine.a, tentative, coarse_rows,
+    fine.p = smoothed_rows(comm, device, a_here, fine.partition, fine_a, tentative, coarse_rows,
                            solver::prolongator_weight(fine.radius));
     h.coarsening_seconds += since(start);
     start = Clock::now();
@@ -444,7 +455,7 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
     const LocalRows ap = device.multiply(a_here, fine.p, fetch_rows(comm, fine.partition, fine.p, a_here.halo.ghost_ids),
                                          coarse_rows, "A P");
     LocalView r_view = local_view(comm, fine.partition, fine.r);
-    const RankSetup::Rows r_here = on_device(device, r_view, fine.r);
+    RankSetup::Rows r_here = on_device(device, r_view, fine.r);
     DistributedLevel coarse;
     coarse.a = device.multiply(r_here, ap, fetch_rows(comm, fine.partition, ap, r_here.halo.ghost_ids), coarse_rows,
                                "R (A P)");
@@ -452,6 +463,8 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
     coarse.partition = coarse_partition;
     coarse.chunk_begin = coarse_chunks(fine.chunk_begin, g, block, k);
     h.galerkin_seconds += since(start);
+    fine.a_here = std::move(a_here);
+    fine.r_here = std::move(r_here);
     h.levels.push_back(std::move(coarse));
     block = k;
   }
@@ -465,7 +478,7 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
     h.gathered = true;
   } else {
     const auto start = Clock::now();
-    last.radius = level_radius(comm, device, last, lanczos_steps);
+    last.a_here = estimated(comm, device, last, lanczos_steps, last.radius);
     h.lanczos_seconds += since(start);
   }
   return h;

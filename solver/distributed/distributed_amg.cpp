@@ -43,6 +43,27 @@ struct LocalMatrix {
   solver::CsrView view() const { return {rows, cols, row_ptr, col, values}; }
 };
 
+// The row layout every rank reads a level's matrix in (collective): ELL where every rank's
+// rows suit it on a GPU, else CSR one work-item a row (both in stored order), so that every
+// rank sums a row the same way. `row_ptr`: this rank's row offsets.
+template <class Offsets>
+solver::SpmvKernel row_layout(MPI_Comm comm, const cl::Env& env, const Offsets& row_ptr) {
+  const std::size_t n = row_ptr.size() - 1;
+  const unsigned threads = solver::threads_for(n, std::size_t(1) << 16);
+  std::vector<std::int64_t> longest_of(threads, 0);
+  solver::parallel_ranges(n, threads, [&](std::size_t first, std::size_t last, unsigned t) {
+    for (std::size_t i = first; i < last; ++i)
+      longest_of[t] = std::max(longest_of[t], std::int64_t(row_ptr[i + 1]) - std::int64_t(row_ptr[i]));
+  });
+  const std::int64_t longest = *std::max_element(longest_of.begin(), longest_of.end());
+  const std::int64_t nnz = std::int64_t(row_ptr[n]);
+  const double mean = n ? double(nnz) / double(n) : 0.0;
+  int ell = !cl::contiguous_blocks(env.info()) && (nnz == 0 || solver::ell_suits(std::int32_t(longest), mean)),
+      everywhere = 0;
+  MPI_Allreduce(&ell, &everywhere, 1, MPI_INT, MPI_MIN, comm);
+  return everywhere ? solver::SpmvKernel::ell : solver::SpmvKernel::scalar;
+}
+
 LocalMatrix local_matrix(MPI_Comm comm, const cl::Env& env, const Partition& columns, LocalRows rows) {
   LocalMatrix m;
   m.halo = build_halo(comm, columns, rows, m.col);
@@ -55,25 +76,10 @@ LocalMatrix local_matrix(MPI_Comm comm, const cl::Env& env, const Partition& col
   m.rows = std::int32_t(rows.rows());
   m.cols = std::int32_t(columns.size(comm_rank(comm)) + m.halo.ghosts);
   m.values = std::move(rows.values);
-  // The offsets in 32 bits, and the longest row, on the host's threads.
   m.row_ptr.resize(rows.row_ptr.size());  // every entry set below
-  const std::size_t n = std::size_t(m.rows);
-  const unsigned threads = solver::threads_for(n + 1, std::size_t(1) << 16);
-  std::vector<std::int32_t> longest_of(threads, 0);
-  solver::parallel_ranges(n + 1, threads, [&](std::size_t first, std::size_t last, unsigned t) {
-    for (std::size_t i = first; i < last; ++i) {
-      m.row_ptr[i] = std::int32_t(rows.row_ptr[i]);
-      if (i < n) longest_of[t] = std::max(longest_of[t], std::int32_t(rows.row_ptr[i + 1] - rows.row_ptr[i]));
-    }
-  });
-  const std::int32_t longest = *std::max_element(longest_of.begin(), longest_of.end());
-  // One layout for every rank, so every rank sums a row the same way: ELL where every rank's
-  // rows suit it on a GPU, else CSR one work-item a row (both in stored order).
-  const std::int64_t nnz = std::int64_t(m.col.size());
-  const double mean = m.rows ? double(nnz) / double(m.rows) : 0.0;
-  int ell = !cl::contiguous_blocks(env.info()) && (nnz == 0 || solver::ell_suits(longest, mean)), everywhere = 0;
-  MPI_Allreduce(&ell, &everywhere, 1, MPI_INT, MPI_MIN, comm);
-  m.kernel = everywhere ? solver::SpmvKernel::ell : solver::SpmvKernel::scalar;
+  solver::parallel_for(m.row_ptr.size(), std::size_t(1) << 16,
+                       [&](std::size_t i) { m.row_ptr[i] = std::int32_t(rows.row_ptr[i]); });
+  m.kernel = row_layout(comm, env, m.row_ptr);
   return m;
 }
 
@@ -85,7 +91,8 @@ std::uint64_t ell_bytes(const solver::Spmv& spmv, std::uint64_t e) {
 }  // namespace
 
 struct DistributedAmg::Prepared {
-  std::optional<LocalMatrix> a, p, r;
+  std::optional<LocalMatrix> p;  // from the hosts; A and R are on the devices already (their layouts here)
+  solver::SpmvKernel a_kernel = solver::SpmvKernel::scalar, r_kernel = solver::SpmvKernel::scalar;
 };
 
 struct DistributedAmg::Level {
@@ -124,14 +131,16 @@ DistributedAmg::DistributedAmg(MPI_Comm comm, const cl::Env& env, const Partitio
   for (std::size_t l = 0; l <= last; ++l) {
     DistributedLevel& source = h.levels[l];
     level_rows_.push_back(source.partition.rows());
-    std::int64_t nnz = source.a.nnz(), total = 0;
+    std::int64_t nnz = source.rows().nnz(), total = 0;
     MPI_Allreduce(&nnz, &total, 1, MPI_INT64_T, MPI_SUM, comm);
     level_nnz_.push_back(total);
-    if (!(l == last && h.gathered)) prepared[l].a = local_matrix(comm, env, source.partition, std::move(source.a));
+    if (!(l == last && h.gathered)) prepared[l].a_kernel = row_layout(comm, env, source.rows().row_ptr);
     if (l < last) {
       prepared[l].p = local_matrix(comm, env, h.levels[l + 1].partition, std::move(source.p));
-      prepared[l].r = local_matrix(comm, env, source.partition, std::move(source.r));
+      prepared[l].r_kernel = row_layout(comm, env, source.r.row_ptr);
     }
+    if (l > 0) source.a = LocalRows();  // (on the device)
+    source.r = LocalRows();
   }
   // On this rank's device alone; where it fails (memory), every rank leaves together.
   throw_if_any_rank_failed(comm, capture([&] {
@@ -157,11 +166,18 @@ void DistributedAmg::upload_levels(DistributedHierarchy& h, std::vector<Prepared
     Level& level = *levels_.back();
     level.n = std::size_t(h.levels[l].partition.size(rank));
     std::int64_t x_ghosts = 0;
-    if (const std::optional<LocalMatrix>& a = prepared[l].a) {
-      level.a = solver::DeviceCsrMatrix(env, a->view(), type);
+    // A and R: the set-up's double matrices on the device, in the hierarchy's precision.
+    const auto in_type = [&](std::optional<RankSetup::Rows>& rows) {
+      solver::DeviceCsrMatrix m = type == solver::ElementType::f64 ? rows->matrix
+                                                                    : solver::with_value_type(env, rows->matrix, type);
+      rows->matrix = {};  // (its double values freed where converted)
+      return m;
+    };
+    if (std::optional<RankSetup::Rows>& a = h.levels[l].a_here) {
+      level.a = in_type(a);
       level.halo_a.emplace(comm_, env, a->halo, std::int64_t(level.n), type);
       x_ghosts = a->halo.ghosts;
-      level.spmv.emplace(env, level.a, a->kernel);
+      level.spmv.emplace(env, level.a, prepared[l].a_kernel);
       level.layout.emplace(env, *level.spmv);
       level.inv_diag = solver::make_vector(env, type, std::max<std::size_t>(1, level.n));
       if (level.n) solver::jacobi_inverse_diagonal(env, level.a, level.inv_diag);
@@ -173,15 +189,15 @@ void DistributedAmg::upload_levels(DistributedHierarchy& h, std::vector<Prepared
     }
     if (l < last) {
       const LocalMatrix& p = *prepared[l].p;
-      const LocalMatrix& r = *prepared[l].r;
+      std::optional<RankSetup::Rows>& r = h.levels[l].r_here;
       level.p = solver::DeviceCsrMatrix(env, p.view(), type);
-      level.r = solver::DeviceCsrMatrix(env, r.view(), type);
+      level.r = in_type(r);
       level.halo_p.emplace(comm_, env, p.halo, h.levels[l + 1].partition.size(rank), type);
-      level.halo_r.emplace(comm_, env, r.halo, std::int64_t(level.n), type);
+      level.halo_r.emplace(comm_, env, r->halo, std::int64_t(level.n), type);
       level.spmv_p.emplace(env, level.p, p.kernel);
-      level.spmv_r.emplace(env, level.r, r.kernel);
+      level.spmv_r.emplace(env, level.r, prepared[l].r_kernel);
       level.layout_p.emplace(env, *level.spmv_p);
-      level.residual = solver::make_vector(env, type, std::max<std::size_t>(1, level.n + std::size_t(r.halo.ghosts)));
+      level.residual = solver::make_vector(env, type, std::max<std::size_t>(1, level.n + std::size_t(r->halo.ghosts)));
       level.residual_kernel = cl::CachedKernel(
           env.kernel("multigrid.cl", level.layout->kernel_name("residual").c_str(), level.layout->build_options()));
       level.prolong_kernel = cl::CachedKernel(env.kernel(

@@ -197,7 +197,7 @@ Partition uneven_partition(std::int64_t rows, int ranks, std::int64_t block = 1)
 // (each rank's starts shifted to global rows, then the level's end), one rank holding all.
 DistributedLevel whole_level(const DistributedLevel& level) {
   DistributedLevel whole;
-  whole.a = gather_rows(level.a);
+  whole.a = gather_rows(level.rows());
   whole.partition.offsets = {0, level.partition.rows()};
   whole.partition.chunk = level.partition.chunk;
   const int ranks = world_size(), rank = world_rank();
@@ -482,7 +482,7 @@ TEST(DistributedHierarchy, SeveralThreadsGiveTheSameLevels) {
     const std::int64_t rows = one.levels[l].partition.rows();
     EXPECT_EQ(three.levels[l].partition.offsets, one.levels[l].partition.offsets) << level;
     EXPECT_EQ(std::bit_cast<std::uint64_t>(three.levels[l].radius), std::bit_cast<std::uint64_t>(one.levels[l].radius)) << level;
-    expect_same(to_csr(gather_rows(three.levels[l].a), rows), to_csr(gather_rows(one.levels[l].a), rows), level + " A");
+    expect_same(to_csr(gather_rows(three.levels[l].rows()), rows), to_csr(gather_rows(one.levels[l].rows()), rows), level + " A");
     if (l + 1 == one.levels.size()) continue;
     const std::int64_t coarse = one.levels[l + 1].partition.rows();
     expect_same(to_csr(gather_rows(three.levels[l].p), coarse), to_csr(gather_rows(one.levels[l].p), coarse), level + " P");

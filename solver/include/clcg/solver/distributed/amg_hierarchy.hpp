@@ -21,6 +21,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "clcg/cl/env.hpp"
@@ -34,12 +35,19 @@ namespace clcg::distributed {
 
 struct DistributedLevel {
   Partition partition;      // which rank holds which of this level's rows
-  LocalRows a;              // this rank's rows of the level's operator (global columns)
+  // This rank's rows of the level's operator (global columns): `a`, or on the finest level the
+  // caller's rows (`given`, not copied: they outlive the hierarchy).
+  LocalRows a;
+  const LocalRows* given = nullptr;
+  const LocalRows& rows() const noexcept { return given ? *given : a; }
   std::vector<std::int64_t> chunk_begin;  // this rank's dot chunks: local row where each starts, then the end
   double radius = 0;        // the Lanczos estimate of rho(D^-1 A) (0 for a level without rows)
   // To the next (coarser) level; empty on the coarsest: P (this level's rows, the next level's
   // columns) and R = P^T (the next level's rows, this level's columns).
   LocalRows p, r;
+  // A (every level the set-up estimated) and R on this rank's device in double, with their
+  // halos, as the set-up left them: the solve's levels are made from them (distributed_amg.hpp).
+  std::optional<RankSetup::Rows> a_here, r_here;
 };
 
 struct DistributedHierarchy {
