@@ -91,3 +91,17 @@ __kernel void lanczos_next(const uint rows, __global const REAL* av, __global co
 __kernel void divided(const uint rows, __global const REAL* x, const REAL s, __global REAL* out) {
   CLCG_FOR_EACH(uint, i, rows) out[i] = x[i] / s;
 }
+
+// ---- Rows of a product kept on the device that other ranks asked for, packed: row q's entries
+// from first[q] of C to [at[q], at[q + 1]) of the answer.
+__kernel void gather_rows(const uint rows, __global const long* first, __global const long* at,
+                          __global const int* col, __global const REAL* val, __global int* col_out,
+                          __global REAL* val_out) {
+  CLCG_FOR_EACH(uint, q, rows) {
+    const long from = first[q], to = at[q], length = at[q + 1] - at[q];
+    for (long k = 0; k < length; ++k) {
+      col_out[to + k] = col[from + k];
+      val_out[to + k] = val[from + k];
+    }
+  }
+}

@@ -452,13 +452,13 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
     h.coarsening_seconds += since(start);
     start = Clock::now();
     fine.r = transpose_rows(comm, fine.p, coarse_partition);
-    const LocalRows ap = device.multiply(a_here, fine.p, fetch_rows(comm, fine.partition, fine.p, a_here.halo.ghost_ids),
-                                         coarse_rows, "A P");
+    RankSetup::KeptRows ap = device.multiply_kept(
+        a_here, fine.p, fetch_rows(comm, fine.partition, fine.p, a_here.halo.ghost_ids), coarse_rows, "A P");
     LocalView r_view = local_view(comm, fine.partition, fine.r);
     RankSetup::Rows r_here = on_device(device, r_view, fine.r);
+    const RemoteRows ap_ghosts = device.fetch_rows(fine.partition, ap, r_here.halo.ghost_ids);
     DistributedLevel coarse;
-    coarse.a = device.multiply(r_here, ap, fetch_rows(comm, fine.partition, ap, r_here.halo.ghost_ids), coarse_rows,
-                               "R (A P)");
+    coarse.a = device.multiply(r_here, std::move(ap), ap_ghosts, coarse_rows, "R (A P)");
     coarse.a.global_rows = coarse_partition.rows();
     coarse.partition = coarse_partition;
     coarse.chunk_begin = coarse_chunks(fine.chunk_begin, g, block, k);

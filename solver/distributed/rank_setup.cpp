@@ -45,6 +45,28 @@ void write_bytes(const cl::Env& env, const ::cl::Buffer& to, std::size_t at, std
 
 }  // namespace
 
+// Fills B's first `mine` entries from this rank's rows on the host (columns in 32 bits).
+auto RankSetup::from_host(const LocalRows& owned) {
+  return [this, &owned](const ::cl::Buffer& b_col, const ::cl::Buffer& b_val, std::size_t mine) {
+    write<std::int32_t>(b_col, 0, mine, [&](std::size_t k) { return std::int32_t(owned.col[k]); });
+    write<double>(b_val, 0, mine, [&](std::size_t k) { return owned.values[k]; });
+  };
+}
+
+LocalRows RankSetup::read_rows(const Rows& a, const solver::DeviceCsrMatrix& c) {
+  // C back with global columns and 64-bit offsets.
+  LocalRows out;
+  out.global_rows = a.global_rows;
+  out.row_begin = a.row_begin;
+  read_offsets(c, out.row_ptr);
+  const std::size_t c_nnz = std::size_t(c.nnz());
+  out.col.resize(c_nnz);
+  read<std::int32_t>(c.col_idx(), c_nnz, out.col.data());
+  out.values.resize(c_nnz);
+  read<double>(c.values(), c_nnz, out.values.data());
+  return out;
+}
+
 template <class F>
 auto RankSetup::shared(F&& step) const {
   std::optional<decltype(step())> out;
@@ -82,7 +104,7 @@ void RankSetup::read(const ::cl::Buffer& from, std::size_t count, To* to) {
 }
 
 template <class To, class F>
-void RankSetup::write(const ::cl::Buffer& to, std::size_t count, F&& value_of) {
+void RankSetup::write(const ::cl::Buffer& to, std::size_t at, std::size_t count, F&& value_of) {
   const std::size_t half = pinned_.size() / 2, per = half / sizeof(To);
   const std::size_t chunks = (count + per - 1) / per;
   ::cl::Event sent[2];
@@ -92,7 +114,7 @@ void RankSetup::write(const ::cl::Buffer& to, std::size_t count, F&& value_of) {
     To* out = reinterpret_cast<To*>(pinned_.data() + (c % 2) * half);
     each(n, [&](std::size_t i) { out[i] = To(value_of(first + i)); });
     cl::checked("writing a product's B", [&] {
-      env_.queue().enqueueWriteBuffer(to, CL_FALSE, first * sizeof(To), n * sizeof(To), out, nullptr, &sent[c % 2]);
+      env_.queue().enqueueWriteBuffer(to, CL_FALSE, (at + first) * sizeof(To), n * sizeof(To), out, nullptr, &sent[c % 2]);
     });
   }
   for (::cl::Event& e : sent)
@@ -121,6 +143,7 @@ RankSetup::RankSetup(MPI_Comm comm, const cl::Env& env, std::size_t chunk_bytes,
     mis_keys_ = kernel("mis_keys");
     mis_spread_ = kernel("mis_spread");
     mis_settle_ = kernel("mis_settle");
+    gather_rows_ = kernel("gather_rows");
     pinned_ = cl::PinnedBuffer(env, 2 * std::max<std::size_t>(8, chunk_bytes / 8 * 8));
     return 0;
   });
@@ -145,53 +168,115 @@ RankSetup::Rows RankSetup::upload(const LocalRows& a, Halo halo, const solver::B
   return out;
 }
 
-LocalRows RankSetup::multiply(const Rows& a, const LocalRows& owned, const RemoteRows& remote, std::int64_t columns,
-                                 const std::string& label) {
-  return shared([&] { return multiply_here(a, owned, remote, columns, label); });
-}
-
-LocalRows RankSetup::multiply_here(const Rows& a, const LocalRows& owned, const RemoteRows& remote,
-                                      std::int64_t columns, const std::string& label) {
-  if (owned.rows() != a.owned || remote.ids != a.halo.ghost_ids)
+template <class Fill>
+solver::DeviceCsrMatrix RankSetup::product(const Rows& a, const solver::BulkVector<std::int64_t>& owned_ptr,
+                                           Fill&& fill_owned, const RemoteRows& remote, std::int64_t columns,
+                                           const std::string& label) {
+  const std::size_t owned_rows = owned_ptr.size() - 1;
+  if (std::int64_t(owned_rows) != a.owned || remote.ids != a.halo.ghost_ids)
     throw std::logic_error("RankSetup: B's rows are not those of A's columns");
   check_fits(columns, "columns");
   // B: this rank's rows, then the fetched ones; 64-bit offsets where its entries pass 32-bit ones.
-  const std::size_t rows = std::size_t(owned.rows()) + remote.ids.size();
-  const std::size_t mine = std::size_t(owned.nnz()), nnz = mine + std::size_t(remote.row_ptr.back());
+  const std::size_t rows = owned_rows + remote.ids.size();
+  const std::size_t mine = std::size_t(owned_ptr[owned_rows]), nnz = mine + std::size_t(remote.row_ptr.back());
   const bool wide = nnz > wide_from_;
   const auto offset = [&](std::size_t i) {
-    return i <= std::size_t(owned.rows()) ? owned.row_ptr[i]
-                                          : std::int64_t(mine) + remote.row_ptr[i - std::size_t(owned.rows())];
+    return i <= owned_rows ? owned_ptr[i] : std::int64_t(mine) + remote.row_ptr[i - owned_rows];
   };
-  const auto col_at = [&](std::size_t k) { return std::int32_t(k < mine ? owned.col[k] : remote.col[k - mine]); };
   const std::size_t offset_bytes = wide ? sizeof(std::int64_t) : sizeof(std::int32_t);
   ::cl::Buffer b_row = env_.buffer(CL_MEM_READ_ONLY, (rows + 1) * offset_bytes, "allocating a product's rows of B");
   ::cl::Buffer b_col = env_.buffer(CL_MEM_READ_ONLY, std::max<std::size_t>(1, nnz) * 4, "allocating B's columns");
   ::cl::Buffer b_val = env_.buffer(CL_MEM_READ_ONLY, std::max<std::size_t>(1, nnz) * 8, "allocating B's values");
   if (wide)
-    write<std::int64_t>(b_row, rows + 1, offset);
+    write<std::int64_t>(b_row, 0, rows + 1, offset);
   else
-    write<std::int32_t>(b_row, rows + 1, offset);
-  write<std::int32_t>(b_col, nnz, col_at);
-  write<double>(b_val, nnz, [&](std::size_t k) { return k < mine ? owned.values[k] : remote.values[k - mine]; });
+    write<std::int32_t>(b_row, 0, rows + 1, offset);
+  fill_owned(b_col, b_val, mine);
+  const std::size_t fetched = nnz - mine;
+  write<std::int32_t>(b_col, mine, fetched, [&](std::size_t k) { return std::int32_t(remote.col[k]); });
+  write<double>(b_val, mine, fetched, [&](std::size_t k) { return remote.values[k]; });
   const solver::DeviceCsrMatrix b(b_row, b_col, b_val, std::int32_t(rows), std::int32_t(columns), std::int64_t(nnz),
                                   solver::ElementType::f64, 0,
                                   wide ? solver::RowOffsets::wide : solver::RowOffsets::narrow);
-  const solver::DeviceCsrMatrix c = products_->multiply(a.matrix, b, label, solver::RowOffsets::wide);
-  // C back with global columns and 64-bit offsets.
-  LocalRows out;
-  out.global_rows = a.global_rows;
-  out.row_begin = a.row_begin;
-  const std::size_t c_rows = std::size_t(c.rows()), c_nnz = std::size_t(c.nnz());
-  out.row_ptr.resize(c_rows + 1);
+  return products_->multiply(a.matrix, b, label, solver::RowOffsets::wide);
+}
+
+void RankSetup::read_offsets(const solver::DeviceCsrMatrix& c, solver::BulkVector<std::int64_t>& row_ptr) {
+  row_ptr.resize(std::size_t(c.rows()) + 1);
   if (c.offsets() == solver::RowOffsets::wide)
-    read<std::int64_t>(c.row_offsets(), c_rows + 1, out.row_ptr.data());
+    read<std::int64_t>(c.row_offsets(), row_ptr.size(), row_ptr.data());
   else
-    read<std::int32_t>(c.row_offsets(), c_rows + 1, out.row_ptr.data());
-  out.col.resize(c_nnz);
-  read<std::int32_t>(c.col_idx(), c_nnz, out.col.data());
-  out.values.resize(c_nnz);
-  read<double>(c.values(), c_nnz, out.values.data());
+    read<std::int32_t>(c.row_offsets(), row_ptr.size(), row_ptr.data());
+}
+
+LocalRows RankSetup::multiply(const Rows& a, const LocalRows& owned, const RemoteRows& remote, std::int64_t columns,
+                              const std::string& label) {
+  return shared([&] { return read_rows(a, product(a, owned.row_ptr, from_host(owned), remote, columns, label)); });
+}
+
+RankSetup::KeptRows RankSetup::multiply_kept(const Rows& a, const LocalRows& owned, const RemoteRows& remote,
+                                             std::int64_t columns, const std::string& label) {
+  return shared([&] {
+    KeptRows out;
+    out.global_rows = a.global_rows;
+    out.row_begin = a.row_begin;
+    out.matrix = product(a, owned.row_ptr, from_host(owned), remote, columns, label);
+    read_offsets(out.matrix, out.row_ptr);
+    return out;
+  });
+}
+
+LocalRows RankSetup::multiply(const Rows& a, KeptRows&& owned, const RemoteRows& remote, std::int64_t columns,
+                              const std::string& label) {
+  return shared([&] {
+    const auto from_device = [&](const ::cl::Buffer& b_col, const ::cl::Buffer& b_val, std::size_t mine) {
+      if (mine > 0)
+        cl::checked("copying a kept product into B", [&] {
+          env_.queue().enqueueCopyBuffer(owned.matrix.col_idx(), b_col, 0, 0, mine * sizeof(std::int32_t));
+          env_.queue().enqueueCopyBuffer(owned.matrix.values(), b_val, 0, 0, mine * sizeof(double));
+        });
+      owned.matrix = {};  // (freed once copied: B holds the rows now)
+    };
+    return read_rows(a, product(a, owned.row_ptr, from_device, remote, columns, label));
+  });
+}
+
+RemoteRows RankSetup::fetch_rows(const Partition& partition, const KeptRows& rows,
+                                 const std::vector<std::int64_t>& wanted) {
+  return distributed::fetch_rows(comm_, partition, wanted, [&](const std::vector<std::int64_t>& asked) {
+    return shared([&] { return answer(rows, asked); });
+  });
+}
+
+AnsweredRows RankSetup::answer(const KeptRows& rows, const std::vector<std::int64_t>& asked) {
+  AnsweredRows out;
+  const std::size_t count = asked.size();
+  out.lengths.resize(count);
+  std::vector<std::int64_t> first(count), at(count + 1, 0);  // each row's first entry in the product, and in the answer
+  for (std::size_t q = 0; q < count; ++q) {
+    const std::int64_t i = asked[q] - rows.row_begin;
+    if (i < 0 || i >= std::int64_t(rows.row_ptr.size()) - 1)
+      throw std::logic_error("fetch_rows: row " + std::to_string(asked[q]) + " asked of a rank that lacks it");
+    first[q] = rows.row_ptr[std::size_t(i)];
+    out.lengths[q] = rows.row_ptr[std::size_t(i) + 1] - first[q];
+    at[q + 1] = at[q] + out.lengths[q];
+  }
+  const std::size_t entries = std::size_t(at[count]);
+  out.col.resize(entries);
+  out.values.resize(entries);
+  if (entries == 0) return out;
+  const auto longs = [&](const std::vector<std::int64_t>& v) {
+    ::cl::Buffer b = env_.buffer(CL_MEM_READ_ONLY, v.size() * sizeof(std::int64_t), "allocating the rows asked for");
+    write_bytes(env_, b, 0, v.size() * sizeof(std::int64_t), v.data());
+    return b;
+  };
+  const ::cl::Buffer first_b = longs(first), at_b = longs(at);
+  ::cl::Buffer col = env_.buffer(CL_MEM_WRITE_ONLY, entries * sizeof(std::int32_t), "allocating the rows asked for");
+  ::cl::Buffer values = doubles(env_, entries, "allocating the rows asked for");
+  kernels_->run(gather_rows_, "gather_rows", count, first_b, at_b, rows.matrix.col_idx(), rows.matrix.values(), col,
+                values);
+  read<std::int32_t>(col, entries, out.col.data());
+  read<double>(values, entries, out.values.data());
   return out;
 }
 

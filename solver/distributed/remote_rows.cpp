@@ -108,37 +108,43 @@ std::vector<std::int64_t> foreign_columns(const LocalRows& rows, const Partition
   return out;
 }
 
-RemoteRows fetch_rows(MPI_Comm comm, const Partition& partition, const LocalRows& rows,
-                      const std::vector<std::int64_t>& wanted) {
+RemoteRows fetch_rows(MPI_Comm comm, const Partition& partition, const std::vector<std::int64_t>& wanted,
+                      const std::function<AnsweredRows(const std::vector<std::int64_t>& asked)>& answer) {
   const int ranks = partition.ranks();
   std::vector<int> ask_counts(std::size_t(ranks), 0);
   for (std::int64_t id : wanted) ++ask_counts[std::size_t(partition.owner(id))];
   std::vector<int> asked_counts;
   const std::vector<std::int64_t> asked = all_to_all(comm, wanted, ask_counts, &asked_counts);
-  // The answers, request by request: each row's length, then its columns and values.
-  std::vector<std::int64_t> lengths(asked.size());
-  solver::BulkVector<std::int64_t> cols;
-  solver::BulkVector<double> values;
-  std::vector<int> entry_counts(std::size_t(ranks), 0);
+  const AnsweredRows answered = answer(asked);
+  std::vector<int> entry_counts(std::size_t(ranks), 0);  // the entries answered to each rank
   for (std::size_t r = 0, at = 0; r < std::size_t(ranks); ++r)
-    for (int q = 0; q < asked_counts[r]; ++q, ++at) {
-      const std::int64_t i = asked[at] - rows.row_begin;
-      if (i < 0 || i >= rows.rows())
-        throw std::logic_error("fetch_rows: row " + std::to_string(asked[at]) + " asked of a rank that lacks it");
-      const std::int64_t first = rows.row_ptr[std::size_t(i)], last = rows.row_ptr[std::size_t(i) + 1];
-      lengths[at] = last - first;
-      entry_counts[r] += int(last - first);
-      cols.insert(cols.end(), rows.col.begin() + first, rows.col.begin() + last);
-      values.insert(values.end(), rows.values.begin() + first, rows.values.begin() + last);
-    }
+    for (int q = 0; q < asked_counts[r]; ++q, ++at) entry_counts[r] += int(answered.lengths[at]);
   RemoteRows out;
   out.ids = wanted;
-  const std::vector<std::int64_t> got_lengths = all_to_all(comm, lengths, asked_counts);
+  const std::vector<std::int64_t> got_lengths = all_to_all(comm, answered.lengths, asked_counts);
   out.row_ptr.resize(got_lengths.size() + 1);
   std::partial_sum(got_lengths.begin(), got_lengths.end(), out.row_ptr.begin() + 1);
-  out.col = all_to_all(comm, cols, entry_counts);
-  out.values = all_to_all(comm, values, entry_counts);
+  out.col = all_to_all(comm, answered.col, entry_counts);
+  out.values = all_to_all(comm, answered.values, entry_counts);
   return out;
+}
+
+RemoteRows fetch_rows(MPI_Comm comm, const Partition& partition, const LocalRows& rows,
+                      const std::vector<std::int64_t>& wanted) {
+  return fetch_rows(comm, partition, wanted, [&](const std::vector<std::int64_t>& asked) {
+    AnsweredRows out;
+    out.lengths.resize(asked.size());
+    for (std::size_t q = 0; q < asked.size(); ++q) {
+      const std::int64_t i = asked[q] - rows.row_begin;
+      if (i < 0 || i >= rows.rows())
+        throw std::logic_error("fetch_rows: row " + std::to_string(asked[q]) + " asked of a rank that lacks it");
+      const std::int64_t first = rows.row_ptr[std::size_t(i)], last = rows.row_ptr[std::size_t(i) + 1];
+      out.lengths[q] = last - first;
+      out.col.insert(out.col.end(), rows.col.begin() + first, rows.col.begin() + last);
+      out.values.insert(out.values.end(), rows.values.begin() + first, rows.values.begin() + last);
+    }
+    return out;
+  });
 }
 
 LocalRows transpose_rows(MPI_Comm comm, const LocalRows& rows, const Partition& columns) {

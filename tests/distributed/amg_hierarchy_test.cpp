@@ -387,6 +387,32 @@ Partition rough_partition(std::int64_t rows, int ranks) {
   return p;
 }
 
+// E (A B) with A B kept on the devices (RankSetup::multiply_kept) and its rows E's columns name
+// off this rank fetched from their owners' devices, against multiply() on the whole matrices.
+void expect_kept_product(clcg::distributed::RankSetup& device, const HostCsr& a, const HostCsr& b,
+                         const Partition& pa, const Partition& pb, const LocalRows& a_mine, const LocalRows& b_mine,
+                         const clcg::distributed::RemoteRows& remote, const std::string& what) {
+  const int rank = world_rank();
+  const HostCsr e = random_csr(20, a.rows, 9, 11);
+  const Partition pe = rough_partition(e.rows, world_size());
+  const LocalRows e_mine = rows_of(e, pe.begin(rank), pe.begin(rank) + pe.size(rank));
+  clcg::distributed::RankSetup::KeptRows ab = device.multiply_kept(on_device(device, a_mine, pb), b_mine, remote, b.cols, "A B");
+  const std::vector<std::int64_t> wanted = clcg::distributed::foreign_columns(e_mine, pa, rank);
+  const clcg::distributed::RemoteRows ab_remote = device.fetch_rows(pa, ab, wanted);
+  const HostCsr whole_ab = clcg::solver::multiply(a, b);
+  EXPECT_EQ(ab_remote.ids, wanted);
+  ASSERT_EQ(ab_remote.row_ptr.size(), wanted.size() + 1);
+  for (std::size_t r = 0; r < wanted.size(); ++r) {  // each fetched row as the whole product's
+    const std::size_t i = std::size_t(wanted[r]);
+    const auto at = [&](std::int64_t k) { return std::size_t(k); };
+    EXPECT_EQ(std::vector<std::int64_t>(ab_remote.col.begin() + ab_remote.row_ptr[r], ab_remote.col.begin() + ab_remote.row_ptr[r + 1]),
+              std::vector<std::int64_t>(whole_ab.col_idx.begin() + at(whole_ab.row_ptr[i]), whole_ab.col_idx.begin() + at(whole_ab.row_ptr[i + 1])))
+        << what << ": row " << i << " of A B on rank " << rank;
+  }
+  const LocalRows eab = device.multiply(on_device(device, e_mine, pa), std::move(ab), ab_remote, b.cols, "E (A B)");
+  expect_same(to_csr(gather_rows(eab), b.cols), clcg::solver::multiply(e, whole_ab), what);
+}
+
 // fetch_rows, transpose_rows and RankSetup on rectangular matrices (A 45 x 70, B 70 x 33),
 // spread unevenly, against the whole rows, transpose() and multiply().
 TEST(RemoteRows, FetchTransposeAndMultiplyEqualTheHostReference) {
@@ -417,6 +443,7 @@ TEST(RemoteRows, FetchTransposeAndMultiplyEqualTheHostReference) {
   clcg::distributed::RankSetup device(world, clcg::test::test_env());
   const LocalRows c = device.multiply(on_device(device, a_mine, pb), b_mine, remote, b.cols, "A B");
   expect_same(to_csr(gather_rows(c), b.cols), clcg::solver::multiply(a, b), "A B");
+  expect_kept_product(device, a, b, pa, pb, a_mine, b_mine, remote, "E (A B), A B kept");
   const Partition columns = rough_partition(a.cols, ranks);  // A^T's rows
   const LocalRows t = clcg::distributed::transpose_rows(world, a_mine, columns);
   EXPECT_EQ(t.row_begin, columns.begin(rank));
@@ -445,6 +472,7 @@ TEST(RemoteRows, SeveralThreadsGiveTheSameBits) {
   clcg::distributed::RankSetup wide(world, clcg::test::test_env(), std::size_t(64) << 10, 1000);
   const LocalRows c_wide = wide.multiply(on_device(wide, a_mine, pb), b_mine, remote, b.cols, "A B");
   expect_same(to_csr(gather_rows(c_wide), b.cols), clcg::solver::multiply(a, b), "A B with 64-bit offsets");
+  expect_kept_product(wide, a, b, pa, pb, a_mine, b_mine, remote, "E (A B), A B kept, 64-bit offsets");
   const LocalRows t = clcg::distributed::transpose_rows(world, a_mine, rough_partition(a.cols, ranks));
   expect_same(to_csr(gather_rows(t), a.rows), clcg::solver::transpose(a), "A^T on three threads");
   if (before)

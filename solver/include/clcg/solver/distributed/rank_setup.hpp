@@ -69,6 +69,23 @@ class RankSetup {
   LocalRows multiply(const Rows& a, const LocalRows& owned, const RemoteRows& remote, std::int64_t columns,
                      const std::string& label);
 
+  // A product left on this rank's device (global columns as 32-bit indices), its row offsets
+  // on the host too: the owned rows of a later product's B, copied on the device, and the rows
+  // other ranks fetch (fetch_rows below). A P is kept for R (A P): no host copy of it is made.
+  struct KeptRows {
+    solver::DeviceCsrMatrix matrix;
+    solver::BulkVector<std::int64_t> row_ptr;
+    std::int64_t global_rows = 0, row_begin = 0;
+  };
+  KeptRows multiply_kept(const Rows& a, const LocalRows& owned, const RemoteRows& remote, std::int64_t columns,
+                         const std::string& label);
+  // C = A B with B's owned rows the kept product `owned` (its device copy freed once in B).
+  LocalRows multiply(const Rows& a, KeptRows&& owned, const RemoteRows& remote, std::int64_t columns,
+                     const std::string& label);
+  // The rows `wanted` of a kept product whose rows `partition` spreads over the ranks, from
+  // their owners' devices (remote_rows.hpp's fetch_rows, collective).
+  RemoteRows fetch_rows(const Partition& partition, const KeptRows& rows, const std::vector<std::int64_t>& wanted);
+
   // The strength of connection (host reference's strong_connections, `theta`) and the rounds
   // of the independent set (its aggregate(), keyed on global rows) of a level's graph `g`,
   // uploaded as above: strong[k] 1 where entry k is a strong connection, and each row's state
@@ -95,13 +112,19 @@ class RankSetup {
   // to[0, count) = value_of(i) as To, made by the host's threads a pinned half at a time while
   // the other half goes to the device (B's columns in 32 bits with no host copy of B).
   template <class To, class F>
-  void write(const ::cl::Buffer& to, std::size_t count, F&& value_of);
+  void write(const ::cl::Buffer& to, std::size_t at, std::size_t count, F&& value_of);  // from element `at`
   // step() on this rank's device, its failure shared with every rank (see above).
   template <class F>
   auto shared(F&& step) const;
-  // The steps above on this rank alone.
-  LocalRows multiply_here(const Rows& a, const LocalRows& owned, const RemoteRows& remote, std::int64_t columns,
-                          const std::string& label);
+  // C = A B on this rank's device alone: B's owned rows with offsets `owned_ptr`, their entries
+  // put in B's first places by fill_owned(b_col, b_val, count), then the remote rows.
+  template <class Fill>
+  solver::DeviceCsrMatrix product(const Rows& a, const solver::BulkVector<std::int64_t>& owned_ptr, Fill&& fill_owned,
+                                  const RemoteRows& remote, std::int64_t columns, const std::string& label);
+  auto from_host(const LocalRows& owned);  // a fill_owned from the host's rows
+  void read_offsets(const solver::DeviceCsrMatrix& c, solver::BulkVector<std::int64_t>& row_ptr);
+  LocalRows read_rows(const Rows& a, const solver::DeviceCsrMatrix& c);  // C to the host, global columns
+  AnsweredRows answer(const KeptRows& rows, const std::vector<std::int64_t>& asked);
 
   MPI_Comm comm_;
   const cl::Env& env_;
@@ -110,6 +133,7 @@ class RankSetup {
   std::optional<solver::RowKernels> kernels_;
   ::cl::Kernel rows_times_, chunk_dots_, scaled_, lanczos_next_, divided_;
   ::cl::Kernel row_diagonal_, coupling_max_, strength_mask_, mis_begin_, mis_keys_, mis_spread_, mis_settle_;
+  ::cl::Kernel gather_rows_;
   cl::PinnedBuffer pinned_;  // two halves of chunk_bytes, for reads and writes
 };
 

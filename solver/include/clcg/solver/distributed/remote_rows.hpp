@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
 #include <numeric>
 #include <type_traits>
 #include <utility>
@@ -64,9 +65,20 @@ struct RemoteRows {
   solver::BulkVector<double> values;
 };
 
+// The rows another rank asked of this one, in the order asked: their lengths, then all their
+// entries (global columns) row after row.
+struct AnsweredRows {
+  std::vector<std::int64_t> lengths;
+  solver::BulkVector<std::int64_t> col;
+  solver::BulkVector<double> values;
+};
+
 // Collective: this rank gets the rows `wanted` (sorted, unique, none its own) of the matrix
-// whose rows `partition` spreads over the ranks and `rows` holds here (global columns), and
-// answers the others' requests from `rows`.
+// whose rows `partition` spreads over the ranks, and answers the others' requests (global
+// rows of its own, in the order asked) with answer(asked).
+RemoteRows fetch_rows(MPI_Comm comm, const Partition& partition, const std::vector<std::int64_t>& wanted,
+                      const std::function<AnsweredRows(const std::vector<std::int64_t>& asked)>& answer);
+// The same, answered from `rows`, this rank's rows of the matrix (global columns).
 RemoteRows fetch_rows(MPI_Comm comm, const Partition& partition, const LocalRows& rows,
                       const std::vector<std::int64_t>& wanted);
 
