@@ -105,3 +105,13 @@ __kernel void gather_rows(const uint rows, __global const long* first, __global 
     }
   }
 }
+
+// ---- A transpose's columns, M's rows in global order (the `below` ghosts before this rank's
+// `owned` rows, then its rows, then the ghosts after them), renumbered as local columns: the
+// rank's rows first, then the ghosts in order.
+__kernel void ghosts_last(const uint entries, const int below, const int owned, __global int* col) {
+  CLCG_FOR_EACH(uint, k, entries) {
+    const int m = col[k];
+    col[k] = m < below ? owned + m : (m < below + owned ? m - below : m);
+  }
+}

@@ -39,13 +39,14 @@ void each_row(std::size_t n, F&& f) {
 struct LocalView {
   Halo halo;
   solver::BulkVector<std::int32_t> local_col;
-  std::int64_t owned = 0;
+  std::int64_t owned = 0, first = 0;  // the columns this rank owns, from `first`
 };
 
 LocalView local_view(MPI_Comm comm, const Partition& partition, const LocalRows& rows) {
   LocalView view;
   view.halo = build_halo(comm, partition, rows, view.local_col);
   view.owned = partition.size(comm_rank(comm));
+  view.first = partition.begin(comm_rank(comm));
   return view;
 }
 
@@ -345,7 +346,7 @@ std::vector<double> gather_candidates(MPI_Comm comm, const DistributedLevel& lev
 // A level's rows on the device (collective), with the halo and local columns of `view` (whose
 // halo moves there).
 RankSetup::Rows on_device(RankSetup& device, LocalView& view, const LocalRows& a) {
-  return device.upload(a, std::move(view.halo), view.local_col, view.owned);
+  return device.upload(a, std::move(view.halo), view.local_col, view.owned, view.first);
 }
 
 // A level's rows on the device (collective), and its rho(D^-1 A) by `steps` of Lanczos into `radius`.
@@ -451,11 +452,9 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
                            solver::prolongator_weight(fine.radius));
     h.coarsening_seconds += since(start);
     start = Clock::now();
-    fine.r = transpose_rows(comm, fine.p, coarse_partition);
+    RankSetup::Rows r_here = device.transpose(fine.p, fine.partition, coarse_partition);
     RankSetup::KeptRows ap = device.multiply_kept(
         a_here, fine.p, fetch_rows(comm, fine.partition, fine.p, a_here.halo.ghost_ids), coarse_rows, "A P");
-    LocalView r_view = local_view(comm, fine.partition, fine.r);
-    RankSetup::Rows r_here = on_device(device, r_view, fine.r);
     const RemoteRows ap_ghosts = device.fetch_rows(fine.partition, ap, r_here.halo.ghost_ids);
     DistributedLevel coarse;
     coarse.a = device.multiply(r_here, std::move(ap), ap_ghosts, coarse_rows, "R (A P)");

@@ -45,7 +45,17 @@ struct LocalMatrix {
 
 // The row layout every rank reads a level's matrix in (collective): ELL where every rank's
 // rows suit it on a GPU, else CSR one work-item a row (both in stored order), so that every
-// rank sums a row the same way. `row_ptr`: this rank's row offsets.
+// rank sums a row the same way. `longest`: this rank's longest row.
+solver::SpmvKernel row_layout(MPI_Comm comm, const cl::Env& env, std::int64_t longest, std::int64_t nnz,
+                              std::int64_t n) {
+  const double mean = n ? double(nnz) / double(n) : 0.0;
+  int ell = !cl::contiguous_blocks(env.info()) && (nnz == 0 || solver::ell_suits(std::int32_t(longest), mean)),
+      everywhere = 0;
+  MPI_Allreduce(&ell, &everywhere, 1, MPI_INT, MPI_MIN, comm);
+  return everywhere ? solver::SpmvKernel::ell : solver::SpmvKernel::scalar;
+}
+
+// The same from this rank's row offsets on the host.
 template <class Offsets>
 solver::SpmvKernel row_layout(MPI_Comm comm, const cl::Env& env, const Offsets& row_ptr) {
   const std::size_t n = row_ptr.size() - 1;
@@ -55,13 +65,8 @@ solver::SpmvKernel row_layout(MPI_Comm comm, const cl::Env& env, const Offsets& 
     for (std::size_t i = first; i < last; ++i)
       longest_of[t] = std::max(longest_of[t], std::int64_t(row_ptr[i + 1]) - std::int64_t(row_ptr[i]));
   });
-  const std::int64_t longest = *std::max_element(longest_of.begin(), longest_of.end());
-  const std::int64_t nnz = std::int64_t(row_ptr[n]);
-  const double mean = n ? double(nnz) / double(n) : 0.0;
-  int ell = !cl::contiguous_blocks(env.info()) && (nnz == 0 || solver::ell_suits(std::int32_t(longest), mean)),
-      everywhere = 0;
-  MPI_Allreduce(&ell, &everywhere, 1, MPI_INT, MPI_MIN, comm);
-  return everywhere ? solver::SpmvKernel::ell : solver::SpmvKernel::scalar;
+  return row_layout(comm, env, *std::max_element(longest_of.begin(), longest_of.end()), std::int64_t(row_ptr[n]),
+                    std::int64_t(n));
 }
 
 LocalMatrix local_matrix(MPI_Comm comm, const cl::Env& env, const Partition& columns, LocalRows rows) {
@@ -137,10 +142,10 @@ DistributedAmg::DistributedAmg(MPI_Comm comm, const cl::Env& env, const Partitio
     if (!(l == last && h.gathered)) prepared[l].a_kernel = row_layout(comm, env, source.rows().row_ptr);
     if (l < last) {
       prepared[l].p = local_matrix(comm, env, h.levels[l + 1].partition, std::move(source.p));
-      prepared[l].r_kernel = row_layout(comm, env, source.r.row_ptr);
+      const solver::DeviceCsrMatrix& r = source.r_here->matrix;
+      prepared[l].r_kernel = row_layout(comm, env, r.max_row_length(), r.nnz(), r.rows());
     }
     if (l > 0) source.a = LocalRows();  // (on the device)
-    source.r = LocalRows();
   }
   // On this rank's device alone; where it fails (memory), every rank leaves together.
   throw_if_any_rank_failed(comm, capture([&] {

@@ -21,20 +21,9 @@ std::vector<int> Halo::neighbours() const {
   return out;
 }
 
-Halo build_halo(MPI_Comm comm, const Partition& columns, const LocalRows& rows,
-                solver::BulkVector<std::int32_t>& local_col) {
-  const int ranks = columns.ranks(), rank = comm_rank(comm);
-  const std::int64_t begin = columns.begin(rank), end = begin + columns.size(rank), owned = end - begin;
-  // The ghost columns, sorted: grouped by owner, since owners hold contiguous rows.
-  std::vector<std::int64_t> ghost;
-  throw_if_any_rank_failed(comm, capture([&] {
-    ghost = foreign_columns(rows, columns, rank);
-    constexpr std::int64_t limit = std::numeric_limits<std::int32_t>::max();
-    if (owned + std::int64_t(ghost.size()) > limit)
-      throw std::length_error("rank columns " + std::to_string(owned) + " plus ghosts " +
-                              std::to_string(ghost.size()) + " exceed 32-bit local column numbers; use more ranks");
-  }));
-
+Halo halo_of_ghosts(MPI_Comm comm, const Partition& columns, std::vector<std::int64_t> ghost) {
+  const int ranks = columns.ranks();
+  const std::int64_t begin = columns.begin(comm_rank(comm));
   Halo halo;
   halo.ghosts = std::int64_t(ghost.size());
   halo.recv_counts.assign(std::size_t(ranks), 0);
@@ -53,6 +42,25 @@ Halo build_halo(MPI_Comm comm, const Partition& columns, const LocalRows& rows,
                 halo.send_counts.data(), halo.send_offsets.data(), MPI_INT64_T, comm);
   halo.send_rows.resize(sends);
   for (std::size_t i = 0; i < sends; ++i) halo.send_rows[i] = std::uint32_t(wanted[i] - begin);
+  halo.ghost_ids = std::move(ghost);
+  return halo;
+}
+
+Halo build_halo(MPI_Comm comm, const Partition& columns, const LocalRows& rows,
+                solver::BulkVector<std::int32_t>& local_col) {
+  const int rank = comm_rank(comm);
+  const std::int64_t begin = columns.begin(rank), end = begin + columns.size(rank), owned = end - begin;
+  // The ghost columns, sorted: grouped by owner, since owners hold contiguous rows.
+  std::vector<std::int64_t> ghost;
+  throw_if_any_rank_failed(comm, capture([&] {
+    ghost = foreign_columns(rows, columns, rank);
+    constexpr std::int64_t limit = std::numeric_limits<std::int32_t>::max();
+    if (owned + std::int64_t(ghost.size()) > limit)
+      throw std::length_error("rank columns " + std::to_string(owned) + " plus ghosts " +
+                              std::to_string(ghost.size()) + " exceed 32-bit local column numbers; use more ranks");
+  }));
+  Halo halo = halo_of_ghosts(comm, columns, std::move(ghost));
+  const std::vector<std::int64_t>& ghosts = halo.ghost_ids;
 
   // Local columns, and which rows touch a ghost, row by row on the host's threads.
   local_col.resize(rows.col.size());  // every entry set below
@@ -68,15 +76,14 @@ Halo build_halo(MPI_Comm comm, const Partition& columns, const LocalRows& rows,
           local_col[std::size_t(j)] = std::int32_t(c - begin);
         } else {
           touches_ghost = true;
-          const auto at = std::lower_bound(ghost.begin(), ghost.end(), c);
-          local_col[std::size_t(j)] = std::int32_t(owned + (at - ghost.begin()));
+          const auto at = std::lower_bound(ghosts.begin(), ghosts.end(), c);
+          local_col[std::size_t(j)] = std::int32_t(owned + (at - ghosts.begin()));
         }
       }
       halo.boundary[i] = touches_ghost ? 1 : 0;
     }
   });
   halo.boundary_rows = std::int64_t(std::count(halo.boundary.begin(), halo.boundary.end(), std::uint8_t(1)));
-  halo.ghost_ids = std::move(ghost);
   return halo;
 }
 

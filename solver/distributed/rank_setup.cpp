@@ -9,6 +9,7 @@
 #include "clcg/cl/error.hpp"
 #include "clcg/solver/distributed/device_halo.hpp"
 #include "clcg/solver/distributed/fixed_order_sum.hpp"
+#include "clcg/solver/distributed/halo.hpp"
 #include "clcg/solver/distributed/launch.hpp"
 #include "clcg/solver/distributed/rank_failure.hpp"
 #include "clcg/solver/io/host_threads.hpp"
@@ -144,17 +145,19 @@ RankSetup::RankSetup(MPI_Comm comm, const cl::Env& env, std::size_t chunk_bytes,
     mis_spread_ = kernel("mis_spread");
     mis_settle_ = kernel("mis_settle");
     gather_rows_ = kernel("gather_rows");
+    ghosts_last_ = kernel("ghosts_last");
     pinned_ = cl::PinnedBuffer(env, 2 * std::max<std::size_t>(8, chunk_bytes / 8 * 8));
     return 0;
   });
 }
 
 RankSetup::Rows RankSetup::upload(const LocalRows& a, Halo halo, const solver::BulkVector<std::int32_t>& local_col,
-                                        std::int64_t owned) const {
+                                  std::int64_t owned, std::int64_t column_begin) const {
   Rows out;
   out.global_rows = a.global_rows;
   out.row_begin = a.row_begin;
   out.owned = owned;
+  out.column_begin = column_begin;
   out.halo = std::move(halo);
   out.matrix = shared([&] {
     check_fits(a.rows(), "rows");
@@ -277,6 +280,94 @@ AnsweredRows RankSetup::answer(const KeptRows& rows, const std::vector<std::int6
                 values);
   read<std::int32_t>(col, entries, out.col.data());
   read<double>(values, entries, out.values.data());
+  return out;
+}
+
+LocalRows RankSetup::download(const Rows& rows) {
+  LocalRows out = shared([&] {
+    LocalRows host;
+    read_offsets(rows.matrix, host.row_ptr);
+    const std::size_t nnz = std::size_t(rows.matrix.nnz());
+    host.col.resize(nnz);
+    read<std::int32_t>(rows.matrix.col_idx(), nnz, host.col.data());
+    host.values.resize(nnz);
+    read<double>(rows.matrix.values(), nnz, host.values.data());
+    return host;
+  });
+  out.global_rows = rows.global_rows;
+  out.row_begin = rows.row_begin;
+  for (std::int64_t& c : out.col)
+    c = c < rows.owned ? rows.column_begin + c : rows.halo.ghost_ids[std::size_t(c - rows.owned)];
+  return out;
+}
+
+RankSetup::Rows RankSetup::transpose(const LocalRows& m, const Partition& rows_of_m, const Partition& columns) {
+  const int rank = comm_rank(comm_);
+  const std::int64_t first = columns.begin(rank), n = m.rows();
+  const ForeignEntries got = send_to_column_owners(comm_, m, columns);
+  // The ghosts: the rows of the entries received, which arrive sorted by row. M's rows here in
+  // global order: the ghosts below this rank's rows, its rows, the ghosts above.
+  const std::size_t received = got.values.size();
+  const auto row_of = [&](std::size_t e) { return got.pairs[2 * e + 1]; };
+  std::vector<std::int64_t> ghost, ghost_start;  // each ghost's first entry received
+  for (std::size_t e = 0; e < received; ++e)
+    if (e == 0 || row_of(e) != row_of(e - 1)) ghost.push_back(row_of(e)), ghost_start.push_back(std::int64_t(e));
+  ghost_start.push_back(std::int64_t(received));
+  const std::size_t below = std::size_t(std::lower_bound(ghost.begin(), ghost.end(), m.row_begin) - ghost.begin());
+  const std::size_t rows = std::size_t(n) + ghost.size();
+  // M's rows in that order, with this rank's columns only (numbered from `first`).
+  const std::int64_t last = first + columns.size(rank);
+  solver::BulkVector<std::int64_t> start(rows + 1);
+  start[0] = 0;
+  const auto own_row = [&](std::size_t r) { return r >= below && r < below + std::size_t(n); };
+  each(rows, [&](std::size_t r) {
+    std::int64_t count = 0;
+    if (own_row(r)) {
+      const std::size_t i = r - below;
+      for (std::int64_t k = m.row_ptr[i]; k < m.row_ptr[i + 1]; ++k) count += m.col[std::size_t(k)] >= first && m.col[std::size_t(k)] < last;
+    } else {
+      const std::size_t g = r < below ? r : r - std::size_t(n);
+      count = ghost_start[g + 1] - ghost_start[g];
+    }
+    start[r + 1] = count;
+  });
+  running_sums(start);
+  Rows out;
+  out.global_rows = columns.rows();
+  out.row_begin = first;
+  out.owned = n;
+  out.column_begin = m.row_begin;
+  out.matrix = shared([&] {
+    check_fits(std::int64_t(rows), "rows and ghosts");
+    check_fits(start[rows], "nonzeros in a transpose's rows");
+    solver::BulkVector<std::int32_t> row_ptr(rows + 1);
+    solver::BulkVector<std::int32_t> col(static_cast<std::size_t>(start[rows]));
+    solver::BulkVector<double> values(col.size());
+    each(rows, [&](std::size_t r) {
+      std::size_t at = std::size_t(start[r]);
+      row_ptr[r] = std::int32_t(start[r]);
+      if (own_row(r)) {
+        const std::size_t i = r - below;
+        for (std::int64_t k = m.row_ptr[i]; k < m.row_ptr[i + 1]; ++k)
+          if (const std::int64_t c = m.col[std::size_t(k)]; c >= first && c < last)
+            col[at] = std::int32_t(c - first), values[at++] = m.values[std::size_t(k)];
+      } else {
+        const std::size_t g = r < below ? r : r - std::size_t(n);
+        for (std::int64_t e = ghost_start[g]; e < ghost_start[g + 1]; ++e)
+          col[at] = std::int32_t(got.pairs[2 * std::size_t(e)] - first), values[at++] = got.values[std::size_t(e)];
+      }
+    });
+    row_ptr[rows] = std::int32_t(start[rows]);
+    const solver::DeviceCsrMatrix on_device(
+        env_, solver::CsrView(std::int32_t(rows), std::int32_t(last - first), row_ptr, col, values),
+        solver::ElementType::f64);
+    // Its transpose: each row's columns M's rows in global order, then local as the halo numbers them.
+    solver::DeviceCsrMatrix t = products_->transpose(on_device);
+    if (t.nnz() > 0)
+      kernels_->run(ghosts_last_, "ghosts_last", std::size_t(t.nnz()), cl_int(below), cl_int(n), t.col_idx());
+    return t;
+  });
+  out.halo = halo_of_ghosts(comm_, rows_of_m, std::move(ghost));
   return out;
 }
 

@@ -1,7 +1,6 @@
 #include "clcg/solver/distributed/remote_rows.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -14,48 +13,6 @@ namespace clcg::distributed {
 namespace {
 
 constexpr std::size_t rows_a_thread = std::size_t(1) << 14;
-
-// The rows [row_begin, row_begin + n) of a transpose from its entries, which each_entry(f)
-// gives by calling f(row, column, value) (global numbers; each row's columns distinct), the
-// same entries on every call; each row sorted by column. On the threads: rows counted and
-// entries placed by atomics, then each row sorted. (A counting sort kept stable by per-thread
-// counts of every row had to cap its threads by the rows: a 512^3 level's transpose on one rank
-// took 3 of 64.)
-template <class EachEntry>
-LocalRows placed_by_row(EachEntry&& each_entry, std::int64_t n, std::int64_t global_rows, std::int64_t row_begin) {
-  LocalRows t;
-  t.global_rows = global_rows;
-  t.row_begin = row_begin;
-  const std::size_t rows = std::size_t(n);
-  const auto each = [](std::size_t count, auto&& f) { solver::parallel_for(count, rows_a_thread, f); };
-  t.row_ptr.resize(rows + 1);
-  each(rows + 1, [&](std::size_t r) { t.row_ptr[r] = 0; });
-  each_entry([&](std::int64_t row, std::int64_t, double) {
-    std::atomic_ref<std::int64_t>(t.row_ptr[std::size_t(row - row_begin) + 1]).fetch_add(1, std::memory_order_relaxed);
-  });
-  running_sums(t.row_ptr);
-  solver::BulkVector<std::int64_t> next(rows);  // each row's next free slot
-  each(rows, [&](std::size_t r) { next[r] = t.row_ptr[r]; });
-  t.col.resize(std::size_t(t.row_ptr[rows]));
-  t.values.resize(t.col.size());
-  each_entry([&](std::int64_t row, std::int64_t col, double value) {
-    const std::size_t slot = std::size_t(
-        std::atomic_ref<std::int64_t>(next[std::size_t(row - row_begin)]).fetch_add(1, std::memory_order_relaxed));
-    t.col[slot] = col;
-    t.values[slot] = value;
-  });
-  solver::parallel_ranges(rows, solver::threads_for(rows, rows_a_thread), [&](std::size_t begin, std::size_t end, unsigned) {
-    std::vector<std::pair<std::int64_t, double>> row;
-    for (std::size_t r = begin; r < end; ++r) {
-      const std::size_t first = std::size_t(t.row_ptr[r]), last = std::size_t(t.row_ptr[r + 1]);
-      row.clear();
-      for (std::size_t k = first; k < last; ++k) row.emplace_back(t.col[k], t.values[k]);
-      std::sort(row.begin(), row.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
-      for (std::size_t k = first; k < last; ++k) t.col[k] = row[k - first].first, t.values[k] = row[k - first].second;
-    }
-  });
-  return t;
-}
 
 }  // namespace
 
@@ -147,31 +104,30 @@ RemoteRows fetch_rows(MPI_Comm comm, const Partition& partition, const LocalRows
   });
 }
 
-LocalRows transpose_rows(MPI_Comm comm, const LocalRows& rows, const Partition& columns) {
+ForeignEntries send_to_column_owners(MPI_Comm comm, const LocalRows& rows, const Partition& columns) {
   const int ranks = columns.ranks(), rank = comm_rank(comm);
-  // Entries (i, c, v) whose column c this rank owns are placed here straight from `rows`; the
-  // others go to c's owner as (c, i) and v. Each transposed row is sorted by i once placed.
+  // Each entry (i, c, v) in another rank's column c goes to c's owner as (c, i) and v. The
+  // threads take ranges of rows; each one's entries for a rank go after those of the threads
+  // before it, so each rank gets them in row order.
   const std::size_t n = std::size_t(rows.rows());
   const unsigned threads = solver::threads_for(n, rows_a_thread);
   const std::int64_t first = columns.begin(rank), last = first + columns.size(rank);
-  const auto here = [&](std::int64_t c) { return c >= first && c < last; };
-  const auto each_entry = [&](auto&& f) {
+  const auto foreign = [&](std::int64_t c) { return c < first || c >= last; };
+  const auto each_foreign = [&](auto&& f) {
     solver::parallel_ranges(n, threads, [&](std::size_t begin, std::size_t end, unsigned t) {
       for (std::size_t i = begin; i < end; ++i)
-        for (std::int64_t k = rows.row_ptr[i]; k < rows.row_ptr[i + 1]; ++k) f(t, i, std::size_t(k));
+        for (std::int64_t k = rows.row_ptr[i]; k < rows.row_ptr[i + 1]; ++k)
+          if (foreign(rows.col[std::size_t(k)])) f(t, i, std::size_t(k));
     });
   };
   std::vector<std::vector<int>> sent(threads, std::vector<int>(std::size_t(ranks), 0));  // by thread, by rank
-  each_entry([&](unsigned t, std::size_t, std::size_t k) {
-    if (!here(rows.col[k])) ++sent[t][std::size_t(columns.owner(rows.col[k]))];
-  });
+  each_foreign([&](unsigned t, std::size_t, std::size_t k) { ++sent[t][std::size_t(columns.owner(rows.col[k]))]; });
   const std::vector<int> counts = slots_by_thread(sent);
-  const std::size_t foreign = std::size_t(std::accumulate(counts.begin(), counts.end(), std::int64_t(0)));
-  solver::BulkVector<std::int64_t> pairs(2 * foreign);  // filled below
-  solver::BulkVector<double> values(foreign);
-  each_entry([&](unsigned t, std::size_t i, std::size_t k) {
+  const std::size_t total = std::size_t(std::accumulate(counts.begin(), counts.end(), std::int64_t(0)));
+  solver::BulkVector<std::int64_t> pairs(2 * total);  // filled below
+  solver::BulkVector<double> values(total);
+  each_foreign([&](unsigned t, std::size_t i, std::size_t k) {
     const std::int64_t c = rows.col[k];
-    if (here(c)) return;
     const std::size_t slot = std::size_t(sent[t][std::size_t(columns.owner(c))]++);
     pairs[2 * slot] = c;
     pairs[2 * slot + 1] = rows.row_begin + std::int64_t(i);
@@ -179,17 +135,10 @@ LocalRows transpose_rows(MPI_Comm comm, const LocalRows& rows, const Partition& 
   });
   std::vector<int> pair_counts(counts.size());
   for (std::size_t r = 0; r < counts.size(); ++r) pair_counts[r] = 2 * counts[r];
-  const solver::BulkVector<std::int64_t> got = all_to_all(comm, pairs, pair_counts);
-  const solver::BulkVector<double> got_values = all_to_all(comm, values, counts);
-  return placed_by_row(
-      [&](auto&& f) {
-        each_entry([&](unsigned, std::size_t i, std::size_t k) {
-          if (const std::int64_t c = rows.col[k]; here(c)) f(c, rows.row_begin + std::int64_t(i), rows.values[k]);
-        });
-        solver::parallel_for(got_values.size(), rows_a_thread,
-                             [&](std::size_t e) { f(got[2 * e], got[2 * e + 1], got_values[e]); });
-      },
-      columns.size(rank), columns.rows(), first);
+  ForeignEntries got;
+  got.pairs = all_to_all(comm, pairs, pair_counts);
+  got.values = all_to_all(comm, values, counts);
+  return got;
 }
 
 }  // namespace clcg::distributed

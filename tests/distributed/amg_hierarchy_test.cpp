@@ -221,12 +221,15 @@ clcg::distributed::RankSetup& self_device() {
   return device;
 }
 
+// A level's R (on this rank's device) back on the host.
+LocalRows r_of(const DistributedLevel& level) { return self_device().download(*level.r_here); }
+
 // A's rows on the device with the local columns of B's rows, which `pb` spreads (collective).
 clcg::distributed::RankSetup::Rows on_device(clcg::distributed::RankSetup& device, const LocalRows& a,
                                                 const Partition& pb) {
   clcg::solver::BulkVector<std::int32_t> local_col;
   clcg::distributed::Halo halo = clcg::distributed::build_halo(world, pb, a, local_col);
-  return device.upload(a, std::move(halo), local_col, pb.size(world_rank()));
+  return device.upload(a, std::move(halo), local_col, pb.size(world_rank()), pb.begin(world_rank()));
 }
 
 // Block size 1, or nodes of rows: 3 on the 3D grid (693 rows), 2 on the irregular matrix (the
@@ -302,7 +305,7 @@ TEST_P(DistributedHierarchyTest, EqualsTheHostReferenceBitForBit) {
     const HostCsr p = clcg::solver::smoothed_prolongator(fine, tentative, clcg::solver::prolongator_weight(level.radius));
     const HostCsr r = clcg::solver::transpose(p);
     expect_same(to_csr(gather_rows(level.p), g.count * k), p, what + " P");
-    expect_same(to_csr(gather_rows(level.r), fine.rows), r, what + " R");
+    expect_same(to_csr(gather_rows(r_of(level)), fine.rows), r, what + " R");
     fine = clcg::solver::multiply(r, clcg::solver::multiply(fine, p));
   }
   EXPECT_EQ(reference_levels, levels);
@@ -413,7 +416,7 @@ void expect_kept_product(clcg::distributed::RankSetup& device, const HostCsr& a,
   expect_same(to_csr(gather_rows(eab), b.cols), clcg::solver::multiply(e, whole_ab), what);
 }
 
-// fetch_rows, transpose_rows and RankSetup on rectangular matrices (A 45 x 70, B 70 x 33),
+// fetch_rows and RankSetup's products and transpose on rectangular matrices (A 45 x 70, B 70 x 33),
 // spread unevenly, against the whole rows, transpose() and multiply().
 TEST(RemoteRows, FetchTransposeAndMultiplyEqualTheHostReference) {
   const int ranks = world_size(), rank = world_rank();
@@ -445,7 +448,7 @@ TEST(RemoteRows, FetchTransposeAndMultiplyEqualTheHostReference) {
   expect_same(to_csr(gather_rows(c), b.cols), clcg::solver::multiply(a, b), "A B");
   expect_kept_product(device, a, b, pa, pb, a_mine, b_mine, remote, "E (A B), A B kept");
   const Partition columns = rough_partition(a.cols, ranks);  // A^T's rows
-  const LocalRows t = clcg::distributed::transpose_rows(world, a_mine, columns);
+  const LocalRows t = device.download(device.transpose(a_mine, pa, columns));
   EXPECT_EQ(t.row_begin, columns.begin(rank));
   EXPECT_EQ(t.rows(), columns.size(rank));
   expect_same(to_csr(gather_rows(t), a.rows), clcg::solver::transpose(a), "A^T");
@@ -473,7 +476,7 @@ TEST(RemoteRows, SeveralThreadsGiveTheSameBits) {
   const LocalRows c_wide = wide.multiply(on_device(wide, a_mine, pb), b_mine, remote, b.cols, "A B");
   expect_same(to_csr(gather_rows(c_wide), b.cols), clcg::solver::multiply(a, b), "A B with 64-bit offsets");
   expect_kept_product(wide, a, b, pa, pb, a_mine, b_mine, remote, "E (A B), A B kept, 64-bit offsets");
-  const LocalRows t = clcg::distributed::transpose_rows(world, a_mine, rough_partition(a.cols, ranks));
+  const LocalRows t = device.download(device.transpose(a_mine, pa, rough_partition(a.cols, ranks)));
   expect_same(to_csr(gather_rows(t), a.rows), clcg::solver::transpose(a), "A^T on three threads");
   if (before)
     setenv("CLCG_THREADS", kept.c_str(), 1);
@@ -514,7 +517,7 @@ TEST(DistributedHierarchy, SeveralThreadsGiveTheSameLevels) {
     if (l + 1 == one.levels.size()) continue;
     const std::int64_t coarse = one.levels[l + 1].partition.rows();
     expect_same(to_csr(gather_rows(three.levels[l].p), coarse), to_csr(gather_rows(one.levels[l].p), coarse), level + " P");
-    expect_same(to_csr(gather_rows(three.levels[l].r), rows), to_csr(gather_rows(one.levels[l].r), rows), level + " R");
+    expect_same(to_csr(gather_rows(r_of(three.levels[l])), rows), to_csr(gather_rows(r_of(one.levels[l])), rows), level + " R");
   }
 }
 

@@ -36,6 +36,11 @@ struct Halo {
 Halo build_halo(MPI_Comm comm, const Partition& columns, const LocalRows& rows,
                 solver::BulkVector<std::int32_t>& local_col);
 
+// The halo of the ghost columns `ghost` (sorted, unique, none of them this rank's) under
+// `columns` (collective), for rows whose local columns are already made: `boundary` is left
+// empty.
+Halo halo_of_ghosts(MPI_Comm comm, const Partition& columns, std::vector<std::int64_t> ghost);
+
 // The ghosts' values of a vector on the host (collective): `owned` holds a value for each
 // column this rank owns, the result one for each ghost, in the halo's ghost order. (The AMG
 // joins' aggregates; every other exchange runs on the device, DeviceHalo.)

@@ -59,10 +59,20 @@ class RankSetup {
     solver::DeviceCsrMatrix matrix;
     Halo halo;
     std::int64_t global_rows = 0, row_begin = 0;
-    std::int64_t owned = 0;  // the columns this rank owns (its rows of B)
+    std::int64_t owned = 0;         // the columns this rank owns (its rows of B)
+    std::int64_t column_begin = 0;  // the global number of the first of them
   };
   Rows upload(const LocalRows& a, Halo halo, const solver::BulkVector<std::int32_t>& local_col,
-              std::int64_t owned) const;
+              std::int64_t owned, std::int64_t column_begin) const;
+  // The rows back on the host with global columns (for tests).
+  LocalRows download(const Rows& rows);
+
+  // The rows of M^T that `columns` (M's column partition) gives this rank, on its device with
+  // local columns (M's rows: this rank's, then the ghosts), each sorted by column: the bits of
+  // clcg::solver::transpose on the whole matrix. `m`: this rank's rows of M (global columns),
+  // which `rows_of_m` spreads over the ranks. Collective. The entries in other ranks' columns
+  // go to their owners (send_to_column_owners); the device places them with its own.
+  Rows transpose(const LocalRows& m, const Partition& rows_of_m, const Partition& columns);
 
   // C = A B: `owned` this rank's rows of B, `remote` the ghosts' rows (checked against the
   // halo), `columns` B's (global) column count.
@@ -133,7 +143,7 @@ class RankSetup {
   std::optional<solver::RowKernels> kernels_;
   ::cl::Kernel rows_times_, chunk_dots_, scaled_, lanczos_next_, divided_;
   ::cl::Kernel row_diagonal_, coupling_max_, strength_mask_, mis_begin_, mis_keys_, mis_spread_, mis_settle_;
-  ::cl::Kernel gather_rows_;
+  ::cl::Kernel gather_rows_, ghosts_last_;
   cl::PinnedBuffer pinned_;  // two halves of chunk_bytes, for reads and writes
 };
 

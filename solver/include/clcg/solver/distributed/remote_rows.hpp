@@ -1,8 +1,7 @@
 #pragma once
 // Sparse rows moving between ranks, for the distributed AMG set-up (distributed/amg_hierarchy.hpp):
 // the rows of another rank a product needs (rank_setup.hpp forms the product on the device)
-// and the transpose of a matrix whose rows are spread over the ranks, with the bits of
-// clcg::solver's single-process transpose() on the whole matrix.
+// and the entries of a transpose that other ranks own (RankSetup::transpose places them).
 #include <mpi.h>
 
 #include <cstdint>
@@ -85,9 +84,16 @@ RemoteRows fetch_rows(MPI_Comm comm, const Partition& partition, const LocalRows
 // The global columns of `rows` that `partition` gives another rank, sorted and unique.
 std::vector<std::int64_t> foreign_columns(const LocalRows& rows, const Partition& partition, int rank);
 
-// Collective: the rows of M^T this rank owns under `columns` (M's column partition, the
-// transpose's row partition), each sorted by column, as clcg::solver::transpose; `rows`: this
-// rank's rows of M (global columns).
-LocalRows transpose_rows(MPI_Comm comm, const LocalRows& rows, const Partition& columns);
+// Entries of a distributed matrix in columns other ranks own, as those owners receive them:
+// (column, row) pairs and values, sorted by row (each sender's in row order, the senders in
+// rank order).
+struct ForeignEntries {
+  solver::BulkVector<std::int64_t> pairs;  // column, row, column, row, ...
+  solver::BulkVector<double> values;
+};
+// Collective: `rows` (this rank's rows, global columns) sends its entries in the columns that
+// `columns` gives other ranks to them (the transpose's rows they own); returns what this rank
+// receives.
+ForeignEntries send_to_column_owners(MPI_Comm comm, const LocalRows& rows, const Partition& columns);
 
 }  // namespace clcg::distributed
