@@ -7,6 +7,7 @@
 #include <map>
 #include <numeric>
 #include <stdexcept>
+#include <span>
 #include <string>
 
 #include "clcg/solver/distributed/launch.hpp"
@@ -57,11 +58,13 @@ T value_at(const Vector& owned, const std::vector<T>& ghosts, std::int32_t c) {
 }
 
 // A's diagonal on this rank's rows (summed where a row stores it twice, as the host reference).
-std::vector<double> local_diagonal(const LocalRows& a, const solver::BulkVector<std::int32_t>& local_col) {
-  std::vector<double> d(std::size_t(a.rows()), 0.0);
+solver::BulkVector<double> local_diagonal(const LocalRows& a, const solver::BulkVector<std::int32_t>& local_col) {
+  solver::BulkVector<double> d(std::size_t(a.rows()));  // every entry set below
   each_row(d.size(), [&](std::size_t i) {
+    double sum = 0;
     for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
-      if (std::size_t(local_col[std::size_t(k)]) == i) d[i] += a.values[std::size_t(k)];
+      if (std::size_t(local_col[std::size_t(k)]) == i) sum += a.values[std::size_t(k)];
+    d[i] = sum;
   });
   return d;
 }
@@ -81,9 +84,14 @@ LocalAggregates aggregate_rows(MPI_Comm comm, const LocalRows& a, const solver::
   const std::size_t n = std::size_t(a.rows());
   const solver::BulkVector<char>& strong = set.strong;
   const solver::BulkVector<std::uint32_t>& state = set.state;
+  // Each strong neighbour's local and global row (from the local one: A's 8-byte global columns
+  // are twice the bytes to read).
   const auto neighbours = [&](std::size_t i, auto&& f) {
     for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
-      if (strong[std::size_t(k)]) f(local_col[std::size_t(k)], std::uint32_t(a.col[std::size_t(k)]));
+      if (strong[std::size_t(k)]) {
+        const std::int32_t j = local_col[std::size_t(k)];
+        f(j, std::uint32_t(std::size_t(j) < n ? a.row_begin + j : halo.ghost_ids[std::size_t(j) - n]));
+      }
   };
   // Seeds numbered in global row order: this rank's after those of the ranks before it. Each
   // thread counts the seeds of its range of rows, then numbers them from its first.
@@ -267,13 +275,12 @@ Partition scaled(const Partition& p, std::int64_t times, std::int64_t divided_by
 }
 
 // smoothed_prolongator() of the host reference: P = P_tent - omega D^-1 A P_tent, A P_tent on the
-// device with the ghost rows of P_tent fetched.
+// device with the ghost rows of P_tent fetched; `d`: A's diagonal on this rank's rows.
 LocalRows smoothed_rows(MPI_Comm comm, RankSetup& device, const RankSetup::Rows& a_here,
-                        const Partition& partition, const LocalRows& a, const LocalRows& tentative,
+                        const Partition& partition, std::span<const double> d, const LocalRows& tentative,
                         std::int64_t columns, double omega) {
   const RemoteRows remote = fetch_rows(comm, partition, tentative, a_here.halo.ghost_ids);
   LocalRows p = device.multiply(a_here, tentative, remote, columns, "A P_tent");
-  const std::vector<double> d = a.diagonal();
   each_row(std::size_t(p.rows()), [&](std::size_t i) {
     const double inv_diag = d[i] != 0 ? 1 / d[i] : 0.0;
     const std::int64_t t = tentative.row_ptr[i], in_row = tentative.row_ptr[i + 1] - t;
@@ -353,7 +360,7 @@ RankSetup::Rows on_device(RankSetup& device, LocalView& view, const LocalRows& a
 RankSetup::Rows estimated(MPI_Comm comm, RankSetup& device, const DistributedLevel& level, unsigned steps,
                           double& radius) {
   LocalView view = local_view(comm, level.partition, level.rows());
-  const std::vector<double> d = local_diagonal(level.rows(), view.local_col);
+  const solver::BulkVector<double> d = local_diagonal(level.rows(), view.local_col);
   RankSetup::Rows here = on_device(device, view, level.rows());
   radius = device.radius(here, d, level.chunk_begin, steps);
   return here;
@@ -430,7 +437,7 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
     // A's rows on the device once (a scalar level's graph is A): the Lanczos estimate, A P_tent
     // and A P (the same ghost rows of P_tent and P fetched for both products).
     RankSetup::Rows a_here;
-    std::vector<double> d;
+    solver::BulkVector<double> d;
     if (block == 1) {
       d = local_diagonal(fine_a, view.local_col);
       a_here = std::move(graph_here);
@@ -448,7 +455,7 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
     Partition coarse_partition = scaled(g.coarse, k, 1);  // an aggregate's k unknowns on its seed's rank
     coarse_partition.chunk = fine.partition.chunk;
     const std::int64_t coarse_rows = coarse_partition.rows();
-    fine.p = smoothed_rows(comm, device, a_here, fine.partition, fine_a, tentative, coarse_rows,
+    fine.p = smoothed_rows(comm, device, a_here, fine.partition, d, tentative, coarse_rows,
                            solver::prolongator_weight(fine.radius));
     h.coarsening_seconds += since(start);
     start = Clock::now();

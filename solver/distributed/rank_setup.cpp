@@ -427,7 +427,7 @@ RankSetup::IndependentSet RankSetup::independent_set(const Rows& g, double theta
   return out;
 }
 
-double RankSetup::radius(const Rows& a, const std::vector<double>& diagonal,
+double RankSetup::radius(const Rows& a, std::span<const double> diagonal,
                             const std::vector<std::int64_t>& chunk_begin, unsigned steps) {
   const std::size_t n = std::size_t(a.matrix.rows()), chunks = chunk_begin.size() - 1;
   int ranks = 1;

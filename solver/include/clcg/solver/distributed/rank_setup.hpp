@@ -28,6 +28,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -110,7 +111,7 @@ class RankSetup {
   // rho(D^-1 A) of a square level by `steps` of Lanczos on the pencil (A, D) from a pseudo-random
   // start keyed on the global rows; `diagonal`: D on this rank's rows; `chunk_begin`: this
   // rank's dot chunks (local row of each start, then the end). 0 where the start has norm 0.
-  double radius(const Rows& a, const std::vector<double>& diagonal, const std::vector<std::int64_t>& chunk_begin,
+  double radius(const Rows& a, std::span<const double> diagonal, const std::vector<std::int64_t>& chunk_begin,
                 unsigned steps);
 
  private:
