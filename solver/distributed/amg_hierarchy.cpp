@@ -151,7 +151,7 @@ LocalRows tentative_rows(MPI_Comm comm, const LocalRows& a, const LocalAggregate
   const std::size_t nodes = g.of_row.size(), per = std::size_t(block) * std::size_t(k);
   // Each member node's slot in what goes to its aggregate's rank, in row order (so each rank's
   // members arrive in row order): the threads take ranges of nodes, each one's slots for a
-  // rank after those of the threads before it, as transpose_rows.
+  // rank after those of the threads before it, as send_to_column_owners.
   const unsigned threads = solver::threads_for(nodes, std::size_t(1) << 14);
   std::vector<std::vector<int>> sent(threads, std::vector<int>(std::size_t(ranks), 0));  // by thread, by rank
   std::vector<std::int64_t> members_before(threads + 1, 0);  // member nodes before each thread's range

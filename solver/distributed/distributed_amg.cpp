@@ -127,11 +127,11 @@ DistributedAmg::DistributedAmg(MPI_Comm comm, const cl::Env& env, const Partitio
   DistributedHierarchy h = build_hierarchy(comm, env, partition, a, options);
   phases_ = {{"strength, aggregates, prolongators (devices: strength, independent set, A P_tent)", h.coarsening_seconds},
              {"A on the devices, Lanczos estimates (devices)", h.lanczos_seconds},
-             {"Galerkin products (devices; transposes and rows moved by the hosts)", h.galerkin_seconds}};
+             {"R = P^T and Galerkin products (devices; rows moved by the hosts)", h.galerkin_seconds}};
   const auto start = Clock::now();
   const double built_before = env.programs().build_seconds();
   const std::size_t last = h.levels.size() - 1;
-  // Collective, on the hosts: every level's rows with local columns, halos and layouts.
+  // Collective, on the hosts: P's rows with local columns and halo, every level's layouts.
   std::vector<Prepared> prepared(last + 1);
   for (std::size_t l = 0; l <= last; ++l) {
     DistributedLevel& source = h.levels[l];

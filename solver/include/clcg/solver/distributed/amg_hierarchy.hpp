@@ -1,8 +1,9 @@
 #pragma once
 // The smoothed-aggregation hierarchy of a matrix whose rows are spread over MPI ranks: strength,
 // the independent set's rounds, the sparse products and the Lanczos estimates on the ranks'
-// devices (rank_setup.hpp); the seeds, the joins, the tentative prolongator, the transposes
-// and the rows moved between ranks on their hosts. The steps of clcg::solver's host
+// devices (rank_setup.hpp), as are the transposes R = P^T, A P (kept there for R (A P)) and the
+// levels' A and R, which the solve then uses; the seeds, the joins, the tentative prolongator,
+// P's smoothing and the rows moved between ranks on their hosts. The steps of clcg::solver's host
 // reference (multigrid/coarsening.hpp) with halo exchanges where a row needs its neighbours' values (strength, the independent set's
 // rounds, the joins), each aggregate's tentative prolongator made on the rank of its seed, P's
 // remote rows fetched once for A P, and R = P^T's remote rows of A P for R (A P). Aggregates

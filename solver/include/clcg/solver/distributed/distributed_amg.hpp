@@ -1,7 +1,8 @@
 #pragma once
 // Smoothed-aggregation AMG as the distributed CG's preconditioner, one device per rank: the
-// hierarchy built over the ranks on their hosts (amg_hierarchy.hpp), each level's rows of A, P
-// and R on the rank's device with local columns, and z = M^-1 r one V-cycle from z = 0 as the
+// hierarchy built over the ranks (amg_hierarchy.hpp), each level's rows of A, P and R on the
+// rank's device with local columns (A and R those the set-up left there, in the hierarchy's
+// precision), and z = M^-1 r one V-cycle from z = 0 as the
 // one-device AMG runs it (multigrid/amg.hpp): the same Chebyshev smoother before and after the
 // coarse correction, whose every product first fetches the ghosts of its vector (DeviceHalo).
 // A level small enough (AmgOptions::gather_rows) goes whole onto every rank, which runs the
