@@ -65,14 +65,28 @@ __kernel void rows_times(const uint rows, __global const int* row, __global cons
   }
 }
 
-// partial[c] = the sum of x[i] y[i] over chunk c's rows [begin[c], begin[c + 1]), in row order
-// (one work-item a chunk: the host sums the chunks' partials in a fixed order).
-__kernel void chunk_dots(const uint chunks, __global const long* begin, __global const REAL* x,
-                         __global const REAL* y, __global REAL* partial) {
-  CLCG_FOR_EACH(uint, c, chunks) {
+// partial[c] = the sum of x[i] y[i] over chunk c's rows [begin[c], begin[c + 1]): a work-group
+// of DOT_LANES a chunk, each lane summing the rows lane, lane + DOT_LANES, ... in order, then the
+// lanes' sums by one fixed tree. A chunk lies on one rank, so the order does not depend on the
+// partition; the host sums the chunks' partials in a fixed order. (One work-item a chunk, in
+// row order, read 32K-row chunks at a crawl: most of a 512^3 level's Lanczos estimate.)
+#define DOT_LANES 256
+__kernel __attribute__((reqd_work_group_size(DOT_LANES, 1, 1)))
+void chunk_dots(const uint chunks, __global const long* begin, __global const REAL* x, __global const REAL* y,
+                __global REAL* partial) {
+  __local REAL lane_sum[DOT_LANES];
+  const uint lane = get_local_id(0);
+  for (uint c = get_group_id(0); c < chunks; c += get_num_groups(0)) {
     REAL sum = 0;
-    for (long i = begin[c]; i < begin[c + 1]; ++i) sum += x[i] * y[i];
-    partial[c] = sum;
+    for (long i = begin[c] + lane; i < begin[c + 1]; i += DOT_LANES) sum += x[i] * y[i];
+    lane_sum[lane] = sum;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint width = DOT_LANES / 2; width > 0; width >>= 1) {
+      if (lane < width) lane_sum[lane] += lane_sum[lane + width];
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lane == 0) partial[c] = lane_sum[0];
+    barrier(CLK_LOCAL_MEM_FENCE);
   }
 }
 

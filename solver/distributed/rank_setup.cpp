@@ -21,6 +21,8 @@ namespace clcg::distributed {
 namespace {
 
 constexpr std::size_t grain = std::size_t(1) << 16;
+constexpr std::size_t dot_lanes = 256;         // kernels/distributed_setup.cl's DOT_LANES: a chunk's work-group
+constexpr std::size_t max_dot_groups = 4096;   // (a dot has at most that many chunks: partition.hpp's dot_chunk)
 
 // f(i) for i < n on the host's threads.
 template <class F>
@@ -471,7 +473,9 @@ double RankSetup::radius(const Rows& a, std::span<const double> diagonal,
   // A dot over the level's chunks: each chunk in row order on the device, the chunks' sums of
   // every rank in one fixed order on the host.
   const auto dot = [&](const ::cl::Buffer& x, const ::cl::Buffer& y) {
-    run(chunk_dots_, "chunk_dots", chunks, b.begin, x, y, b.partial);
+    if (chunks > 0)
+      kernels_->run_groups(chunk_dots_, "chunk_dots", std::min<std::size_t>(chunks, max_dot_groups), dot_lanes, chunks,
+                           b.begin, x, y, b.partial);
     if (chunks > 0)
       cl::checked("reading the Lanczos dots", [&] {
         env_.queue().enqueueReadBuffer(b.partial, CL_TRUE, 0, chunks * sizeof(double), partial.data());

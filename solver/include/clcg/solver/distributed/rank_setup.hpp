@@ -12,7 +12,7 @@
 // kernels): the host reference's tests and rounds, each round's keys exchanged twice.
 //
 // Lanczos (kernels/distributed_setup.cl): the steps of the host reference's estimate, A's
-// ghosts exchanged by a DeviceHalo, each dot summed chunk by chunk in row order on the device
+// ghosts exchanged by a DeviceHalo, each dot summed chunk by chunk on the device (a work-group a chunk, in one fixed order)
 // and the chunks' sums in one fixed order on the host.
 //
 // With products not fused into sums (both kernel files), the levels have the bits of the host
