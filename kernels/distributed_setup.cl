@@ -129,3 +129,25 @@ __kernel void ghosts_last(const uint entries, const int below, const int owned, 
     col[k] = m < below ? owned + m : (m < below + owned ? m - below : m);
   }
 }
+
+// ---- P = P_tent - omega D^-1 (A P_tent), in place on C = A P_tent, as the host reference's
+// smoothed_prolongator(): row i of P_tent is B's row i (this rank's rows come first in B), its
+// columns consecutive. B's offsets are 32-bit, or 64-bit with -DB_OFFSET=long.
+#ifndef B_OFFSET
+#define B_OFFSET int
+#endif
+__kernel void smooth_rows(const uint rows, __global const long* c_row, __global const int* c_col, __global REAL* c_val,
+                          __global const B_OFFSET* t_row, __global const int* t_col, __global const REAL* t_val,
+                          __global const REAL* d, const REAL omega) {
+  CLCG_FOR_EACH(uint, i, rows) {
+    const REAL inv_diag = d[i] != (REAL)0 ? (REAL)1 / d[i] : (REAL)0;
+    const long t = t_row[i], in_row = (long)t_row[i + 1] - t;
+    const long first = in_row > 0 ? t_col[t] : 0;
+    for (long k = c_row[i]; k < c_row[i + 1]; ++k) {
+      REAL v = -omega * inv_diag * c_val[k];
+      const long c = (long)c_col[k] - first;
+      if (c >= 0 && c < in_row) v += t_val[t + c];
+      c_val[k] = v;
+    }
+  }
+}

@@ -274,27 +274,6 @@ Partition scaled(const Partition& p, std::int64_t times, std::int64_t divided_by
   return out;
 }
 
-// smoothed_prolongator() of the host reference: P = P_tent - omega D^-1 A P_tent, A P_tent on the
-// device with the ghost rows of P_tent fetched; `d`: A's diagonal on this rank's rows.
-LocalRows smoothed_rows(MPI_Comm comm, RankSetup& device, const RankSetup::Rows& a_here,
-                        const Partition& partition, std::span<const double> d, const LocalRows& tentative,
-                        std::int64_t columns, double omega) {
-  const RemoteRows remote = fetch_rows(comm, partition, tentative, a_here.halo.ghost_ids);
-  LocalRows p = device.multiply(a_here, tentative, remote, columns, "A P_tent");
-  each_row(std::size_t(p.rows()), [&](std::size_t i) {
-    const double inv_diag = d[i] != 0 ? 1 / d[i] : 0.0;
-    const std::int64_t t = tentative.row_ptr[i], in_row = tentative.row_ptr[i + 1] - t;
-    const std::int64_t first = in_row > 0 ? tentative.col[std::size_t(t)] : 0;
-    for (std::int64_t k = p.row_ptr[i]; k < p.row_ptr[i + 1]; ++k) {
-      double v = -omega * inv_diag * p.values[std::size_t(k)];
-      const std::int64_t c = p.col[std::size_t(k)] - first;
-      if (c >= 0 && c < in_row) v += tentative.values[std::size_t(t + c)];
-      p.values[std::size_t(k)] = v;
-    }
-  });
-  return p;
-}
-
 // The coarse level's chunks: the k rows of each aggregate seeded (by a node of `block` rows) in
 // each chunk of the fine level.
 std::vector<std::int64_t> coarse_chunks(const std::vector<std::int64_t>& fine_chunks, const LocalAggregates& g,
@@ -455,13 +434,17 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
     Partition coarse_partition = scaled(g.coarse, k, 1);  // an aggregate's k unknowns on its seed's rank
     coarse_partition.chunk = fine.partition.chunk;
     const std::int64_t coarse_rows = coarse_partition.rows();
-    fine.p = smoothed_rows(comm, device, a_here, fine.partition, d, tentative, coarse_rows,
-                           solver::prolongator_weight(fine.radius));
+    // P = P_tent - omega D^-1 A P_tent on the device (the ghost rows of P_tent fetched), kept there for A P.
+    RankSetup::KeptRows p_here =
+        device.smoothed(a_here, tentative, fetch_rows(comm, fine.partition, tentative, a_here.halo.ghost_ids),
+                        coarse_rows, d, solver::prolongator_weight(fine.radius));
+    fine.p = device.download(p_here);
     h.coarsening_seconds += since(start);
     start = Clock::now();
     RankSetup::Rows r_here = device.transpose(fine.p, fine.partition, coarse_partition);
     RankSetup::KeptRows ap = device.multiply_kept(
-        a_here, fine.p, fetch_rows(comm, fine.partition, fine.p, a_here.halo.ghost_ids), coarse_rows, "A P");
+        a_here, p_here, device.fetch_rows(fine.partition, p_here, a_here.halo.ghost_ids), coarse_rows, "A P");
+    p_here = {};
     const RemoteRows ap_ghosts = device.fetch_rows(fine.partition, ap, r_here.halo.ghost_ids);
     DistributedLevel coarse;
     coarse.a = device.multiply(r_here, std::move(ap), ap_ghosts, coarse_rows, "R (A P)");

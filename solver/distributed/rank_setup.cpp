@@ -148,6 +148,8 @@ RankSetup::RankSetup(MPI_Comm comm, const cl::Env& env, std::size_t chunk_bytes,
     mis_settle_ = kernel("mis_settle");
     gather_rows_ = kernel("gather_rows");
     ghosts_last_ = kernel("ghosts_last");
+    smooth_rows_ = kernel("smooth_rows");
+    smooth_rows_wide_ = env.kernel("distributed_setup.cl", "smooth_rows", options + " -DB_OFFSET=long");
     pinned_ = cl::PinnedBuffer(env, 2 * std::max<std::size_t>(8, chunk_bytes / 8 * 8));
     return 0;
   });
@@ -174,7 +176,7 @@ RankSetup::Rows RankSetup::upload(const LocalRows& a, Halo halo, const solver::B
 }
 
 template <class Fill>
-solver::DeviceCsrMatrix RankSetup::product(const Rows& a, const solver::BulkVector<std::int64_t>& owned_ptr,
+RankSetup::Product RankSetup::product(const Rows& a, const solver::BulkVector<std::int64_t>& owned_ptr,
                                            Fill&& fill_owned, const RemoteRows& remote, std::int64_t columns,
                                            const std::string& label) {
   const std::size_t owned_rows = owned_ptr.size() - 1;
@@ -200,10 +202,35 @@ solver::DeviceCsrMatrix RankSetup::product(const Rows& a, const solver::BulkVect
   const std::size_t fetched = nnz - mine;
   write<std::int32_t>(b_col, mine, fetched, [&](std::size_t k) { return std::int32_t(remote.col[k]); });
   write<double>(b_val, mine, fetched, [&](std::size_t k) { return remote.values[k]; });
-  const solver::DeviceCsrMatrix b(b_row, b_col, b_val, std::int32_t(rows), std::int32_t(columns), std::int64_t(nnz),
+  Product out;
+  out.b = solver::DeviceCsrMatrix(b_row, b_col, b_val, std::int32_t(rows), std::int32_t(columns), std::int64_t(nnz),
                                   solver::ElementType::f64, 0,
                                   wide ? solver::RowOffsets::wide : solver::RowOffsets::narrow);
-  return products_->multiply(a.matrix, b, label, solver::RowOffsets::wide);
+  out.c = products_->multiply(a.matrix, out.b, label, solver::RowOffsets::wide);
+  return out;
+}
+
+// A kept product from C, its offsets read back.
+RankSetup::KeptRows RankSetup::kept(const Rows& a, solver::DeviceCsrMatrix c) {
+  KeptRows out;
+  out.global_rows = a.global_rows;
+  out.row_begin = a.row_begin;
+  out.matrix = std::move(c);
+  read_offsets(out.matrix, out.row_ptr);
+  return out;
+}
+
+// Fills B's first `mine` entries from a kept product (copied on the device); `release`: its
+// device copy then freed (B holds the rows).
+auto RankSetup::from_device(KeptRows& owned, bool release) {
+  return [this, &owned, release](const ::cl::Buffer& b_col, const ::cl::Buffer& b_val, std::size_t mine) {
+    if (mine > 0)
+      cl::checked("copying a kept product into B", [&] {
+        env_.queue().enqueueCopyBuffer(owned.matrix.col_idx(), b_col, 0, 0, mine * sizeof(std::int32_t));
+        env_.queue().enqueueCopyBuffer(owned.matrix.values(), b_val, 0, 0, mine * sizeof(double));
+      });
+    if (release) owned.matrix = {};
+  };
 }
 
 void RankSetup::read_offsets(const solver::DeviceCsrMatrix& c, solver::BulkVector<std::int64_t>& row_ptr) {
@@ -216,34 +243,59 @@ void RankSetup::read_offsets(const solver::DeviceCsrMatrix& c, solver::BulkVecto
 
 LocalRows RankSetup::multiply(const Rows& a, const LocalRows& owned, const RemoteRows& remote, std::int64_t columns,
                               const std::string& label) {
-  return shared([&] { return read_rows(a, product(a, owned.row_ptr, from_host(owned), remote, columns, label)); });
+  return shared([&] { return read_rows(a, product(a, owned.row_ptr, from_host(owned), remote, columns, label).c); });
 }
 
 RankSetup::KeptRows RankSetup::multiply_kept(const Rows& a, const LocalRows& owned, const RemoteRows& remote,
                                              std::int64_t columns, const std::string& label) {
+  return shared([&] { return kept(a, product(a, owned.row_ptr, from_host(owned), remote, columns, label).c); });
+}
+
+RankSetup::KeptRows RankSetup::multiply_kept(const Rows& a, const KeptRows& owned, const RemoteRows& remote,
+                                             std::int64_t columns, const std::string& label) {
   return shared([&] {
-    KeptRows out;
-    out.global_rows = a.global_rows;
-    out.row_begin = a.row_begin;
-    out.matrix = product(a, owned.row_ptr, from_host(owned), remote, columns, label);
-    read_offsets(out.matrix, out.row_ptr);
-    return out;
+    KeptRows& source = const_cast<KeptRows&>(owned);  // (not released: only read)
+    return kept(a, product(a, owned.row_ptr, from_device(source, false), remote, columns, label).c);
   });
 }
 
 LocalRows RankSetup::multiply(const Rows& a, KeptRows&& owned, const RemoteRows& remote, std::int64_t columns,
                               const std::string& label) {
+  return shared([&] { return read_rows(a, product(a, owned.row_ptr, from_device(owned, true), remote, columns, label).c); });
+}
+
+RankSetup::KeptRows RankSetup::smoothed(const Rows& a, const LocalRows& tentative, const RemoteRows& remote,
+                                        std::int64_t columns, std::span<const double> diagonal, double omega) {
   return shared([&] {
-    const auto from_device = [&](const ::cl::Buffer& b_col, const ::cl::Buffer& b_val, std::size_t mine) {
-      if (mine > 0)
-        cl::checked("copying a kept product into B", [&] {
-          env_.queue().enqueueCopyBuffer(owned.matrix.col_idx(), b_col, 0, 0, mine * sizeof(std::int32_t));
-          env_.queue().enqueueCopyBuffer(owned.matrix.values(), b_val, 0, 0, mine * sizeof(double));
-        });
-      owned.matrix = {};  // (freed once copied: B holds the rows now)
-    };
-    return read_rows(a, product(a, owned.row_ptr, from_device, remote, columns, label));
+    const Product ap = product(a, tentative.row_ptr, from_host(tentative), remote, columns, "A P_tent");
+    const std::size_t n = std::size_t(ap.c.rows());
+    ::cl::Buffer d = doubles(env_, n, "allocating the smoothing's diagonal");
+    write_bytes(env_, d, 0, n * sizeof(double), diagonal.data());
+    ::cl::Kernel& smooth = ap.b.offsets() == solver::RowOffsets::wide ? smooth_rows_wide_ : smooth_rows_;
+    if (n > 0) {
+      const ::cl::Buffer c_row = ap.c.offsets() == solver::RowOffsets::wide ? ap.c.row_offsets()
+                                                                            : products_->widened(ap.c.row_offsets(), n);
+      kernels_->run(smooth, "smooth_rows", n, c_row, ap.c.col_idx(), ap.c.values(), ap.b.row_offsets(), ap.b.col_idx(),
+                    ap.b.values(), d, solver::Real{omega});
+    }
+    return kept(a, ap.c);
   });
+}
+
+LocalRows RankSetup::download(const KeptRows& rows) {
+  LocalRows out = shared([&] {
+    LocalRows host;
+    host.row_ptr = solver::copied(rows.row_ptr);
+    const std::size_t nnz = std::size_t(rows.matrix.nnz());
+    host.col.resize(nnz);
+    read<std::int32_t>(rows.matrix.col_idx(), nnz, host.col.data());
+    host.values.resize(nnz);
+    read<double>(rows.matrix.values(), nnz, host.values.data());
+    return host;
+  });
+  out.global_rows = rows.global_rows;
+  out.row_begin = rows.row_begin;
+  return out;
 }
 
 RemoteRows RankSetup::fetch_rows(const Partition& partition, const KeptRows& rows,

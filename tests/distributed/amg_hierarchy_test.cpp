@@ -484,6 +484,33 @@ TEST(RemoteRows, SeveralThreadsGiveTheSameBits) {
     unsetenv("CLCG_THREADS");
 }
 
+// P = P_tent - omega D^-1 A P_tent on the devices (RankSetup::smoothed) against the host
+// reference's smoothed_prolongator() on the whole matrices: the irregular matrix and a tentative
+// prolongator of two candidates (two entries a row, in consecutive columns), spread unevenly;
+// and with 64-bit row offsets for P_tent's rows (a test-only threshold).
+TEST(RemoteRows, SmoothedProlongatorEqualsTheHostReference) {
+  const int ranks = world_size(), rank = world_rank();
+  const HostCsr a = irregular_spd(500, 7);
+  const std::vector<char> strong = clcg::solver::strong_connections(a, 0.08);
+  const clcg::solver::Aggregates g = clcg::solver::aggregate(a, strong);
+  std::vector<double> candidates(std::size_t(a.rows) * 2), coarse;
+  for (std::size_t i = 0; i < std::size_t(a.rows); ++i) candidates[2 * i] = 1.0, candidates[2 * i + 1] = double(i % 7) - 3.0;
+  const HostCsr tentative = clcg::solver::tentative_prolongator(g, 1, candidates, 2, coarse);
+  const double omega = 0.61;
+  const HostCsr reference = clcg::solver::smoothed_prolongator(a, tentative, omega);
+  const Partition pa = rough_partition(a.rows, ranks);
+  const LocalRows a_mine = rows_of(a, pa.begin(rank), pa.begin(rank) + pa.size(rank));
+  const LocalRows t_mine = rows_of(tentative, pa.begin(rank), pa.begin(rank) + pa.size(rank));
+  const std::vector<double> d = a_mine.diagonal();
+  for (const std::uint64_t wide_from : {std::uint64_t(clcg::solver::max_csr_index), std::uint64_t(100)}) {
+    clcg::distributed::RankSetup device(world, clcg::test::test_env(), std::size_t(64) << 10, wide_from);
+    const clcg::distributed::RankSetup::Rows a_here = on_device(device, a_mine, pa);
+    const clcg::distributed::RemoteRows remote = clcg::distributed::fetch_rows(world, pa, t_mine, a_here.halo.ghost_ids);
+    const LocalRows p = device.download(device.smoothed(a_here, t_mine, remote, tentative.cols, d, omega));
+    expect_same(to_csr(gather_rows(p), tentative.cols), reference, "P, 64-bit offsets from " + std::to_string(wide_from));
+  }
+}
+
 // The whole set-up on one thread and on three (a 2D grid of 90,000 rows: passes of several
 // threads' ranges in the strength, the independent set, the seeds' numbering, the tentative
 // prolongator's placement and the products' copies) gives the same levels, bit for bit.

@@ -90,6 +90,15 @@ class RankSetup {
   };
   KeptRows multiply_kept(const Rows& a, const LocalRows& owned, const RemoteRows& remote, std::int64_t columns,
                          const std::string& label);
+  // The same with B's owned rows a kept product (copied on the device, and kept).
+  KeptRows multiply_kept(const Rows& a, const KeptRows& owned, const RemoteRows& remote, std::int64_t columns,
+                         const std::string& label);
+  // P = P_tent - omega D^-1 A P_tent (smoothed_prolongator() of the host reference), kept:
+  // `tentative` this rank's rows of P_tent, `remote` its ghost rows, `diagonal` A's on this
+  // rank's rows.
+  KeptRows smoothed(const Rows& a, const LocalRows& tentative, const RemoteRows& remote, std::int64_t columns,
+                    std::span<const double> diagonal, double omega);
+  LocalRows download(const KeptRows& rows);  // back on the host (global columns)
   // C = A B with B's owned rows the kept product `owned` (its device copy freed once in B).
   LocalRows multiply(const Rows& a, KeptRows&& owned, const RemoteRows& remote, std::int64_t columns,
                      const std::string& label);
@@ -129,10 +138,15 @@ class RankSetup {
   auto shared(F&& step) const;
   // C = A B on this rank's device alone: B's owned rows with offsets `owned_ptr`, their entries
   // put in B's first places by fill_owned(b_col, b_val, count), then the remote rows.
+  struct Product {
+    solver::DeviceCsrMatrix c, b;
+  };
   template <class Fill>
-  solver::DeviceCsrMatrix product(const Rows& a, const solver::BulkVector<std::int64_t>& owned_ptr, Fill&& fill_owned,
+  Product product(const Rows& a, const solver::BulkVector<std::int64_t>& owned_ptr, Fill&& fill_owned,
                                   const RemoteRows& remote, std::int64_t columns, const std::string& label);
   auto from_host(const LocalRows& owned);  // a fill_owned from the host's rows
+  auto from_device(KeptRows& owned, bool release);
+  KeptRows kept(const Rows& a, solver::DeviceCsrMatrix c);
   void read_offsets(const solver::DeviceCsrMatrix& c, solver::BulkVector<std::int64_t>& row_ptr);
   LocalRows read_rows(const Rows& a, const solver::DeviceCsrMatrix& c);  // C to the host, global columns
   AnsweredRows answer(const KeptRows& rows, const std::vector<std::int64_t>& asked);
@@ -144,7 +158,7 @@ class RankSetup {
   std::optional<solver::RowKernels> kernels_;
   ::cl::Kernel rows_times_, chunk_dots_, scaled_, lanczos_next_, divided_;
   ::cl::Kernel row_diagonal_, coupling_max_, strength_mask_, mis_begin_, mis_keys_, mis_spread_, mis_settle_;
-  ::cl::Kernel gather_rows_, ghosts_last_;
+  ::cl::Kernel gather_rows_, ghosts_last_, smooth_rows_, smooth_rows_wide_;
   cl::PinnedBuffer pinned_;  // two halves of chunk_bytes, for reads and writes
 };
 
