@@ -151,3 +151,46 @@ __kernel void smooth_rows(const uint rows, __global const long* c_row, __global 
     }
   }
 }
+
+// ---- A kept product's rows split by column: those in [first, last) (this rank's columns: the
+// rows of M for a transpose, columns from `first`) and the others (sent to their owners).
+// count[shift + i] = the entries of row i inside (inside = 1) or outside (0) the range.
+__kernel void count_in_range(const uint rows, __global const long* row, __global const int* col, const int first,
+                             const int last, const int inside, const uint shift, __global int* count) {
+  CLCG_FOR_EACH(uint, i, rows) {
+    int c = 0;
+    for (long k = row[i]; k < row[i + 1]; ++k) c += (col[k] >= first && col[k] < last) == inside;
+    count[shift + i] = c;
+  }
+}
+
+// Row i's entries in the range, from at[shift + i], columns from `first`.
+__kernel void entries_in_range(const uint rows, __global const long* row, __global const int* col,
+                               __global const REAL* val, const int first, const int last, const uint shift,
+                               __global const int* at, __global int* out_col, __global REAL* out_val) {
+  CLCG_FOR_EACH(uint, i, rows) {
+    int a = at[shift + i];
+    for (long k = row[i]; k < row[i + 1]; ++k)
+      if (col[k] >= first && col[k] < last) {
+        out_col[a] = col[k] - first;
+        out_val[a] = val[k];
+        ++a;
+      }
+  }
+}
+
+// Row i's entries outside the range, from at[i], with their row.
+__kernel void entries_outside(const uint rows, __global const long* row, __global const int* col,
+                              __global const REAL* val, const int first, const int last, __global const int* at,
+                              __global int* out_row, __global int* out_col, __global REAL* out_val) {
+  CLCG_FOR_EACH(uint, i, rows) {
+    int a = at[i];
+    for (long k = row[i]; k < row[i + 1]; ++k)
+      if (col[k] < first || col[k] >= last) {
+        out_row[a] = (int)i;
+        out_col[a] = col[k];
+        out_val[a] = val[k];
+        ++a;
+      }
+  }
+}

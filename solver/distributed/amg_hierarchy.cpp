@@ -441,7 +441,7 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
     fine.p = device.download(p_here);
     h.coarsening_seconds += since(start);
     start = Clock::now();
-    RankSetup::Rows r_here = device.transpose(fine.p, fine.partition, coarse_partition);
+    RankSetup::Rows r_here = device.transpose(p_here, fine.partition, coarse_partition);
     RankSetup::KeptRows ap = device.multiply_kept(
         a_here, p_here, device.fetch_rows(fine.partition, p_here, a_here.halo.ghost_ids), coarse_rows, "A P");
     p_here = {};

@@ -149,6 +149,9 @@ RankSetup::RankSetup(MPI_Comm comm, const cl::Env& env, std::size_t chunk_bytes,
     gather_rows_ = kernel("gather_rows");
     ghosts_last_ = kernel("ghosts_last");
     smooth_rows_ = kernel("smooth_rows");
+    count_in_range_ = kernel("count_in_range");
+    entries_in_range_ = kernel("entries_in_range");
+    entries_outside_ = kernel("entries_outside");
     smooth_rows_wide_ = env.kernel("distributed_setup.cl", "smooth_rows", options + " -DB_OFFSET=long");
     pinned_ = cl::PinnedBuffer(env, 2 * std::max<std::size_t>(8, chunk_bytes / 8 * 8));
     return 0;
@@ -273,8 +276,7 @@ RankSetup::KeptRows RankSetup::smoothed(const Rows& a, const LocalRows& tentativ
     write_bytes(env_, d, 0, n * sizeof(double), diagonal.data());
     ::cl::Kernel& smooth = ap.b.offsets() == solver::RowOffsets::wide ? smooth_rows_wide_ : smooth_rows_;
     if (n > 0) {
-      const ::cl::Buffer c_row = ap.c.offsets() == solver::RowOffsets::wide ? ap.c.row_offsets()
-                                                                            : products_->widened(ap.c.row_offsets(), n);
+      const ::cl::Buffer c_row = long_offsets(ap.c);
       kernels_->run(smooth, "smooth_rows", n, c_row, ap.c.col_idx(), ap.c.values(), ap.b.row_offsets(), ap.b.col_idx(),
                     ap.b.values(), d, solver::Real{omega});
     }
@@ -355,10 +357,37 @@ LocalRows RankSetup::download(const Rows& rows) {
   return out;
 }
 
-RankSetup::Rows RankSetup::transpose(const LocalRows& m, const Partition& rows_of_m, const Partition& columns) {
+::cl::Buffer RankSetup::long_offsets(const solver::DeviceCsrMatrix& m) {
+  return m.offsets() == solver::RowOffsets::wide ? m.row_offsets() : products_->widened(m.row_offsets(), std::size_t(m.rows()));
+}
+
+RankSetup::Rows RankSetup::transpose(const KeptRows& m, const Partition& rows_of_m, const Partition& columns) {
   const int rank = comm_rank(comm_);
-  const std::int64_t first = columns.begin(rank), n = m.rows();
-  const ForeignEntries got = send_to_column_owners(comm_, m, columns);
+  const std::int64_t first = columns.begin(rank), last = first + columns.size(rank);
+  const std::size_t n = m.row_ptr.size() - 1;
+  const ::cl::Buffer m_row = shared([&] { return long_offsets(m.matrix); });
+  // M's entries in other ranks' columns, counted and copied out in row order on the device.
+  const OutgoingEntries out = shared([&] {
+    OutgoingEntries found;
+    ::cl::Buffer at = env_.buffer(CL_MEM_READ_WRITE, (n + 1) * sizeof(cl_int), "allocating a transpose's counts");
+    if (n > 0) kernels_->run(count_in_range_, "count_in_range", n, m_row, m.matrix.col_idx(), cl_int(first), cl_int(last),
+                             cl_int(0), cl_uint(0), at);
+    const std::size_t entries = std::size_t(products_->exclusive_scan(at, n).total);
+    found.rows.resize(entries);
+    found.values.resize(entries);
+    if (entries == 0) return found;
+    ::cl::Buffer rows = env_.buffer(CL_MEM_READ_WRITE, entries * sizeof(cl_int), "allocating a transpose's entries");
+    ::cl::Buffer cols = env_.buffer(CL_MEM_READ_WRITE, entries * sizeof(cl_int), "allocating a transpose's entries");
+    ::cl::Buffer values = doubles(env_, entries, "allocating a transpose's entries");
+    kernels_->run(entries_outside_, "entries_outside", n, m_row, m.matrix.col_idx(), m.matrix.values(), cl_int(first),
+                  cl_int(last), at, rows, cols, values);
+    read<std::int32_t>(rows, entries, found.rows.data());
+    found.cols.resize(entries);
+    read<std::int32_t>(cols, entries, found.cols.data());
+    read<double>(values, entries, found.values.data());
+    return found;
+  });
+  const ForeignEntries got = send_to_column_owners(comm_, out, m.row_begin, columns);
   // The ghosts: the rows of the entries received, which arrive sorted by row. M's rows here in
   // global order: the ghosts below this rank's rows, its rows, the ghosts above.
   const std::size_t received = got.values.size();
@@ -368,61 +397,47 @@ RankSetup::Rows RankSetup::transpose(const LocalRows& m, const Partition& rows_o
     if (e == 0 || row_of(e) != row_of(e - 1)) ghost.push_back(row_of(e)), ghost_start.push_back(std::int64_t(e));
   ghost_start.push_back(std::int64_t(received));
   const std::size_t below = std::size_t(std::lower_bound(ghost.begin(), ghost.end(), m.row_begin) - ghost.begin());
-  const std::size_t rows = std::size_t(n) + ghost.size();
-  // M's rows in that order, with this rank's columns only (numbered from `first`).
-  const std::int64_t last = first + columns.size(rank);
-  solver::BulkVector<std::int64_t> start(rows + 1);
-  start[0] = 0;
-  const auto own_row = [&](std::size_t r) { return r >= below && r < below + std::size_t(n); };
-  each(rows, [&](std::size_t r) {
-    std::int64_t count = 0;
-    if (own_row(r)) {
-      const std::size_t i = r - below;
-      for (std::int64_t k = m.row_ptr[i]; k < m.row_ptr[i + 1]; ++k) count += m.col[std::size_t(k)] >= first && m.col[std::size_t(k)] < last;
-    } else {
-      const std::size_t g = r < below ? r : r - std::size_t(n);
-      count = ghost_start[g + 1] - ghost_start[g];
-    }
-    start[r + 1] = count;
-  });
-  running_sums(start);
-  Rows out;
-  out.global_rows = columns.rows();
-  out.row_begin = first;
-  out.owned = n;
-  out.column_begin = m.row_begin;
-  out.matrix = shared([&] {
+  const std::size_t above = ghost.size() - below, rows = n + ghost.size();
+  const std::size_t entries_below = std::size_t(ghost_start[below]);
+  Rows t;
+  t.global_rows = columns.rows();
+  t.row_begin = first;
+  t.owned = std::int64_t(n);
+  t.column_begin = m.row_begin;
+  t.matrix = shared([&] {
     check_fits(std::int64_t(rows), "rows and ghosts");
-    check_fits(start[rows], "nonzeros in a transpose's rows");
-    solver::BulkVector<std::int32_t> row_ptr(rows + 1);
-    solver::BulkVector<std::int32_t> col(static_cast<std::size_t>(start[rows]));
-    solver::BulkVector<double> values(col.size());
-    each(rows, [&](std::size_t r) {
-      std::size_t at = std::size_t(start[r]);
-      row_ptr[r] = std::int32_t(start[r]);
-      if (own_row(r)) {
-        const std::size_t i = r - below;
-        for (std::int64_t k = m.row_ptr[i]; k < m.row_ptr[i + 1]; ++k)
-          if (const std::int64_t c = m.col[std::size_t(k)]; c >= first && c < last)
-            col[at] = std::int32_t(c - first), values[at++] = m.values[std::size_t(k)];
-      } else {
-        const std::size_t g = r < below ? r : r - std::size_t(n);
-        for (std::int64_t e = ghost_start[g]; e < ghost_start[g + 1]; ++e)
-          col[at] = std::int32_t(got.pairs[2 * std::size_t(e)] - first), values[at++] = got.values[std::size_t(e)];
-      }
-    });
-    row_ptr[rows] = std::int32_t(start[rows]);
-    const solver::DeviceCsrMatrix on_device(
-        env_, solver::CsrView(std::int32_t(rows), std::int32_t(last - first), row_ptr, col, values),
-        solver::ElementType::f64);
+    // M on the device: its rows in that order, with this rank's columns only (numbered from
+    // `first`): the ghosts' from the entries received, this rank's from the kept rows.
+    ::cl::Buffer row_ptr = env_.buffer(CL_MEM_READ_WRITE, (rows + 1) * sizeof(cl_int), "allocating a transpose's rows");
+    const auto ghost_count = [&](std::size_t g) { return std::int32_t(ghost_start[g + 1] - ghost_start[g]); };
+    write<std::int32_t>(row_ptr, 0, below, ghost_count);
+    write<std::int32_t>(row_ptr, below + n, above, [&](std::size_t g) { return ghost_count(below + g); });
+    if (n > 0) kernels_->run(count_in_range_, "count_in_range", n, m_row, m.matrix.col_idx(), cl_int(first),
+                             cl_int(last), cl_int(1), cl_uint(below), row_ptr);
+    const solver::ScanTotals totals = products_->exclusive_scan(row_ptr, rows);
+    check_fits(totals.total, "nonzeros in a transpose's rows");
+    const std::size_t nnz = std::size_t(totals.total);
+    ::cl::Buffer col = env_.buffer(CL_MEM_READ_WRITE, std::max<std::size_t>(1, nnz) * sizeof(cl_int), "allocating a transpose's rows");
+    ::cl::Buffer values = doubles(env_, nnz, "allocating a transpose's rows");
+    if (n > 0) kernels_->run(entries_in_range_, "entries_in_range", n, m_row, m.matrix.col_idx(), m.matrix.values(),
+                             cl_int(first), cl_int(last), cl_uint(below), row_ptr, col, values);
+    const auto ghost_col = [&](std::size_t e) { return std::int32_t(got.pairs[2 * e] - first); };
+    write<std::int32_t>(col, 0, entries_below, ghost_col);
+    write<double>(values, 0, entries_below, [&](std::size_t e) { return got.values[e]; });
+    const std::size_t above_at = nnz - (received - entries_below);
+    write<std::int32_t>(col, above_at, received - entries_below, [&](std::size_t e) { return ghost_col(entries_below + e); });
+    write<double>(values, above_at, received - entries_below, [&](std::size_t e) { return got.values[entries_below + e]; });
+    const solver::DeviceCsrMatrix on_device(row_ptr, col, values, std::int32_t(rows), std::int32_t(last - first),
+                                            std::int64_t(nnz), solver::ElementType::f64, totals.largest);
     // Its transpose: each row's columns M's rows in global order, then local as the halo numbers them.
-    solver::DeviceCsrMatrix t = products_->transpose(on_device);
-    if (t.nnz() > 0)
-      kernels_->run(ghosts_last_, "ghosts_last", std::size_t(t.nnz()), cl_int(below), cl_int(n), t.col_idx());
-    return t;
+    solver::DeviceCsrMatrix transposed = products_->transpose(on_device);
+    if (transposed.nnz() > 0)
+      kernels_->run(ghosts_last_, "ghosts_last", std::size_t(transposed.nnz()), cl_int(below), cl_int(n),
+                    transposed.col_idx());
+    return transposed;
   });
-  out.halo = halo_of_ghosts(comm_, rows_of_m, std::move(ghost));
-  return out;
+  t.halo = halo_of_ghosts(comm_, rows_of_m, std::move(ghost));
+  return t;
 }
 
 RankSetup::IndependentSet RankSetup::independent_set(const Rows& g, double theta) {

@@ -104,34 +104,28 @@ RemoteRows fetch_rows(MPI_Comm comm, const Partition& partition, const LocalRows
   });
 }
 
-ForeignEntries send_to_column_owners(MPI_Comm comm, const LocalRows& rows, const Partition& columns) {
-  const int ranks = columns.ranks(), rank = comm_rank(comm);
-  // Each entry (i, c, v) in another rank's column c goes to c's owner as (c, i) and v. The
-  // threads take ranges of rows; each one's entries for a rank go after those of the threads
-  // before it, so each rank gets them in row order.
-  const std::size_t n = std::size_t(rows.rows());
+ForeignEntries send_to_column_owners(MPI_Comm comm, const OutgoingEntries& out, std::int64_t row_begin,
+                                     const Partition& columns) {
+  const int ranks = columns.ranks();
+  // Each entry (i, c, v) goes to c's owner as (c, i) and v. The threads take ranges of the
+  // entries; each one's for a rank go after those of the threads before it, so each rank gets
+  // them in row order.
+  const std::size_t n = out.values.size();
   const unsigned threads = solver::threads_for(n, rows_a_thread);
-  const std::int64_t first = columns.begin(rank), last = first + columns.size(rank);
-  const auto foreign = [&](std::int64_t c) { return c < first || c >= last; };
-  const auto each_foreign = [&](auto&& f) {
-    solver::parallel_ranges(n, threads, [&](std::size_t begin, std::size_t end, unsigned t) {
-      for (std::size_t i = begin; i < end; ++i)
-        for (std::int64_t k = rows.row_ptr[i]; k < rows.row_ptr[i + 1]; ++k)
-          if (foreign(rows.col[std::size_t(k)])) f(t, i, std::size_t(k));
-    });
-  };
   std::vector<std::vector<int>> sent(threads, std::vector<int>(std::size_t(ranks), 0));  // by thread, by rank
-  each_foreign([&](unsigned t, std::size_t, std::size_t k) { ++sent[t][std::size_t(columns.owner(rows.col[k]))]; });
+  solver::parallel_ranges(n, threads, [&](std::size_t begin, std::size_t end, unsigned t) {
+    for (std::size_t e = begin; e < end; ++e) ++sent[t][std::size_t(columns.owner(out.cols[e]))];
+  });
   const std::vector<int> counts = slots_by_thread(sent);
-  const std::size_t total = std::size_t(std::accumulate(counts.begin(), counts.end(), std::int64_t(0)));
-  solver::BulkVector<std::int64_t> pairs(2 * total);  // filled below
-  solver::BulkVector<double> values(total);
-  each_foreign([&](unsigned t, std::size_t i, std::size_t k) {
-    const std::int64_t c = rows.col[k];
-    const std::size_t slot = std::size_t(sent[t][std::size_t(columns.owner(c))]++);
-    pairs[2 * slot] = c;
-    pairs[2 * slot + 1] = rows.row_begin + std::int64_t(i);
-    values[slot] = rows.values[k];
+  solver::BulkVector<std::int64_t> pairs(2 * n);  // filled below
+  solver::BulkVector<double> values(n);
+  solver::parallel_ranges(n, threads, [&](std::size_t begin, std::size_t end, unsigned t) {
+    for (std::size_t e = begin; e < end; ++e) {
+      const std::size_t slot = std::size_t(sent[t][std::size_t(columns.owner(out.cols[e]))]++);
+      pairs[2 * slot] = out.cols[e];
+      pairs[2 * slot + 1] = row_begin + out.rows[e];
+      values[slot] = out.values[e];
+    }
   });
   std::vector<int> pair_counts(counts.size());
   for (std::size_t r = 0; r < counts.size(); ++r) pair_counts[r] = 2 * counts[r];

@@ -68,13 +68,6 @@ class RankSetup {
   // The rows back on the host with global columns (for tests).
   LocalRows download(const Rows& rows);
 
-  // The rows of M^T that `columns` (M's column partition) gives this rank, on its device with
-  // local columns (M's rows: this rank's, then the ghosts), each sorted by column: the bits of
-  // clcg::solver::transpose on the whole matrix. `m`: this rank's rows of M (global columns),
-  // which `rows_of_m` spreads over the ranks. Collective. The entries in other ranks' columns
-  // go to their owners (send_to_column_owners); the device places them with its own.
-  Rows transpose(const LocalRows& m, const Partition& rows_of_m, const Partition& columns);
-
   // C = A B: `owned` this rank's rows of B, `remote` the ghosts' rows (checked against the
   // halo), `columns` B's (global) column count.
   LocalRows multiply(const Rows& a, const LocalRows& owned, const RemoteRows& remote, std::int64_t columns,
@@ -99,6 +92,14 @@ class RankSetup {
   KeptRows smoothed(const Rows& a, const LocalRows& tentative, const RemoteRows& remote, std::int64_t columns,
                     std::span<const double> diagonal, double omega);
   LocalRows download(const KeptRows& rows);  // back on the host (global columns)
+
+  // The rows of M^T that `columns` (M's column partition) gives this rank, on its device with
+  // local columns (M's rows: this rank's, then the ghosts), each sorted by column: the bits of
+  // clcg::solver::transpose on the whole matrix. `m`: this rank's rows of M, kept on the device,
+  // which `rows_of_m` spreads over the ranks. Collective. The entries in other ranks' columns
+  // are copied out on the device and go to their owners (send_to_column_owners), whose devices
+  // place them with their own.
+  Rows transpose(const KeptRows& m, const Partition& rows_of_m, const Partition& columns);
   // C = A B with B's owned rows the kept product `owned` (its device copy freed once in B).
   LocalRows multiply(const Rows& a, KeptRows&& owned, const RemoteRows& remote, std::int64_t columns,
                      const std::string& label);
@@ -147,6 +148,7 @@ class RankSetup {
   auto from_host(const LocalRows& owned);  // a fill_owned from the host's rows
   auto from_device(KeptRows& owned, bool release);
   KeptRows kept(const Rows& a, solver::DeviceCsrMatrix c);
+  ::cl::Buffer long_offsets(const solver::DeviceCsrMatrix& m);  // its row offsets in 64 bits
   void read_offsets(const solver::DeviceCsrMatrix& c, solver::BulkVector<std::int64_t>& row_ptr);
   LocalRows read_rows(const Rows& a, const solver::DeviceCsrMatrix& c);  // C to the host, global columns
   AnsweredRows answer(const KeptRows& rows, const std::vector<std::int64_t>& asked);
@@ -159,6 +161,7 @@ class RankSetup {
   ::cl::Kernel rows_times_, chunk_dots_, scaled_, lanczos_next_, divided_;
   ::cl::Kernel row_diagonal_, coupling_max_, strength_mask_, mis_begin_, mis_keys_, mis_spread_, mis_settle_;
   ::cl::Kernel gather_rows_, ghosts_last_, smooth_rows_, smooth_rows_wide_;
+  ::cl::Kernel count_in_range_, entries_in_range_, entries_outside_;
   cl::PinnedBuffer pinned_;  // two halves of chunk_bytes, for reads and writes
 };
 

@@ -84,16 +84,22 @@ RemoteRows fetch_rows(MPI_Comm comm, const Partition& partition, const LocalRows
 // The global columns of `rows` that `partition` gives another rank, sorted and unique.
 std::vector<std::int64_t> foreign_columns(const LocalRows& rows, const Partition& partition, int rank);
 
-// Entries of a distributed matrix in columns other ranks own, as those owners receive them:
-// (column, row) pairs and values, sorted by row (each sender's in row order, the senders in
-// rank order).
+// Entries of this rank's rows in columns other ranks own, in row order (local rows, global
+// columns).
+struct OutgoingEntries {
+  solver::BulkVector<std::int32_t> rows;
+  solver::BulkVector<std::int64_t> cols;
+  solver::BulkVector<double> values;
+};
+// The same as their columns' owners receive them: (column, global row) pairs and values, sorted
+// by row (each sender's in row order, the senders in rank order).
 struct ForeignEntries {
   solver::BulkVector<std::int64_t> pairs;  // column, row, column, row, ...
   solver::BulkVector<double> values;
 };
-// Collective: `rows` (this rank's rows, global columns) sends its entries in the columns that
-// `columns` gives other ranks to them (the transpose's rows they own); returns what this rank
-// receives.
-ForeignEntries send_to_column_owners(MPI_Comm comm, const LocalRows& rows, const Partition& columns);
+// Collective: sends `out` (of the rows from `row_begin`) to the owners of their columns under
+// `columns` (the transpose's rows they own); returns what this rank receives.
+ForeignEntries send_to_column_owners(MPI_Comm comm, const OutgoingEntries& out, std::int64_t row_begin,
+                                     const Partition& columns);
 
 }  // namespace clcg::distributed
