@@ -194,3 +194,22 @@ __kernel void entries_outside(const uint rows, __global const long* row, __globa
       }
   }
 }
+
+// ---- Global columns as local ones, in place: [first, last) from 0, the others after them by
+// their place in the sorted `ghost` list (which holds each of them).
+__kernel void local_columns(const uint entries, const int first, const int last, __global const int* ghost,
+                            const int ghosts, __global int* col) {
+  CLCG_FOR_EACH(uint, k, entries) {
+    const int c = col[k];
+    if (c >= first && c < last) {
+      col[k] = c - first;
+    } else {
+      int lo = 0, hi = ghosts;  // the first ghost >= c
+      while (lo < hi) {
+        const int mid = lo + (hi - lo) / 2;
+        if (ghost[mid] < c) lo = mid + 1; else hi = mid;
+      }
+      col[k] = (last - first) + lo;
+    }
+  }
+}

@@ -438,13 +438,12 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
     RankSetup::KeptRows p_here =
         device.smoothed(a_here, tentative, fetch_rows(comm, fine.partition, tentative, a_here.halo.ghost_ids),
                         coarse_rows, d, solver::prolongator_weight(fine.radius));
-    fine.p = device.download(p_here);
     h.coarsening_seconds += since(start);
     start = Clock::now();
     RankSetup::Rows r_here = device.transpose(p_here, fine.partition, coarse_partition);
     RankSetup::KeptRows ap = device.multiply_kept(
         a_here, p_here, device.fetch_rows(fine.partition, p_here, a_here.halo.ghost_ids), coarse_rows, "A P");
-    p_here = {};
+    fine.p_here = device.localised(std::move(p_here), coarse_partition);  // for the solve
     const RemoteRows ap_ghosts = device.fetch_rows(fine.partition, ap, r_here.halo.ghost_ids);
     DistributedLevel coarse;
     coarse.a = device.multiply(r_here, std::move(ap), ap_ghosts, coarse_rows, "R (A P)");

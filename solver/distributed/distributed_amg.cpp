@@ -31,18 +31,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
-// A rank's rows of a level's matrix with local columns (owned, then ghosts) on the host, the
-// halo that fetches the ghosts, and the row layout every rank reads them in (collective).
-struct LocalMatrix {
-  std::int32_t rows = 0, cols = 0;
-  solver::BulkVector<std::int32_t> row_ptr, col;
-  solver::BulkVector<double> values;
-  Halo halo;
-  solver::SpmvKernel kernel = solver::SpmvKernel::scalar;
-
-  solver::CsrView view() const { return {rows, cols, row_ptr, col, values}; }
-};
-
 // The row layout every rank reads a level's matrix in (collective): ELL where every rank's
 // rows suit it on a GPU, else CSR one work-item a row (both in stored order), so that every
 // rank sums a row the same way. `longest`: this rank's longest row.
@@ -69,25 +57,6 @@ solver::SpmvKernel row_layout(MPI_Comm comm, const cl::Env& env, const Offsets& 
                     std::int64_t(n));
 }
 
-LocalMatrix local_matrix(MPI_Comm comm, const cl::Env& env, const Partition& columns, LocalRows rows) {
-  LocalMatrix m;
-  m.halo = build_halo(comm, columns, rows, m.col);
-  solver::BulkVector<std::int64_t>().swap(rows.col);  // the global columns are no longer needed
-  int fits = rows.nnz() <= std::int64_t(solver::max_csr_index), all_fit = 0;
-  MPI_Allreduce(&fits, &all_fit, 1, MPI_INT, MPI_MIN, comm);
-  if (!all_fit)
-    throw std::length_error("a rank's rows of an AMG level have more nonzeros than 32-bit CSR offsets address; use "
-                            "more ranks");
-  m.rows = std::int32_t(rows.rows());
-  m.cols = std::int32_t(columns.size(comm_rank(comm)) + m.halo.ghosts);
-  m.values = std::move(rows.values);
-  m.row_ptr.resize(rows.row_ptr.size());  // every entry set below
-  solver::parallel_for(m.row_ptr.size(), std::size_t(1) << 16,
-                       [&](std::size_t i) { m.row_ptr[i] = std::int32_t(rows.row_ptr[i]); });
-  m.kernel = row_layout(comm, env, m.row_ptr);
-  return m;
-}
-
 // The bytes of an SpMV's ELL copy (0 where it reads CSR); e: bytes an element.
 std::uint64_t ell_bytes(const solver::Spmv& spmv, std::uint64_t e) {
   return spmv.kernel() == solver::SpmvKernel::ell ? std::uint64_t(spmv.matrix().rows()) * spmv.ell_width() * (4 + e) : 0;
@@ -95,9 +64,8 @@ std::uint64_t ell_bytes(const solver::Spmv& spmv, std::uint64_t e) {
 
 }  // namespace
 
-struct DistributedAmg::Prepared {
-  std::optional<LocalMatrix> p;  // from the hosts; A and R are on the devices already (their layouts here)
-  solver::SpmvKernel a_kernel = solver::SpmvKernel::scalar, r_kernel = solver::SpmvKernel::scalar;
+struct DistributedAmg::Layouts {
+  solver::SpmvKernel a = solver::SpmvKernel::scalar, p = solver::SpmvKernel::scalar, r = solver::SpmvKernel::scalar;
 };
 
 struct DistributedAmg::Level {
@@ -131,26 +99,25 @@ DistributedAmg::DistributedAmg(MPI_Comm comm, const cl::Env& env, const Partitio
   const auto start = Clock::now();
   const double built_before = env.programs().build_seconds();
   const std::size_t last = h.levels.size() - 1;
-  // Collective, on the hosts: P's rows with local columns and halo, every level's layouts.
-  std::vector<Prepared> prepared(last + 1);
+  // Collective: every level's layouts (its A, P and R are on the device already).
+  std::vector<Layouts> layouts(last + 1);
+  const auto layout_of = [&](const solver::DeviceCsrMatrix& m) {
+    return row_layout(comm, env, m.max_row_length(), m.nnz(), m.rows());
+  };
   for (std::size_t l = 0; l <= last; ++l) {
     DistributedLevel& source = h.levels[l];
     level_rows_.push_back(source.partition.rows());
     std::int64_t nnz = source.rows().nnz(), total = 0;
     MPI_Allreduce(&nnz, &total, 1, MPI_INT64_T, MPI_SUM, comm);
     level_nnz_.push_back(total);
-    if (!(l == last && h.gathered)) prepared[l].a_kernel = row_layout(comm, env, source.rows().row_ptr);
-    if (l < last) {
-      prepared[l].p = local_matrix(comm, env, h.levels[l + 1].partition, std::move(source.p));
-      const solver::DeviceCsrMatrix& r = source.r_here->matrix;
-      prepared[l].r_kernel = row_layout(comm, env, r.max_row_length(), r.nnz(), r.rows());
-    }
+    if (!(l == last && h.gathered)) layouts[l].a = row_layout(comm, env, source.rows().row_ptr);
+    if (l < last) layouts[l].p = layout_of(source.p_here->matrix), layouts[l].r = layout_of(source.r_here->matrix);
     if (l > 0) source.a = LocalRows();  // (on the device)
   }
   // On this rank's device alone; where it fails (memory), every rank leaves together.
   throw_if_any_rank_failed(comm, capture([&] {
     try {
-      upload_levels(h, prepared, options);
+      upload_levels(h, layouts, options);
     } catch (const cl::Error& e) {
       solver::rethrow_allocation_failure(e, env.info(), "the AMG levels of this rank",
                                          "more ranks hold less each; --precond chebyshev or jacobi need no hierarchy");
@@ -160,7 +127,7 @@ DistributedAmg::DistributedAmg(MPI_Comm comm, const cl::Env& env, const Partitio
   phases_.emplace_back("levels on the device", std::max(0.0, since(start) - build_seconds_));
 }
 
-void DistributedAmg::upload_levels(DistributedHierarchy& h, std::vector<Prepared>& prepared,
+void DistributedAmg::upload_levels(DistributedHierarchy& h, const std::vector<Layouts>& layouts,
                                    const solver::AmgOptions& options) {
   const cl::Env& env = env_;
   const solver::ElementType type = type_;
@@ -171,7 +138,7 @@ void DistributedAmg::upload_levels(DistributedHierarchy& h, std::vector<Prepared
     Level& level = *levels_.back();
     level.n = std::size_t(h.levels[l].partition.size(rank));
     std::int64_t x_ghosts = 0;
-    // A and R: the set-up's double matrices on the device, in the hierarchy's precision.
+    // The set-up's double matrices on the device, in the hierarchy's precision.
     const auto in_type = [&](std::optional<RankSetup::Rows>& rows) {
       solver::DeviceCsrMatrix m = type == solver::ElementType::f64 ? rows->matrix
                                                                     : solver::with_value_type(env, rows->matrix, type);
@@ -182,7 +149,7 @@ void DistributedAmg::upload_levels(DistributedHierarchy& h, std::vector<Prepared
       level.a = in_type(a);
       level.halo_a.emplace(comm_, env, a->halo, std::int64_t(level.n), type);
       x_ghosts = a->halo.ghosts;
-      level.spmv.emplace(env, level.a, prepared[l].a_kernel);
+      level.spmv.emplace(env, level.a, layouts[l].a);
       level.layout.emplace(env, *level.spmv);
       level.inv_diag = solver::make_vector(env, type, std::max<std::size_t>(1, level.n));
       if (level.n) solver::jacobi_inverse_diagonal(env, level.a, level.inv_diag);
@@ -193,14 +160,14 @@ void DistributedAmg::upload_levels(DistributedHierarchy& h, std::vector<Prepared
       level.smoother->set_exchange([halo](::cl::Buffer& v) { halo->exchange(v); });
     }
     if (l < last) {
-      const LocalMatrix& p = *prepared[l].p;
+      std::optional<RankSetup::Rows>& p = h.levels[l].p_here;
       std::optional<RankSetup::Rows>& r = h.levels[l].r_here;
-      level.p = solver::DeviceCsrMatrix(env, p.view(), type);
+      level.p = in_type(p);
       level.r = in_type(r);
-      level.halo_p.emplace(comm_, env, p.halo, h.levels[l + 1].partition.size(rank), type);
+      level.halo_p.emplace(comm_, env, p->halo, h.levels[l + 1].partition.size(rank), type);
       level.halo_r.emplace(comm_, env, r->halo, std::int64_t(level.n), type);
-      level.spmv_p.emplace(env, level.p, p.kernel);
-      level.spmv_r.emplace(env, level.r, prepared[l].r_kernel);
+      level.spmv_p.emplace(env, level.p, layouts[l].p);
+      level.spmv_r.emplace(env, level.r, layouts[l].r);
       level.layout_p.emplace(env, *level.spmv_p);
       level.residual = solver::make_vector(env, type, std::max<std::size_t>(1, level.n + std::size_t(r->halo.ghosts)));
       level.residual_kernel = cl::CachedKernel(

@@ -152,6 +152,7 @@ RankSetup::RankSetup(MPI_Comm comm, const cl::Env& env, std::size_t chunk_bytes,
     count_in_range_ = kernel("count_in_range");
     entries_in_range_ = kernel("entries_in_range");
     entries_outside_ = kernel("entries_outside");
+    local_columns_ = kernel("local_columns");
     smooth_rows_wide_ = env.kernel("distributed_setup.cl", "smooth_rows", options + " -DB_OFFSET=long");
     pinned_ = cl::PinnedBuffer(env, 2 * std::max<std::size_t>(8, chunk_bytes / 8 * 8));
     return 0;
@@ -357,6 +358,79 @@ LocalRows RankSetup::download(const Rows& rows) {
   return out;
 }
 
+OutgoingEntries RankSetup::outside(const KeptRows& m, const ::cl::Buffer& m_row, std::int64_t first,
+                                   std::int64_t last) {
+  // Counted a row, then copied out in row order on the device.
+  const std::size_t n = m.row_ptr.size() - 1;
+  OutgoingEntries found;
+  ::cl::Buffer at = env_.buffer(CL_MEM_READ_WRITE, (n + 1) * sizeof(cl_int), "allocating a count of entries");
+  if (n > 0) kernels_->run(count_in_range_, "count_in_range", n, m_row, m.matrix.col_idx(), cl_int(first), cl_int(last),
+                           cl_int(0), cl_uint(0), at);
+  const std::size_t entries = std::size_t(products_->exclusive_scan(at, n).total);
+  found.rows.resize(entries);
+  found.cols.resize(entries);
+  found.values.resize(entries);
+  if (entries == 0) return found;
+  ::cl::Buffer rows = env_.buffer(CL_MEM_READ_WRITE, entries * sizeof(cl_int), "allocating entries of other ranks");
+  ::cl::Buffer cols = env_.buffer(CL_MEM_READ_WRITE, entries * sizeof(cl_int), "allocating entries of other ranks");
+  ::cl::Buffer values = doubles(env_, entries, "allocating entries of other ranks");
+  kernels_->run(entries_outside_, "entries_outside", n, m_row, m.matrix.col_idx(), m.matrix.values(), cl_int(first),
+                cl_int(last), at, rows, cols, values);
+  read<std::int32_t>(rows, entries, found.rows.data());
+  read<std::int32_t>(cols, entries, found.cols.data());
+  read<double>(values, entries, found.values.data());
+  return found;
+}
+
+RankSetup::Rows RankSetup::localised(KeptRows&& m, const Partition& columns) {
+  const int rank = comm_rank(comm_);
+  const std::int64_t first = columns.begin(rank), last = first + columns.size(rank);
+  const std::size_t n = m.row_ptr.size() - 1;
+  // The ghosts: the other ranks' columns the rows name, sorted.
+  std::vector<std::int64_t> ghost;
+  shared([&] {
+    const OutgoingEntries out = outside(m, long_offsets(m.matrix), first, last);
+    ghost.assign(out.cols.begin(), out.cols.end());
+    return 0;
+  });
+  std::sort(ghost.begin(), ghost.end());
+  ghost.erase(std::unique(ghost.begin(), ghost.end()), ghost.end());
+  Rows out;
+  out.global_rows = m.global_rows;
+  out.row_begin = m.row_begin;
+  out.owned = last - first;
+  out.column_begin = first;
+  out.matrix = shared([&] {
+    check_fits(out.owned + std::int64_t(ghost.size()), "columns and ghosts");
+    check_fits(m.matrix.nnz(), "nonzeros in a kept product's rows");
+    const unsigned threads = solver::threads_for(n, grain);
+    std::vector<std::int64_t> longest_of(threads, 0);
+    solver::parallel_ranges(n, threads, [&](std::size_t begin, std::size_t end, unsigned t) {
+      for (std::size_t i = begin; i < end; ++i) longest_of[t] = std::max(longest_of[t], m.row_ptr[i + 1] - m.row_ptr[i]);
+    });
+    const std::int64_t longest = *std::max_element(longest_of.begin(), longest_of.end());
+    // 32-bit offsets (the SpMV's) and local columns, in place.
+    ::cl::Buffer row_ptr = m.matrix.row_offsets();
+    if (m.matrix.offsets() == solver::RowOffsets::wide) {
+      row_ptr = env_.buffer(CL_MEM_READ_WRITE, (n + 1) * sizeof(cl_int), "allocating a level's rows");
+      write<std::int32_t>(row_ptr, 0, n + 1, [&](std::size_t i) { return std::int32_t(m.row_ptr[i]); });
+    }
+    if (m.matrix.nnz() > 0) {
+      ::cl::Buffer ghosts = env_.buffer(CL_MEM_READ_ONLY, std::max<std::size_t>(1, ghost.size()) * sizeof(cl_int),
+                                        "allocating a level's ghosts");
+      write<std::int32_t>(ghosts, 0, ghost.size(), [&](std::size_t g) { return std::int32_t(ghost[g]); });
+      kernels_->run(local_columns_, "local_columns", std::size_t(m.matrix.nnz()), cl_int(first), cl_int(last), ghosts,
+                    cl_int(ghost.size()), m.matrix.col_idx());
+    }
+    return solver::DeviceCsrMatrix(row_ptr, m.matrix.col_idx(), m.matrix.values(), std::int32_t(n),
+                                   std::int32_t(out.owned + std::int64_t(ghost.size())), m.matrix.nnz(),
+                                   solver::ElementType::f64, std::int32_t(longest));
+  });
+  m = {};
+  out.halo = halo_of_ghosts(comm_, columns, std::move(ghost));
+  return out;
+}
+
 ::cl::Buffer RankSetup::long_offsets(const solver::DeviceCsrMatrix& m) {
   return m.offsets() == solver::RowOffsets::wide ? m.row_offsets() : products_->widened(m.row_offsets(), std::size_t(m.rows()));
 }
@@ -366,27 +440,7 @@ RankSetup::Rows RankSetup::transpose(const KeptRows& m, const Partition& rows_of
   const std::int64_t first = columns.begin(rank), last = first + columns.size(rank);
   const std::size_t n = m.row_ptr.size() - 1;
   const ::cl::Buffer m_row = shared([&] { return long_offsets(m.matrix); });
-  // M's entries in other ranks' columns, counted and copied out in row order on the device.
-  const OutgoingEntries out = shared([&] {
-    OutgoingEntries found;
-    ::cl::Buffer at = env_.buffer(CL_MEM_READ_WRITE, (n + 1) * sizeof(cl_int), "allocating a transpose's counts");
-    if (n > 0) kernels_->run(count_in_range_, "count_in_range", n, m_row, m.matrix.col_idx(), cl_int(first), cl_int(last),
-                             cl_int(0), cl_uint(0), at);
-    const std::size_t entries = std::size_t(products_->exclusive_scan(at, n).total);
-    found.rows.resize(entries);
-    found.values.resize(entries);
-    if (entries == 0) return found;
-    ::cl::Buffer rows = env_.buffer(CL_MEM_READ_WRITE, entries * sizeof(cl_int), "allocating a transpose's entries");
-    ::cl::Buffer cols = env_.buffer(CL_MEM_READ_WRITE, entries * sizeof(cl_int), "allocating a transpose's entries");
-    ::cl::Buffer values = doubles(env_, entries, "allocating a transpose's entries");
-    kernels_->run(entries_outside_, "entries_outside", n, m_row, m.matrix.col_idx(), m.matrix.values(), cl_int(first),
-                  cl_int(last), at, rows, cols, values);
-    read<std::int32_t>(rows, entries, found.rows.data());
-    found.cols.resize(entries);
-    read<std::int32_t>(cols, entries, found.cols.data());
-    read<double>(values, entries, found.values.data());
-    return found;
-  });
+  const OutgoingEntries out = shared([&] { return outside(m, m_row, first, last); });
   const ForeignEntries got = send_to_column_owners(comm_, out, m.row_begin, columns);
   // The ghosts: the rows of the entries received, which arrive sorted by row. M's rows here in
   // global order: the ghosts below this rank's rows, its rows, the ghosts above.

@@ -44,10 +44,9 @@ struct DistributedLevel {
   std::vector<std::int64_t> chunk_begin;  // this rank's dot chunks: local row where each starts, then the end
   double radius = 0;        // the Lanczos estimate of rho(D^-1 A) (0 for a level without rows)
   // To the next (coarser) level; empty on the coarsest: P (this level's rows, the next level's
-  // columns) on the host, and R = P^T (the next level's rows, this level's columns) on this
-  // rank's device with its halo (RankSetup::transpose; RankSetup::download brings it back).
-  LocalRows p;
-  std::optional<RankSetup::Rows> r_here;
+  // columns) and R = P^T (the next level's rows, this level's columns) on this rank's device
+  // with their halos (RankSetup::download brings them back).
+  std::optional<RankSetup::Rows> p_here, r_here;
   // A on this rank's device in double with its halo (every level the set-up estimated), as the
   // set-up left it. The solve's levels are made from a_here and r_here (distributed_amg.hpp).
   std::optional<RankSetup::Rows> a_here;

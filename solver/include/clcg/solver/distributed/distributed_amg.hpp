@@ -65,9 +65,9 @@ class DistributedAmg {
 
  private:
   struct Level;
-  struct Prepared;  // a level's local rows of A, P and R on the host, made collectively
-  // Every level on this rank's device, from the prepared rows (no MPI: may fail on one rank alone).
-  void upload_levels(DistributedHierarchy& h, std::vector<Prepared>& prepared, const solver::AmgOptions& options);
+  struct Layouts;  // a level's row layouts of A, P and R, agreed collectively
+  // Every level on this rank's device, from the set-up's device rows (no MPI: may fail on one rank alone).
+  void upload_levels(DistributedHierarchy& h, const std::vector<Layouts>& layouts, const solver::AmgOptions& options);
   void cycle(std::size_t l, const ::cl::Buffer& b, ::cl::Buffer& x);
   // The last level gathered onto every rank: its b gathered, the one-device AMG's cycle, this rank's x.
   void gathered_cycle(Level& level, const ::cl::Buffer& b, ::cl::Buffer& x);

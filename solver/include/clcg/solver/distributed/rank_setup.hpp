@@ -100,6 +100,10 @@ class RankSetup {
   // are copied out on the device and go to their owners (send_to_column_owners), whose devices
   // place them with their own.
   Rows transpose(const KeptRows& m, const Partition& rows_of_m, const Partition& columns);
+  // The kept rows with local columns under `columns` (this rank's first, then the ghosts: the
+  // other ranks' columns they name, found on the device), as upload() makes them; the kept
+  // product is used up. Collective.
+  Rows localised(KeptRows&& m, const Partition& columns);
   // C = A B with B's owned rows the kept product `owned` (its device copy freed once in B).
   LocalRows multiply(const Rows& a, KeptRows&& owned, const RemoteRows& remote, std::int64_t columns,
                      const std::string& label);
@@ -149,6 +153,8 @@ class RankSetup {
   auto from_device(KeptRows& owned, bool release);
   KeptRows kept(const Rows& a, solver::DeviceCsrMatrix c);
   ::cl::Buffer long_offsets(const solver::DeviceCsrMatrix& m);  // its row offsets in 64 bits
+  // The entries of `m` (row offsets `m_row`) outside the columns [first, last), in row order.
+  OutgoingEntries outside(const KeptRows& m, const ::cl::Buffer& m_row, std::int64_t first, std::int64_t last);
   void read_offsets(const solver::DeviceCsrMatrix& c, solver::BulkVector<std::int64_t>& row_ptr);
   LocalRows read_rows(const Rows& a, const solver::DeviceCsrMatrix& c);  // C to the host, global columns
   AnsweredRows answer(const KeptRows& rows, const std::vector<std::int64_t>& asked);
@@ -161,7 +167,7 @@ class RankSetup {
   ::cl::Kernel rows_times_, chunk_dots_, scaled_, lanczos_next_, divided_;
   ::cl::Kernel row_diagonal_, coupling_max_, strength_mask_, mis_begin_, mis_keys_, mis_spread_, mis_settle_;
   ::cl::Kernel gather_rows_, ghosts_last_, smooth_rows_, smooth_rows_wide_;
-  ::cl::Kernel count_in_range_, entries_in_range_, entries_outside_;
+  ::cl::Kernel count_in_range_, entries_in_range_, entries_outside_, local_columns_;
   cl::PinnedBuffer pinned_;  // two halves of chunk_bytes, for reads and writes
 };
 
