@@ -213,3 +213,23 @@ __kernel void local_columns(const uint entries, const int first, const int last,
     }
   }
 }
+
+// ---- The tentative prolongator over the ranks (aggregation.cl's tentative_count, _fill and _qr
+// on this rank's rows and on T, the distributed transpose of P_tent filled with B): Q's values
+// back from T's rows (aggregate g's column j is T's row g k + j) to P_tent's entries, for T's
+// entries in this rank's rows (local columns below `owned`; the ghosts' go to their owners).
+__kernel void scatter_own(const uint t_rows, const uint k, const int owned, __global const int* t_row,
+                          __global const int* t_col, __global const REAL* t_val, __global const int* p_row,
+                          __global REAL* p_val) {
+  CLCG_FOR_EACH(uint, c, t_rows) {
+    const uint j = c % k;
+    for (int e = t_row[c]; e < t_row[c + 1]; ++e)
+      if (t_col[e] < owned) p_val[p_row[t_col[e]] + j] = t_val[e];
+  }
+}
+
+// p_val[at[e]] = value[e] (the entries other ranks' T rows sent back).
+__kernel void scatter_values(const uint entries, __global const long* at, __global const REAL* value,
+                             __global REAL* p_val) {
+  CLCG_FOR_EACH(uint, e, entries) p_val[at[e]] = value[e];
+}

@@ -1,26 +1,21 @@
 #include "clcg/solver/distributed/amg_hierarchy.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <map>
-#include <numeric>
 #include <stdexcept>
-#include <span>
 #include <string>
 
 #include "clcg/solver/distributed/launch.hpp"
 #include "clcg/solver/distributed/rank_setup.hpp"
 #include "clcg/solver/distributed/rank_failure.hpp"
-#include "clcg/solver/distributed/fixed_order_sum.hpp"
 #include "clcg/solver/distributed/halo.hpp"
 #include "clcg/solver/distributed/remote_rows.hpp"
 #include "clcg/solver/io/host_threads.hpp"
 #include "clcg/solver/multigrid/amg.hpp"
 #include "clcg/solver/multigrid/coarsening.hpp"
 #include "clcg/solver/multigrid/near_nullspace.hpp"
-#include "clcg/solver/precond/spectrum.hpp"
 
 namespace clcg::distributed {
 namespace {
@@ -138,112 +133,6 @@ LocalAggregates aggregate_rows(MPI_Comm comm, const LocalRows& a, const solver::
   join(seed, first_join);
   join(first_join, out.of_row);
   return out;
-}
-
-// tentative_prolongator() of the host reference over aggregates of nodes (`block` rows each)
-// and k candidates (`b`: this rank's rows x k): each aggregate's member nodes (their rows'
-// candidates) go to its seed's rank, which factors it in row order with the host reference's
-// factor_aggregate and sends each member row its k entries of Q back. `coarse_b` gets this rank's aggregates' R
-// (k rows of k each), the next level's candidates.
-LocalRows tentative_rows(MPI_Comm comm, const LocalRows& a, const LocalAggregates& g, int block,
-                         const std::vector<double>& b, int k, std::vector<double>& coarse_b) {
-  const int ranks = g.coarse.ranks(), rank = comm_rank(comm);
-  const std::size_t nodes = g.of_row.size(), per = std::size_t(block) * std::size_t(k);
-  // Each member node's slot in what goes to its aggregate's rank, in row order (so each rank's
-  // members arrive in row order): the threads take ranges of nodes, each one's slots for a
-  // rank after those of the threads before it, as send_to_column_owners.
-  const unsigned threads = solver::threads_for(nodes, std::size_t(1) << 14);
-  std::vector<std::vector<int>> sent(threads, std::vector<int>(std::size_t(ranks), 0));  // by thread, by rank
-  std::vector<std::int64_t> members_before(threads + 1, 0);  // member nodes before each thread's range
-  const auto each_node = [&](auto&& f) {
-    solver::parallel_ranges(nodes, threads, [&](std::size_t begin, std::size_t end, unsigned t) {
-      for (std::size_t u = begin; u < end; ++u)
-        if (const std::int64_t agg = g.of_row[u]; agg >= 0) f(t, u, agg);
-    });
-  };
-  each_node([&](unsigned t, std::size_t, std::int64_t agg) { ++sent[t][std::size_t(g.coarse.owner(agg))]; });
-  for (unsigned t = 0; t < threads; ++t)
-    members_before[t + 1] = members_before[t] + std::accumulate(sent[t].begin(), sent[t].end(), std::int64_t(0));
-  const std::vector<int> counts = slots_by_thread(sent);
-  solver::BulkVector<std::int64_t> ids(std::size_t(members_before.back()));  // every entry set below
-  solver::BulkVector<double> values(ids.size() * per);
-  solver::BulkVector<std::size_t> slot(nodes);  // (only members' slots are read)
-  each_node([&](unsigned t, std::size_t u, std::int64_t agg) {
-    slot[u] = std::size_t(sent[t][std::size_t(g.coarse.owner(agg))]++);
-    ids[slot[u]] = agg;
-    std::copy_n(b.begin() + std::ptrdiff_t(u * per), per, values.begin() + std::ptrdiff_t(slot[u] * per));
-  });
-  std::vector<int> got_counts, value_counts(counts.size());
-  for (std::size_t r = 0; r < counts.size(); ++r) value_counts[r] = counts[r] * int(per);
-  const solver::BulkVector<std::int64_t> got_ids = all_to_all(comm, ids, counts, &got_counts);
-  const solver::BulkVector<double> got_values = all_to_all(comm, values, value_counts);
-  // The members of this rank's aggregates, aggregate by aggregate, each in row order: they
-  // arrive by source rank, each rank's in row order, and the ranks before this one hold the rows
-  // before its own, so arrival order is the host reference's order. Placed on the threads
-  // (sizes and cursors by atomics), then each aggregate's few members sorted by arrival.
-  const std::int64_t first = g.coarse.begin(rank), mine = g.coarse.size(rank);
-  const std::size_t got = got_ids.size(), count = std::size_t(mine), kk = std::size_t(k);
-  solver::BulkVector<std::int64_t> start(count + 1);
-  solver::BulkVector<std::int32_t> cursor(count);
-  each_row(count + 1, [&](std::size_t c) { start[c] = 0; });
-  each_row(count, [&](std::size_t c) { cursor[c] = 0; });
-  const auto aggregate_of = [&](std::size_t e) { return std::size_t(got_ids[e] - first); };
-  each_row(got, [&](std::size_t e) { std::atomic_ref<std::int64_t>(start[aggregate_of(e) + 1]).fetch_add(1, std::memory_order_relaxed); });
-  running_sums(start);
-  solver::BulkVector<std::size_t> order(got);  // arrival indices, aggregate by aggregate
-  each_row(got, [&](std::size_t e) {
-    const std::size_t c = aggregate_of(e);
-    order[std::size_t(start[c]) + std::size_t(std::atomic_ref<std::int32_t>(cursor[c]).fetch_add(1, std::memory_order_relaxed))] = e;
-  });
-  // Each aggregate's block of candidates factored as the host reference does: its members' rows
-  // of Q go back where they came from, its R_g is the next level's candidates.
-  coarse_b.assign(count * kk * kk, 0.0);
-  solver::BulkVector<double> answer(got_values.size());  // each member node's rows' k entries, as sent
-  const double dependent = solver::dependent_candidate(solver::ElementType::f64);
-  solver::parallel_ranges(count, solver::threads_for(count, std::size_t(1) << 12), [&](std::size_t from, std::size_t to, unsigned) {
-    std::vector<double> q;  // column-major: the aggregate's rows, then the next candidate
-    for (std::size_t c = from; c < to; ++c) {
-      std::size_t* members = order.data() + start[c];
-      const std::size_t nodes = std::size_t(start[c + 1] - start[c]), m = nodes * std::size_t(block);
-      std::sort(members, members + nodes);
-      q.assign(m * kk, 0.0);
-      for (std::size_t u = 0; u < nodes; ++u)
-        for (std::size_t r = 0; r < std::size_t(block); ++r)
-          for (std::size_t j = 0; j < kk; ++j) q[j * m + u * std::size_t(block) + r] = got_values[members[u] * per + r * kk + j];
-      solver::factor_aggregate(q.data(), m, k, &coarse_b[c * kk * kk], dependent);
-      for (std::size_t u = 0; u < nodes; ++u)
-        for (std::size_t r = 0; r < std::size_t(block); ++r)
-          for (std::size_t j = 0; j < kk; ++j) answer[members[u] * per + r * kk + j] = q[j * m + u * std::size_t(block) + r];
-    }
-  });
-  std::vector<int> answer_counts(got_counts.size());
-  for (std::size_t r = 0; r < got_counts.size(); ++r) answer_counts[r] = got_counts[r] * int(per);
-  const solver::BulkVector<double> mine_q = all_to_all(comm, answer, answer_counts);
-  // Each member node's rows: k entries each (none outside every aggregate), by the same ranges
-  // of nodes: a row's offset counts the member nodes before it.
-  LocalRows t;
-  t.global_rows = a.global_rows;
-  t.row_begin = a.row_begin;
-  const std::size_t bk = std::size_t(block) * std::size_t(k);
-  t.row_ptr.resize(nodes * std::size_t(block) + 1);  // every entry set below
-  t.col.resize(std::size_t(members_before.back()) * bk);
-  t.values.resize(t.col.size());
-  solver::parallel_ranges(nodes, threads, [&](std::size_t begin, std::size_t end, unsigned h) {
-    std::size_t before = std::size_t(members_before[h]);
-    for (std::size_t u = begin; u < end; ++u) {
-      const std::int64_t agg = g.of_row[u];
-      for (std::size_t c = 0; c < std::size_t(block); ++c) {
-        const std::size_t row = u * std::size_t(block) + c, first = before * bk + c * std::size_t(k);
-        t.row_ptr[row + 1] = std::int64_t(agg >= 0 ? first + std::size_t(k) : before * bk);
-        for (int j = 0; agg >= 0 && j < k; ++j) {
-          t.col[first + std::size_t(j)] = agg * k + j;
-          t.values[first + std::size_t(j)] = mine_q[slot[u] * per + c * std::size_t(k) + std::size_t(j)];
-        }
-      }
-      before += agg >= 0 ? 1 : 0;
-    }
-  });
-  return t;
 }
 
 // node_matrix() of the host reference on this rank's nodes (`block` rows each): entry (u, v)
@@ -428,15 +317,16 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
     fine.radius = device.radius(a_here, d, fine.chunk_begin, lanczos_steps);
     h.lanczos_seconds += since(start);
     start = Clock::now();
-    std::vector<double> coarse_candidates;
-    const LocalRows tentative = tentative_rows(comm, fine_a, g, block, candidates, k, coarse_candidates);
-    candidates = std::move(coarse_candidates);
     Partition coarse_partition = scaled(g.coarse, k, 1);  // an aggregate's k unknowns on its seed's rank
     coarse_partition.chunk = fine.partition.chunk;
     const std::int64_t coarse_rows = coarse_partition.rows();
+    std::vector<double> coarse_candidates;
+    const RankSetup::KeptRows tentative =
+        device.tentative(g.of_row, block, candidates, k, fine.partition, coarse_partition, coarse_candidates);
+    candidates = std::move(coarse_candidates);
     // P = P_tent - omega D^-1 A P_tent on the device (the ghost rows of P_tent fetched), kept there for A P.
     RankSetup::KeptRows p_here =
-        device.smoothed(a_here, tentative, fetch_rows(comm, fine.partition, tentative, a_here.halo.ghost_ids),
+        device.smoothed(a_here, tentative, device.fetch_rows(fine.partition, tentative, a_here.halo.ghost_ids),
                         coarse_rows, d, solver::prolongator_weight(fine.radius));
     h.coarsening_seconds += since(start);
     start = Clock::now();

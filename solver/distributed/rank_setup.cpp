@@ -153,6 +153,11 @@ RankSetup::RankSetup(MPI_Comm comm, const cl::Env& env, std::size_t chunk_bytes,
     entries_in_range_ = kernel("entries_in_range");
     entries_outside_ = kernel("entries_outside");
     local_columns_ = kernel("local_columns");
+    tentative_count_ = kernel("tentative_count");
+    tentative_fill_ = kernel("tentative_fill");
+    tentative_qr_ = kernel("tentative_qr");
+    scatter_own_ = kernel("scatter_own");
+    scatter_values_ = kernel("scatter_values");
     smooth_rows_wide_ = env.kernel("distributed_setup.cl", "smooth_rows", options + " -DB_OFFSET=long");
     pinned_ = cl::PinnedBuffer(env, 2 * std::max<std::size_t>(8, chunk_bytes / 8 * 8));
     return 0;
@@ -268,10 +273,86 @@ LocalRows RankSetup::multiply(const Rows& a, KeptRows&& owned, const RemoteRows&
   return shared([&] { return read_rows(a, product(a, owned.row_ptr, from_device(owned, true), remote, columns, label).c); });
 }
 
-RankSetup::KeptRows RankSetup::smoothed(const Rows& a, const LocalRows& tentative, const RemoteRows& remote,
+RankSetup::KeptRows RankSetup::tentative(std::span<const std::int64_t> of_node, int block,
+                                         std::span<const double> candidates, int k, const Partition& rows,
+                                         const Partition& columns, std::vector<double>& coarse_candidates) {
+  const int rank = comm_rank(comm_);
+  const std::size_t n = std::size_t(rows.size(rank)), kk = std::size_t(k);
+  // P_tent on this rank's rows, filled with B.
+  KeptRows t = shared([&] {
+    check_fits(columns.rows(), "coarse rows");
+    ::cl::Buffer aggregate = env_.buffer(CL_MEM_READ_ONLY, std::max<std::size_t>(1, of_node.size()) * sizeof(cl_int),
+                                         "allocating the aggregates");
+    write<std::int32_t>(aggregate, 0, of_node.size(), [&](std::size_t u) { return std::int32_t(of_node[u]); });
+    ::cl::Buffer b = doubles(env_, n * kk, "allocating the candidates");
+    write_bytes(env_, b, 0, n * kk * sizeof(double), candidates.data());
+    ::cl::Buffer counts = env_.buffer(CL_MEM_READ_WRITE, (n + 1) * sizeof(cl_int), "allocating the tentative rows");
+    if (n > 0) kernels_->run(tentative_count_, "tentative_count", n, cl_uint(block), cl_uint(k), aggregate, counts);
+    solver::DeviceCsrMatrix filled = products_->allocate(counts, std::int32_t(n), std::int32_t(columns.rows()));
+    if (n > 0)
+      kernels_->run(tentative_fill_, "tentative_fill", n, cl_uint(block), cl_uint(k), aggregate, b, filled.row_ptr(),
+                    filled.col_idx(), filled.values());
+    KeptRows out;
+    out.global_rows = rows.rows();
+    out.row_begin = rows.begin(rank);
+    out.matrix = std::move(filled);
+    read_offsets(out.matrix, out.row_ptr);
+    return out;
+  });
+  // Each aggregate's block on its seed's rank, factored there.
+  const Rows by_aggregate = transpose(t, rows, columns);
+  const std::size_t aggregates = std::size_t(columns.size(rank)) / kk;
+  const OutgoingEntries ghosts = shared([&] {
+    coarse_candidates.assign(aggregates * kk * kk, 0.0);
+    const solver::DeviceCsrMatrix& q = by_aggregate.matrix;
+    if (aggregates > 0) {
+      ::cl::Buffer coarse = doubles(env_, aggregates * kk * kk, "allocating the next level's candidates");
+      kernels_->run(tentative_qr_, "tentative_qr", aggregates, cl_uint(k),
+                    solver::Real{solver::dependent_candidate(solver::ElementType::f64)}, q.row_ptr(), q.values(), coarse);
+      read<double>(coarse, aggregates * kk * kk, coarse_candidates.data());
+      kernels_->run(scatter_own_, "scatter_own", std::size_t(q.rows()), cl_uint(k), cl_int(n), q.row_ptr(), q.col_idx(),
+                    q.values(), t.matrix.row_ptr(), t.matrix.values());
+    }
+    return outside(q, long_offsets(q), 0, std::int64_t(n));  // Q's entries in other ranks' rows
+  });
+  // Q's entries in other ranks' rows go back to them: (row, entry j of it) and the value.
+  const int ranks = rows.ranks();
+  std::vector<int> counts(std::size_t(ranks), 0);
+  const auto ghost_row = [&](std::size_t e) { return by_aggregate.halo.ghost_ids[std::size_t(ghosts.cols[e]) - n]; };
+  for (std::size_t e = 0; e < ghosts.values.size(); ++e) ++counts[std::size_t(rows.owner(ghost_row(e)))];
+  std::vector<int> at = offsets_of(counts);
+  solver::BulkVector<std::int64_t> where(ghosts.values.size());
+  solver::BulkVector<double> values(ghosts.values.size());
+  for (std::size_t e = 0; e < ghosts.values.size(); ++e) {
+    const std::size_t slot = std::size_t(at[std::size_t(rows.owner(ghost_row(e)))]++);
+    where[slot] = ghost_row(e) * std::int64_t(k) + ghosts.rows[e] % k;
+    values[slot] = ghosts.values[e];
+  }
+  const solver::BulkVector<std::int64_t> got_where = all_to_all(comm_, where, counts);
+  const solver::BulkVector<double> got_values = all_to_all(comm_, values, counts);
+  shared([&] {
+    const std::size_t got = got_values.size();
+    if (got == 0) return 0;
+    std::vector<std::int64_t> entry(got);  // each value's place in P_tent's values
+    for (std::size_t e = 0; e < got; ++e) {
+      const std::int64_t row = got_where[e] / k - t.row_begin;
+      entry[e] = t.row_ptr[std::size_t(row)] + got_where[e] % k;
+    }
+    ::cl::Buffer place = env_.buffer(CL_MEM_READ_ONLY, got * sizeof(std::int64_t), "allocating Q's entries");
+    write_bytes(env_, place, 0, got * sizeof(std::int64_t), entry.data());
+    ::cl::Buffer value = doubles(env_, got, "allocating Q's entries");
+    write_bytes(env_, value, 0, got * sizeof(double), got_values.data());
+    kernels_->run(scatter_values_, "scatter_values", got, place, value, t.matrix.values());
+    return 0;
+  });
+  return t;
+}
+
+RankSetup::KeptRows RankSetup::smoothed(const Rows& a, const KeptRows& tentative, const RemoteRows& remote,
                                         std::int64_t columns, std::span<const double> diagonal, double omega) {
   return shared([&] {
-    const Product ap = product(a, tentative.row_ptr, from_host(tentative), remote, columns, "A P_tent");
+    KeptRows& source = const_cast<KeptRows&>(tentative);  // (not released: only read)
+    const Product ap = product(a, tentative.row_ptr, from_device(source, false), remote, columns, "A P_tent");
     const std::size_t n = std::size_t(ap.c.rows());
     ::cl::Buffer d = doubles(env_, n, "allocating the smoothing's diagonal");
     write_bytes(env_, d, 0, n * sizeof(double), diagonal.data());
@@ -358,13 +439,13 @@ LocalRows RankSetup::download(const Rows& rows) {
   return out;
 }
 
-OutgoingEntries RankSetup::outside(const KeptRows& m, const ::cl::Buffer& m_row, std::int64_t first,
+OutgoingEntries RankSetup::outside(const solver::DeviceCsrMatrix& m, const ::cl::Buffer& m_row, std::int64_t first,
                                    std::int64_t last) {
   // Counted a row, then copied out in row order on the device.
-  const std::size_t n = m.row_ptr.size() - 1;
+  const std::size_t n = std::size_t(m.rows());
   OutgoingEntries found;
   ::cl::Buffer at = env_.buffer(CL_MEM_READ_WRITE, (n + 1) * sizeof(cl_int), "allocating a count of entries");
-  if (n > 0) kernels_->run(count_in_range_, "count_in_range", n, m_row, m.matrix.col_idx(), cl_int(first), cl_int(last),
+  if (n > 0) kernels_->run(count_in_range_, "count_in_range", n, m_row, m.col_idx(), cl_int(first), cl_int(last),
                            cl_int(0), cl_uint(0), at);
   const std::size_t entries = std::size_t(products_->exclusive_scan(at, n).total);
   found.rows.resize(entries);
@@ -374,8 +455,8 @@ OutgoingEntries RankSetup::outside(const KeptRows& m, const ::cl::Buffer& m_row,
   ::cl::Buffer rows = env_.buffer(CL_MEM_READ_WRITE, entries * sizeof(cl_int), "allocating entries of other ranks");
   ::cl::Buffer cols = env_.buffer(CL_MEM_READ_WRITE, entries * sizeof(cl_int), "allocating entries of other ranks");
   ::cl::Buffer values = doubles(env_, entries, "allocating entries of other ranks");
-  kernels_->run(entries_outside_, "entries_outside", n, m_row, m.matrix.col_idx(), m.matrix.values(), cl_int(first),
-                cl_int(last), at, rows, cols, values);
+  kernels_->run(entries_outside_, "entries_outside", n, m_row, m.col_idx(), m.values(), cl_int(first), cl_int(last),
+                at, rows, cols, values);
   read<std::int32_t>(rows, entries, found.rows.data());
   read<std::int32_t>(cols, entries, found.cols.data());
   read<double>(values, entries, found.values.data());
@@ -389,7 +470,7 @@ RankSetup::Rows RankSetup::localised(KeptRows&& m, const Partition& columns) {
   // The ghosts: the other ranks' columns the rows name, sorted.
   std::vector<std::int64_t> ghost;
   shared([&] {
-    const OutgoingEntries out = outside(m, long_offsets(m.matrix), first, last);
+    const OutgoingEntries out = outside(m.matrix, long_offsets(m.matrix), first, last);
     ghost.assign(out.cols.begin(), out.cols.end());
     return 0;
   });
@@ -440,7 +521,7 @@ RankSetup::Rows RankSetup::transpose(const KeptRows& m, const Partition& rows_of
   const std::int64_t first = columns.begin(rank), last = first + columns.size(rank);
   const std::size_t n = m.row_ptr.size() - 1;
   const ::cl::Buffer m_row = shared([&] { return long_offsets(m.matrix); });
-  const OutgoingEntries out = shared([&] { return outside(m, m_row, first, last); });
+  const OutgoingEntries out = shared([&] { return outside(m.matrix, m_row, first, last); });
   const ForeignEntries got = send_to_column_owners(comm_, out, m.row_begin, columns);
   // The ghosts: the rows of the entries received, which arrive sorted by row. M's rows here in
   // global order: the ghosts below this rank's rows, its rows, the ghosts above.

@@ -499,11 +499,20 @@ TEST(RemoteRows, SmoothedProlongatorEqualsTheHostReference) {
   const LocalRows a_mine = rows_of(a, pa.begin(rank), pa.begin(rank) + pa.size(rank));
   const LocalRows t_mine = rows_of(tentative, pa.begin(rank), pa.begin(rank) + pa.size(rank));
   const std::vector<double> d = a_mine.diagonal();
+  HostCsr identity;
+  identity.rows = identity.cols = a.rows;
+  for (std::int32_t i = 0; i < a.rows; ++i) identity.col_idx.push_back(i), identity.values.push_back(1.0), identity.row_ptr.push_back(i + 1);
+  const LocalRows identity_mine = rows_of(identity, pa.begin(rank), pa.begin(rank) + pa.size(rank));
+  const std::vector<std::int64_t> wanted_by_i;  // (I names no other rank's rows)
   for (const std::uint64_t wide_from : {std::uint64_t(clcg::solver::max_csr_index), std::uint64_t(100)}) {
     clcg::distributed::RankSetup device(world, clcg::test::test_env(), std::size_t(64) << 10, wide_from);
     const clcg::distributed::RankSetup::Rows a_here = on_device(device, a_mine, pa);
-    const clcg::distributed::RemoteRows remote = clcg::distributed::fetch_rows(world, pa, t_mine, a_here.halo.ghost_ids);
-    const LocalRows p = device.download(device.smoothed(a_here, t_mine, remote, tentative.cols, d, omega));
+    // P_tent kept on the device: I P_tent.
+    const clcg::distributed::RankSetup::KeptRows t_here = device.multiply_kept(
+        on_device(device, identity_mine, pa), t_mine, clcg::distributed::fetch_rows(world, pa, t_mine, wanted_by_i),
+        tentative.cols, "I P_tent");
+    const clcg::distributed::RemoteRows remote = device.fetch_rows(pa, t_here, a_here.halo.ghost_ids);
+    const LocalRows p = device.download(device.smoothed(a_here, t_here, remote, tentative.cols, d, omega));
     expect_same(to_csr(gather_rows(p), tentative.cols), reference, "P, 64-bit offsets from " + std::to_string(wide_from));
   }
 }

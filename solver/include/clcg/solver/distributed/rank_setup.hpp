@@ -86,10 +86,21 @@ class RankSetup {
   // The same with B's owned rows a kept product (copied on the device, and kept).
   KeptRows multiply_kept(const Rows& a, const KeptRows& owned, const RemoteRows& remote, std::int64_t columns,
                          const std::string& label);
+  // tentative_prolongator() of the host reference over the ranks, kept: this rank's rows of
+  // P_tent, whose rows `rows` spreads. `of_node`: the global aggregate of each of this rank's
+  // nodes (`block` rows each; -1: none); `candidates`: B on this rank's rows (rows x k,
+  // row-major); `columns`: the coarse rows (each aggregate's k on its seed's rank).
+  // P_tent is filled with B, transposed over the ranks (transpose below: aggregate g's column
+  // j is T's row g k + j, its members' rows in global order), each aggregate's block factored
+  // by the rank of its seed (aggregation.cl's tentative_qr, the reference's factor_aggregate)
+  // and Q sent back. `coarse_candidates` gets this rank's aggregates' R (k x k each).
+  // Collective.
+  KeptRows tentative(std::span<const std::int64_t> of_node, int block, std::span<const double> candidates, int k,
+                     const Partition& rows, const Partition& columns, std::vector<double>& coarse_candidates);
   // P = P_tent - omega D^-1 A P_tent (smoothed_prolongator() of the host reference), kept:
   // `tentative` this rank's rows of P_tent, `remote` its ghost rows, `diagonal` A's on this
   // rank's rows.
-  KeptRows smoothed(const Rows& a, const LocalRows& tentative, const RemoteRows& remote, std::int64_t columns,
+  KeptRows smoothed(const Rows& a, const KeptRows& tentative, const RemoteRows& remote, std::int64_t columns,
                     std::span<const double> diagonal, double omega);
   LocalRows download(const KeptRows& rows);  // back on the host (global columns)
 
@@ -154,7 +165,8 @@ class RankSetup {
   KeptRows kept(const Rows& a, solver::DeviceCsrMatrix c);
   ::cl::Buffer long_offsets(const solver::DeviceCsrMatrix& m);  // its row offsets in 64 bits
   // The entries of `m` (row offsets `m_row`) outside the columns [first, last), in row order.
-  OutgoingEntries outside(const KeptRows& m, const ::cl::Buffer& m_row, std::int64_t first, std::int64_t last);
+  OutgoingEntries outside(const solver::DeviceCsrMatrix& m, const ::cl::Buffer& m_row, std::int64_t first,
+                          std::int64_t last);
   void read_offsets(const solver::DeviceCsrMatrix& c, solver::BulkVector<std::int64_t>& row_ptr);
   LocalRows read_rows(const Rows& a, const solver::DeviceCsrMatrix& c);  // C to the host, global columns
   AnsweredRows answer(const KeptRows& rows, const std::vector<std::int64_t>& asked);
@@ -168,6 +180,7 @@ class RankSetup {
   ::cl::Kernel row_diagonal_, coupling_max_, strength_mask_, mis_begin_, mis_keys_, mis_spread_, mis_settle_;
   ::cl::Kernel gather_rows_, ghosts_last_, smooth_rows_, smooth_rows_wide_;
   ::cl::Kernel count_in_range_, entries_in_range_, entries_outside_, local_columns_;
+  ::cl::Kernel tentative_count_, tentative_fill_, tentative_qr_, scatter_own_, scatter_values_;
   cl::PinnedBuffer pinned_;  // two halves of chunk_bytes, for reads and writes
 };
 
