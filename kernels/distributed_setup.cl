@@ -233,3 +233,42 @@ __kernel void scatter_values(const uint entries, __global const long* at, __glob
                              __global REAL* p_val) {
   CLCG_FOR_EACH(uint, e, entries) p_val[at[e]] = value[e];
 }
+
+// ---- The seeds and joins of the host reference's aggregate() over the ranks, keyed on global
+// rows. count[i] = 1 where row i is a seed (in the set); seed[i] = its global aggregate
+// (first_seed + its place among this rank's seeds, `at` the counts' exclusive sums), else -1.
+__kernel void seed_flags(const uint rows, __global const uint* state, __global int* count) {
+  CLCG_FOR_EACH(uint, i, rows) count[i] = state[i] == MIS_IN ? 1 : 0;
+}
+
+__kernel void seed_numbers(const uint rows, const long first_seed, __global const uint* state,
+                           __global const int* at, __global long* seed) {
+  CLCG_FOR_EACH(uint, i, rows) seed[i] = state[i] == MIS_IN ? first_seed + at[i] : -1L;
+}
+
+// One join: a row without an aggregate in `joined` (local columns: the ghosts' exchanged before)
+// takes that of its strong neighbour whose global row has the largest key, among those with
+// one. `ghost`: the ghosts' global rows.
+__kernel void join_step(const uint rows, const uint first, __global const int* row, __global const int* col,
+                        __global const uchar* strong, __global const uint* ghost, __global const long* joined,
+                        __global long* result) {
+  CLCG_FOR_EACH(uint, i, rows) {
+    long g = joined[i];
+    if (g < 0) {
+      ulong best = 0;
+      for (int k = row[i]; k < row[i + 1]; ++k) {
+        if (strong[k] != STRONG) continue;
+        const int j = col[k];
+        const long h = joined[j];
+        const uint global_j = j < (int)rows ? first + (uint)j : ghost[j - (int)rows];
+        if (h >= 0 && mis_key(MIS_IN, global_j) > best) best = mis_key(MIS_IN, global_j), g = h;
+      }
+    }
+    result[i] = g;
+  }
+}
+
+// out[i] = in[i] in 32 bits (aggregates: their count fits).
+__kernel void narrowed_ids(const uint rows, __global const long* in, __global int* out) {
+  CLCG_FOR_EACH(uint, i, rows) out[i] = (int)in[i];
+}

@@ -46,12 +46,6 @@ LocalView local_view(MPI_Comm comm, const Partition& partition, const LocalRows&
   return view;
 }
 
-// The value of local column c of a vector held as its owned part and its ghosts.
-template <class Vector, class T = typename Vector::value_type>
-T value_at(const Vector& owned, const std::vector<T>& ghosts, std::int32_t c) {
-  return std::size_t(c) < owned.size() ? owned[std::size_t(c)] : ghosts[std::size_t(c) - owned.size()];
-}
-
 // A's diagonal on this rank's rows (summed where a row stores it twice, as the host reference).
 solver::BulkVector<double> local_diagonal(const LocalRows& a, const solver::BulkVector<std::int32_t>& local_col) {
   solver::BulkVector<double> d(std::size_t(a.rows()));  // every entry set below
@@ -62,77 +56,6 @@ solver::BulkVector<double> local_diagonal(const LocalRows& a, const solver::Bulk
     d[i] = sum;
   });
   return d;
-}
-
-struct LocalAggregates {
-  solver::BulkVector<std::int64_t> of_row;  // global aggregate of each row here, -1 for none
-  std::vector<std::int64_t> seed_rows;      // the local row of each aggregate seeded here, in order
-  Partition coarse;                         // which rank holds which aggregate (its seed's)
-};
-
-// aggregate() of the host reference over the ranks, from the independent set the devices found
-// (RankSetup::independent_set): seeds numbered, then the joins, whose aggregates of the ghost
-// rows come from their owners. Every pass over the rows runs on the host's threads (a serial one
-// over a 512^3 level's quarter, 33M rows, costs about 0.1 s).
-LocalAggregates aggregate_rows(MPI_Comm comm, const LocalRows& a, const solver::BulkVector<std::int32_t>& local_col,
-                               const Halo& halo, const RankSetup::IndependentSet& set) {
-  const std::size_t n = std::size_t(a.rows());
-  const solver::BulkVector<char>& strong = set.strong;
-  const solver::BulkVector<std::uint32_t>& state = set.state;
-  // Each strong neighbour's local and global row (from the local one: A's 8-byte global columns
-  // are twice the bytes to read).
-  const auto neighbours = [&](std::size_t i, auto&& f) {
-    for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
-      if (strong[std::size_t(k)]) {
-        const std::int32_t j = local_col[std::size_t(k)];
-        f(j, std::uint32_t(std::size_t(j) < n ? a.row_begin + j : halo.ghost_ids[std::size_t(j) - n]));
-      }
-  };
-  // Seeds numbered in global row order: this rank's after those of the ranks before it. Each
-  // thread counts the seeds of its range of rows, then numbers them from its first.
-  LocalAggregates out;
-  const unsigned threads = solver::threads_for(n, std::size_t(1) << 14);
-  std::vector<std::int64_t> before(threads + 1, 0);
-  solver::parallel_ranges(n, threads, [&](std::size_t begin, std::size_t end, unsigned t) {
-    for (std::size_t i = begin; i < end; ++i) before[t + 1] += state[i] == solver::mis_in;
-  });
-  for (unsigned t = 0; t < threads; ++t) before[t + 1] += before[t];
-  out.seed_rows.resize(std::size_t(before[threads]));
-  const int ranks = halo.recv_counts.empty() ? 1 : int(halo.recv_counts.size());
-  std::int64_t mine = before[threads];
-  std::vector<std::int64_t> counts(static_cast<std::size_t>(ranks));
-  MPI_Allgather(&mine, 1, MPI_INT64_T, counts.data(), 1, MPI_INT64_T, comm);
-  out.coarse.offsets.assign(std::size_t(ranks) + 1, 0);
-  for (int r = 0; r < ranks; ++r) out.coarse.offsets[std::size_t(r) + 1] = out.coarse.offsets[std::size_t(r)] + counts[std::size_t(r)];
-  const std::int64_t first = out.coarse.offsets[std::size_t(comm_rank(comm))];
-  solver::BulkVector<std::int64_t> seed(n);
-  solver::parallel_ranges(n, threads, [&](std::size_t begin, std::size_t end, unsigned t) {
-    std::int64_t s = before[t];
-    for (std::size_t i = begin; i < end; ++i) {
-      seed[i] = -1;
-      if (state[i] != solver::mis_in) continue;
-      out.seed_rows[std::size_t(s)] = std::int64_t(i);
-      seed[i] = first + s++;
-    }
-  });
-  // Neighbours join the seed with the largest key; rows two steps away the neighbour's aggregate with the largest key.
-  const auto join = [&](const solver::BulkVector<std::int64_t>& joined, solver::BulkVector<std::int64_t>& result) {
-    const std::vector<std::int64_t> ghosts = exchange_ghosts(comm, halo, joined);
-    result.resize(n);
-    each_row(n, [&](std::size_t i) {
-      result[i] = joined[i];
-      if (result[i] >= 0) return;
-      std::uint64_t best = 0;
-      neighbours(i, [&](std::int32_t j, std::uint32_t global_j) {
-        const std::int64_t g = value_at(joined, ghosts, j);
-        if (g >= 0 && solver::mis_key(solver::mis_in, global_j) > best) best = solver::mis_key(solver::mis_in, global_j), result[i] = g;
-      });
-    });
-  };
-  solver::BulkVector<std::int64_t> first_join;
-  join(seed, first_join);
-  join(first_join, out.of_row);
-  return out;
 }
 
 // node_matrix() of the host reference on this rank's nodes (`block` rows each): entry (u, v)
@@ -165,7 +88,7 @@ Partition scaled(const Partition& p, std::int64_t times, std::int64_t divided_by
 
 // The coarse level's chunks: the k rows of each aggregate seeded (by a node of `block` rows) in
 // each chunk of the fine level.
-std::vector<std::int64_t> coarse_chunks(const std::vector<std::int64_t>& fine_chunks, const LocalAggregates& g,
+std::vector<std::int64_t> coarse_chunks(const std::vector<std::int64_t>& fine_chunks, const RankSetup::Aggregates& g,
                                         int block, int k) {
   std::vector<std::int64_t> out(fine_chunks.size(), 0);
   std::size_t s = 0;
@@ -296,8 +219,7 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
     const LocalRows& graph = block == 1 ? fine_a : nodes;
     LocalView view = local_view(comm, graph_partition, graph);
     RankSetup::Rows graph_here = on_device(device, view, graph);
-    const RankSetup::IndependentSet set = device.independent_set(graph_here, options.strength);
-    LocalAggregates g = aggregate_rows(comm, graph, view.local_col, graph_here.halo, set);
+    const RankSetup::Aggregates g = device.aggregate(graph_here, options.strength);
     const std::int64_t count = g.coarse.rows();
     h.coarsening_seconds += since(start);
     if (count == 0 || double(count) * k > 0.8 * double(rows)) break;
@@ -322,7 +244,7 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
     const std::int64_t coarse_rows = coarse_partition.rows();
     std::vector<double> coarse_candidates;
     const RankSetup::KeptRows tentative =
-        device.tentative(g.of_row, block, candidates, k, fine.partition, coarse_partition, coarse_candidates);
+        device.tentative(g.of_node, block, candidates, k, fine.partition, coarse_partition, coarse_candidates);
     candidates = std::move(coarse_candidates);
     // P = P_tent - omega D^-1 A P_tent on the device (the ghost rows of P_tent fetched), kept there for A P.
     RankSetup::KeptRows p_here =

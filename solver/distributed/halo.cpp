@@ -87,12 +87,4 @@ Halo build_halo(MPI_Comm comm, const Partition& columns, const LocalRows& rows,
   return halo;
 }
 
-std::vector<std::int64_t> exchange_ghosts(MPI_Comm comm, const Halo& halo, std::span<const std::int64_t> owned) {
-  std::vector<std::int64_t> sent(halo.send_rows.size()), ghosts(std::size_t(halo.ghosts));
-  for (std::size_t s = 0; s < sent.size(); ++s) sent[s] = owned[std::size_t(halo.send_rows[s])];
-  MPI_Alltoallv(sent.data(), halo.send_counts.data(), halo.send_offsets.data(), MPI_INT64_T, ghosts.data(),
-                halo.recv_counts.data(), halo.recv_offsets.data(), MPI_INT64_T, comm);
-  return ghosts;
-}
-
 }  // namespace clcg::distributed

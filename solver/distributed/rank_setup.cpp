@@ -158,6 +158,10 @@ RankSetup::RankSetup(MPI_Comm comm, const cl::Env& env, std::size_t chunk_bytes,
     tentative_qr_ = kernel("tentative_qr");
     scatter_own_ = kernel("scatter_own");
     scatter_values_ = kernel("scatter_values");
+    seed_flags_ = kernel("seed_flags");
+    seed_numbers_ = kernel("seed_numbers");
+    join_step_ = kernel("join_step");
+    narrowed_ids_ = kernel("narrowed_ids");
     smooth_rows_wide_ = env.kernel("distributed_setup.cl", "smooth_rows", options + " -DB_OFFSET=long");
     pinned_ = cl::PinnedBuffer(env, 2 * std::max<std::size_t>(8, chunk_bytes / 8 * 8));
     return 0;
@@ -273,7 +277,7 @@ LocalRows RankSetup::multiply(const Rows& a, KeptRows&& owned, const RemoteRows&
   return shared([&] { return read_rows(a, product(a, owned.row_ptr, from_device(owned, true), remote, columns, label).c); });
 }
 
-RankSetup::KeptRows RankSetup::tentative(std::span<const std::int64_t> of_node, int block,
+RankSetup::KeptRows RankSetup::tentative(const ::cl::Buffer& of_node, int block,
                                          std::span<const double> candidates, int k, const Partition& rows,
                                          const Partition& columns, std::vector<double>& coarse_candidates) {
   const int rank = comm_rank(comm_);
@@ -281,16 +285,13 @@ RankSetup::KeptRows RankSetup::tentative(std::span<const std::int64_t> of_node, 
   // P_tent on this rank's rows, filled with B.
   KeptRows t = shared([&] {
     check_fits(columns.rows(), "coarse rows");
-    ::cl::Buffer aggregate = env_.buffer(CL_MEM_READ_ONLY, std::max<std::size_t>(1, of_node.size()) * sizeof(cl_int),
-                                         "allocating the aggregates");
-    write<std::int32_t>(aggregate, 0, of_node.size(), [&](std::size_t u) { return std::int32_t(of_node[u]); });
     ::cl::Buffer b = doubles(env_, n * kk, "allocating the candidates");
     write_bytes(env_, b, 0, n * kk * sizeof(double), candidates.data());
     ::cl::Buffer counts = env_.buffer(CL_MEM_READ_WRITE, (n + 1) * sizeof(cl_int), "allocating the tentative rows");
-    if (n > 0) kernels_->run(tentative_count_, "tentative_count", n, cl_uint(block), cl_uint(k), aggregate, counts);
+    if (n > 0) kernels_->run(tentative_count_, "tentative_count", n, cl_uint(block), cl_uint(k), of_node, counts);
     solver::DeviceCsrMatrix filled = products_->allocate(counts, std::int32_t(n), std::int32_t(columns.rows()));
     if (n > 0)
-      kernels_->run(tentative_fill_, "tentative_fill", n, cl_uint(block), cl_uint(k), aggregate, b, filled.row_ptr(),
+      kernels_->run(tentative_fill_, "tentative_fill", n, cl_uint(block), cl_uint(k), of_node, b, filled.row_ptr(),
                     filled.col_idx(), filled.values());
     KeptRows out;
     out.global_rows = rows.rows();
@@ -575,12 +576,12 @@ RankSetup::Rows RankSetup::transpose(const KeptRows& m, const Partition& rows_of
   return t;
 }
 
-RankSetup::IndependentSet RankSetup::independent_set(const Rows& g, double theta) {
+RankSetup::Aggregates RankSetup::aggregate(const Rows& g, double theta) {
   const std::size_t n = std::size_t(g.matrix.rows()), cols = n + std::size_t(g.halo.ghosts);
   const std::size_t nnz = std::size_t(g.matrix.nnz());
   const cl_uint first = cl_uint(g.row_begin);
   struct Buffers {
-    ::cl::Buffer diag, most, strong, state, key, spread, undecided;
+    ::cl::Buffer diag, most, strong, state, key, spread, undecided, ghost;
   };
   Buffers b = shared([&] {
     Buffers m;
@@ -591,6 +592,9 @@ RankSetup::IndependentSet RankSetup::independent_set(const Rows& g, double theta
     m.key = doubles(env_, cols, "allocating the independent set's keys");  // (ulongs: the halo moves 8-byte words)
     m.spread = doubles(env_, cols, "allocating the independent set's keys");
     m.undecided = env_.buffer(CL_MEM_READ_WRITE, sizeof(cl_int), "allocating the independent set's count");
+    const std::size_t ghosts = g.halo.ghost_ids.size();
+    m.ghost = env_.buffer(CL_MEM_READ_ONLY, std::max<std::size_t>(1, ghosts) * sizeof(cl_uint), "allocating the ghosts' rows");
+    write<std::uint32_t>(m.ghost, 0, ghosts, [&](std::size_t j) { return std::uint32_t(g.halo.ghost_ids[j]); });
     return m;
   });
   DeviceHalo halo = shared([&] { return DeviceHalo(comm_, env_, g.halo, std::int64_t(n), solver::ElementType::f64); });
@@ -622,12 +626,52 @@ RankSetup::IndependentSet RankSetup::independent_set(const Rows& g, double theta
     MPI_Allreduce(&mine, &any_left, 1, MPI_INT, MPI_LOR, comm_);
     if (!any_left) break;
   }
-  IndependentSet out;
-  out.strong.resize(nnz);
-  read<std::uint8_t>(b.strong, nnz, out.strong.data());
-  each(nnz, [&](std::size_t k) { out.strong[k] = out.strong[k] == 1 ? 1 : 0; });  // STRONG; not WEAK or DIAGONAL
-  out.state.resize(n);
-  read<std::uint32_t>(b.state, n, out.state.data());
+  // The seeds, numbered in global row order: this rank's after those of the ranks before it.
+  Aggregates out;
+  solver::BulkVector<std::uint32_t> state(n);
+  shared([&] {
+    read<std::uint32_t>(b.state, n, state.data());
+    return 0;
+  });
+  const unsigned threads = solver::threads_for(n, grain);
+  std::vector<std::int64_t> before(threads + 1, 0);  // the seeds before each thread's range
+  solver::parallel_ranges(n, threads, [&](std::size_t begin, std::size_t end, unsigned t) {
+    for (std::size_t i = begin; i < end; ++i) before[t + 1] += state[i] == solver::mis_in;
+  });
+  for (unsigned t = 0; t < threads; ++t) before[t + 1] += before[t];
+  out.seed_rows.resize(std::size_t(before[threads]));
+  solver::parallel_ranges(n, threads, [&](std::size_t begin, std::size_t end, unsigned t) {
+    std::size_t s = std::size_t(before[t]);
+    for (std::size_t i = begin; i < end; ++i)
+      if (state[i] == solver::mis_in) out.seed_rows[s++] = std::int64_t(i);
+  });
+  int ranks = 1;
+  MPI_Comm_size(comm_, &ranks);
+  const std::int64_t mine = before[threads];
+  std::vector<std::int64_t> counts(static_cast<std::size_t>(ranks));
+  MPI_Allgather(&mine, 1, MPI_INT64_T, counts.data(), 1, MPI_INT64_T, comm_);
+  out.coarse.offsets.assign(std::size_t(ranks) + 1, 0);
+  for (int r = 0; r < ranks; ++r) out.coarse.offsets[std::size_t(r) + 1] = out.coarse.offsets[std::size_t(r)] + counts[std::size_t(r)];
+  const std::int64_t first_seed = out.coarse.offsets[std::size_t(comm_rank(comm_))];
+  // Neighbours join the seed with the largest key, rows two steps away the neighbour's
+  // aggregate with the largest key (the key and spread buffers hold the 64-bit aggregates now).
+  shared([&] {
+    check_fits(out.coarse.rows(), "aggregates");
+    ::cl::Buffer at = env_.buffer(CL_MEM_READ_WRITE, (n + 1) * sizeof(cl_int), "allocating the seeds' numbers");
+    run(seed_flags_, "seed_flags", b.state, at);
+    products_->exclusive_scan(at, n);
+    run(seed_numbers_, "seed_numbers", cl_long(first_seed), b.state, at, b.key);
+    return 0;
+  });
+  halo.exchange(b.key);
+  run(join_step_, "join_step", first, a.row_ptr(), a.col_idx(), b.strong, b.ghost, b.key, b.spread);
+  halo.exchange(b.spread);
+  run(join_step_, "join_step", first, a.row_ptr(), a.col_idx(), b.strong, b.ghost, b.spread, b.key);
+  out.of_node = shared([&] {
+    ::cl::Buffer of_node = env_.buffer(CL_MEM_READ_WRITE, std::max<std::size_t>(1, n) * sizeof(cl_int), "allocating the aggregates");
+    run(narrowed_ids_, "narrowed_ids", b.key, of_node);
+    return of_node;
+  });
   return out;
 }
 

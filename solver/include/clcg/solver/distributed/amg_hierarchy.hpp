@@ -1,13 +1,14 @@
 #pragma once
-// The smoothed-aggregation hierarchy of a matrix whose rows are spread over MPI ranks: strength,
-// the independent set's rounds, the sparse products and the Lanczos estimates on the ranks'
-// devices (rank_setup.hpp), as are the transposes R = P^T, A P (kept there for R (A P)) and the
-// levels' A and R, which the solve then uses; the seeds, the joins, the tentative prolongator,
-// P's smoothing and the rows moved between ranks on their hosts. The steps of clcg::solver's host
-// reference (multigrid/coarsening.hpp) with halo exchanges where a row needs its neighbours' values (strength, the independent set's
-// rounds, the joins), each aggregate's tentative prolongator made on the rank of its seed, P's
-// remote rows fetched once for A P, and R = P^T's remote rows of A P for R (A P). Aggregates
-// are numbered in seed order, so a coarse level's rows lie on the ranks of their seeds.
+// The smoothed-aggregation hierarchy of a matrix whose rows are spread over MPI ranks, built on
+// the ranks' devices (rank_setup.hpp): strength, the independent set's rounds and the joins,
+// the tentative and smoothed prolongators, the sparse products, the transposes R = P^T and the
+// Lanczos estimates. The levels' A, P and R stay there for the solve, and A P for R (A P). The
+// hosts make each level's halo and move the rows and entries other ranks need. The steps of
+// clcg::solver's host reference (multigrid/coarsening.hpp) with halo exchanges where a row
+// needs its neighbours' values (strength, the rounds, the joins), each aggregate's tentative
+// prolongator factored on the rank of its seed, P's remote rows fetched once for A P, and
+// R = P^T's remote rows of A P for R (A P). Aggregates are numbered in seed order, so a coarse
+// level's rows lie on the ranks of their seeds.
 //
 // The same hierarchy, bit for bit, on any number of ranks and any partition: the rounds are
 // synchronous and keyed on global row numbers, every sum runs in the single-process order, and

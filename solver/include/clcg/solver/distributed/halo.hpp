@@ -5,7 +5,6 @@
 #include <mpi.h>
 
 #include <cstdint>
-#include <span>
 #include <vector>
 
 #include "clcg/solver/distributed/local_rows.hpp"
@@ -40,10 +39,5 @@ Halo build_halo(MPI_Comm comm, const Partition& columns, const LocalRows& rows,
 // `columns` (collective), for rows whose local columns are already made: `boundary` is left
 // empty.
 Halo halo_of_ghosts(MPI_Comm comm, const Partition& columns, std::vector<std::int64_t> ghost);
-
-// The ghosts' values of a vector on the host (collective): `owned` holds a value for each
-// column this rank owns, the result one for each ghost, in the halo's ghost order. (The AMG
-// joins' aggregates; every other exchange runs on the device, DeviceHalo.)
-std::vector<std::int64_t> exchange_ghosts(MPI_Comm comm, const Halo& halo, std::span<const std::int64_t> owned);
 
 }  // namespace clcg::distributed

@@ -88,14 +88,14 @@ class RankSetup {
                          const std::string& label);
   // tentative_prolongator() of the host reference over the ranks, kept: this rank's rows of
   // P_tent, whose rows `rows` spreads. `of_node`: the global aggregate of each of this rank's
-  // nodes (`block` rows each; -1: none); `candidates`: B on this rank's rows (rows x k,
+  // nodes (`block` rows each; -1: none; Aggregates::of_node); `candidates`: B on this rank's rows (rows x k,
   // row-major); `columns`: the coarse rows (each aggregate's k on its seed's rank).
   // P_tent is filled with B, transposed over the ranks (transpose below: aggregate g's column
   // j is T's row g k + j, its members' rows in global order), each aggregate's block factored
   // by the rank of its seed (aggregation.cl's tentative_qr, the reference's factor_aggregate)
   // and Q sent back. `coarse_candidates` gets this rank's aggregates' R (k x k each).
   // Collective.
-  KeptRows tentative(std::span<const std::int64_t> of_node, int block, std::span<const double> candidates, int k,
+  KeptRows tentative(const ::cl::Buffer& of_node, int block, std::span<const double> candidates, int k,
                      const Partition& rows, const Partition& columns, std::vector<double>& coarse_candidates);
   // P = P_tent - omega D^-1 A P_tent (smoothed_prolongator() of the host reference), kept:
   // `tentative` this rank's rows of P_tent, `remote` its ghost rows, `diagonal` A's on this
@@ -122,16 +122,17 @@ class RankSetup {
   // their owners' devices (remote_rows.hpp's fetch_rows, collective).
   RemoteRows fetch_rows(const Partition& partition, const KeptRows& rows, const std::vector<std::int64_t>& wanted);
 
-  // The strength of connection (host reference's strong_connections, `theta`) and the rounds
-  // of the independent set (its aggregate(), keyed on global rows) of a level's graph `g`,
-  // uploaded as above: strong[k] 1 where entry k is a strong connection, and each row's state
-  // after the rounds (solver::mis_in or mis_out). The ghosts' values are exchanged between the
-  // kernels; every rank runs the same rounds.
-  struct IndependentSet {
-    solver::BulkVector<char> strong;
-    solver::BulkVector<std::uint32_t> state;
+  // aggregate() of the host reference over the ranks on a level's graph `g` (uploaded as
+  // above), after its strong_connections (`theta`): the independent set's rounds keyed on
+  // global rows, the seeds numbered in global row order (this rank's after those of the ranks
+  // before it), then the two joins, the ghosts' values exchanged between the kernels. Every
+  // rank runs the same rounds. Collective.
+  struct Aggregates {
+    ::cl::Buffer of_node;                // each of this rank's nodes' global aggregate (int), -1: none
+    std::vector<std::int64_t> seed_rows;  // the local node of each aggregate seeded here, in order
+    Partition coarse;                     // which rank holds which aggregate (its seed's)
   };
-  IndependentSet independent_set(const Rows& g, double theta);
+  Aggregates aggregate(const Rows& g, double theta);
 
   // rho(D^-1 A) of a square level by `steps` of Lanczos on the pencil (A, D) from a pseudo-random
   // start keyed on the global rows; `diagonal`: D on this rank's rows; `chunk_begin`: this
@@ -178,6 +179,7 @@ class RankSetup {
   std::optional<solver::RowKernels> kernels_;
   ::cl::Kernel rows_times_, chunk_dots_, scaled_, lanczos_next_, divided_;
   ::cl::Kernel row_diagonal_, coupling_max_, strength_mask_, mis_begin_, mis_keys_, mis_spread_, mis_settle_;
+  ::cl::Kernel seed_flags_, seed_numbers_, join_step_, narrowed_ids_;
   ::cl::Kernel gather_rows_, ghosts_last_, smooth_rows_, smooth_rows_wide_;
   ::cl::Kernel count_in_range_, entries_in_range_, entries_outside_, local_columns_;
   ::cl::Kernel tentative_count_, tentative_fill_, tentative_qr_, scatter_own_, scatter_values_;
