@@ -25,39 +25,6 @@ double since(Clock::time_point start) { return std::chrono::duration<double>(Clo
 
 constexpr unsigned lanczos_steps = 10;  // as the one-device set-up
 
-// f(i) for every row i < n on the host's threads: each row's result depends on that row alone.
-template <class F>
-void each_row(std::size_t n, F&& f) {
-  solver::parallel_for(n, std::size_t(1) << 14, f);
-}
-
-// A level's rows with local columns (owned first, then the ghosts) and their halo.
-struct LocalView {
-  Halo halo;
-  solver::BulkVector<std::int32_t> local_col;
-  std::int64_t owned = 0, first = 0;  // the columns this rank owns, from `first`
-};
-
-LocalView local_view(MPI_Comm comm, const Partition& partition, const LocalRows& rows) {
-  LocalView view;
-  view.halo = build_halo(comm, partition, rows, view.local_col);
-  view.owned = partition.size(comm_rank(comm));
-  view.first = partition.begin(comm_rank(comm));
-  return view;
-}
-
-// A's diagonal on this rank's rows (summed where a row stores it twice, as the host reference).
-solver::BulkVector<double> local_diagonal(const LocalRows& a, const solver::BulkVector<std::int32_t>& local_col) {
-  solver::BulkVector<double> d(std::size_t(a.rows()));  // every entry set below
-  each_row(d.size(), [&](std::size_t i) {
-    double sum = 0;
-    for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
-      if (std::size_t(local_col[std::size_t(k)]) == i) sum += a.values[std::size_t(k)];
-    d[i] = sum;
-  });
-  return d;
-}
-
 // node_matrix() of the host reference on this rank's nodes (`block` rows each): entry (u, v)
 // the Frobenius norm of A's block (u, v), summed row by row in column order.
 LocalRows node_rows(const LocalRows& a, int block) {
@@ -141,30 +108,21 @@ std::vector<double> gather_candidates(MPI_Comm comm, const DistributedLevel& lev
   return whole;
 }
 
-// A level's rows on the device (collective), with the halo and local columns of `view` (whose
-// halo moves there).
-RankSetup::Rows on_device(RankSetup& device, LocalView& view, const LocalRows& a) {
-  return device.upload(a, std::move(view.halo), view.local_col, view.owned, view.first);
-}
-
-// A level's rows on the device (collective), and its rho(D^-1 A) by `steps` of Lanczos into `radius`.
-RankSetup::Rows estimated(MPI_Comm comm, RankSetup& device, const DistributedLevel& level, unsigned steps,
-                          double& radius) {
-  LocalView view = local_view(comm, level.partition, level.rows());
-  const solver::BulkVector<double> d = local_diagonal(level.rows(), view.local_col);
-  RankSetup::Rows here = on_device(device, view, level.rows());
-  radius = device.radius(here, d, level.chunk_begin, steps);
-  return here;
+// A level's rows on the device with local columns (owned first, then the ghosts) and their halo
+// (collective: the halo is built on the host).
+RankSetup::Rows on_device(MPI_Comm comm, RankSetup& device, const Partition& partition, const LocalRows& rows) {
+  solver::BulkVector<std::int32_t> local_col;
+  Halo halo = build_halo(comm, partition, rows, local_col);
+  const int rank = comm_rank(comm);
+  return device.upload(rows, std::move(halo), local_col, partition.size(rank), partition.begin(rank));
 }
 
 }  // namespace
 
 double level_radius(MPI_Comm comm, RankSetup& device, const DistributedLevel& level, unsigned steps) {
-  double radius = 0;
-  estimated(comm, device, level, steps, radius);
-  return radius;
+  const RankSetup::Rows here = on_device(comm, device, level.partition, level.rows());
+  return device.radius(here, device.diagonal(here), level.chunk_begin, steps);
 }
-
 
 DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Partition& partition,
                                      const LocalRows& a, const solver::AmgOptions& options) {
@@ -205,37 +163,30 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
     for (std::int64_t i = 0; i < a.rows(); ++i)
       candidates[std::size_t(i) * std::size_t(k) + std::size_t((a.row_begin + i) % k)] = 1.0;
   const std::size_t a_rows = std::size_t(partition.rows());
+  h.levels.front().a_here = on_device(comm, device, partition, a);
   while (true) {
     DistributedLevel& fine = h.levels.back();
-    const LocalRows& fine_a = fine.rows();
     const std::size_t rows = std::size_t(fine.partition.rows());
     if (!(rows > solver::amg_largest_coarsest(a_rows, h.levels.size() > 1, options) && rows > options.gather_rows &&
           h.levels.size() < options.max_levels))
       break;
     auto start = Clock::now();
-    // Aggregates of the strength graph, of rows or of nodes.
-    const Partition graph_partition = scaled(fine.partition, 1, block);
-    const LocalRows nodes = block == 1 ? LocalRows() : node_rows(fine_a, block);
-    const LocalRows& graph = block == 1 ? fine_a : nodes;
-    LocalView view = local_view(comm, graph_partition, graph);
-    RankSetup::Rows graph_here = on_device(device, view, graph);
-    const RankSetup::Aggregates g = device.aggregate(graph_here, options.strength);
+    // Aggregates of the strength graph: A's rows (on the device already), or its nodes' (made
+    // on the host from A's rows, which come back for it below the finest level).
+    const RankSetup::Rows& a_here = *fine.a_here;
+    std::optional<RankSetup::Rows> nodes_here;
+    if (block > 1) {
+      const LocalRows a_rows_here = h.levels.size() == 1 ? LocalRows() : device.download(a_here);
+      nodes_here = on_device(comm, device, scaled(fine.partition, 1, block),
+                             node_rows(h.levels.size() == 1 ? fine.rows() : a_rows_here, block));
+    }
+    const RankSetup::Aggregates g = device.aggregate(block > 1 ? *nodes_here : a_here, options.strength);
+    nodes_here.reset();
     const std::int64_t count = g.coarse.rows();
     h.coarsening_seconds += since(start);
     if (count == 0 || double(count) * k > 0.8 * double(rows)) break;
     start = Clock::now();
-    // A's rows on the device once (a scalar level's graph is A): the Lanczos estimate, A P_tent
-    // and A P (the same ghost rows of P_tent and P fetched for both products).
-    RankSetup::Rows a_here;
-    solver::BulkVector<double> d;
-    if (block == 1) {
-      d = local_diagonal(fine_a, view.local_col);
-      a_here = std::move(graph_here);
-    } else {
-      LocalView a_view = local_view(comm, fine.partition, fine_a);
-      d = local_diagonal(fine_a, a_view.local_col);
-      a_here = on_device(device, a_view, fine_a);
-    }
+    const ::cl::Buffer d = device.diagonal(a_here);
     fine.radius = device.radius(a_here, d, fine.chunk_begin, lanczos_steps);
     h.lanczos_seconds += since(start);
     start = Clock::now();
@@ -246,7 +197,7 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
     const RankSetup::KeptRows tentative =
         device.tentative(g.of_node, block, candidates, k, fine.partition, coarse_partition, coarse_candidates);
     candidates = std::move(coarse_candidates);
-    // P = P_tent - omega D^-1 A P_tent on the device (the ghost rows of P_tent fetched), kept there for A P.
+    // P = P_tent - omega D^-1 A P_tent (the ghost rows of P_tent fetched), kept for A P.
     RankSetup::KeptRows p_here =
         device.smoothed(a_here, tentative, device.fetch_rows(fine.partition, tentative, a_here.halo.ghost_ids),
                         coarse_rows, d, solver::prolongator_weight(fine.radius));
@@ -258,12 +209,11 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
     fine.p_here = device.localised(std::move(p_here), coarse_partition);  // for the solve
     const RemoteRows ap_ghosts = device.fetch_rows(fine.partition, ap, r_here.halo.ghost_ids);
     DistributedLevel coarse;
-    coarse.a = device.multiply(r_here, std::move(ap), ap_ghosts, coarse_rows, "R (A P)");
-    coarse.a.global_rows = coarse_partition.rows();
     coarse.partition = coarse_partition;
     coarse.chunk_begin = coarse_chunks(fine.chunk_begin, g, block, k);
+    coarse.a_here = device.localised(device.multiply_kept(r_here, std::move(ap), ap_ghosts, coarse_rows, "R (A P)"),
+                                     coarse_partition);
     h.galerkin_seconds += since(start);
-    fine.a_here = std::move(a_here);
     fine.r_here = std::move(r_here);
     h.levels.push_back(std::move(coarse));
     block = k;
@@ -272,13 +222,15 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
   h.block = unsigned(block);
   h.vectors = unsigned(k);
   if (std::size_t(last.partition.rows()) <= std::max(options.gather_rows, solver::amg_coarse_factor_limit)) {
+    if (h.levels.size() > 1) last.a = device.download(*last.a_here);  // (small)
+    last.a_here.reset();
     h.whole = gather_whole(comm, last);
     // Its candidates where they are not one constant a component (given, or R factors from above).
     if (h.levels.size() > 1 || given) h.whole_candidates = gather_candidates(comm, last, candidates, k);
     h.gathered = true;
   } else {
     const auto start = Clock::now();
-    last.a_here = estimated(comm, device, last, lanczos_steps, last.radius);
+    last.radius = device.radius(*last.a_here, device.diagonal(*last.a_here), last.chunk_begin, lanczos_steps);
     h.lanczos_seconds += since(start);
   }
   return h;

@@ -43,20 +43,6 @@ solver::SpmvKernel row_layout(MPI_Comm comm, const cl::Env& env, std::int64_t lo
   return everywhere ? solver::SpmvKernel::ell : solver::SpmvKernel::scalar;
 }
 
-// The same from this rank's row offsets on the host.
-template <class Offsets>
-solver::SpmvKernel row_layout(MPI_Comm comm, const cl::Env& env, const Offsets& row_ptr) {
-  const std::size_t n = row_ptr.size() - 1;
-  const unsigned threads = solver::threads_for(n, std::size_t(1) << 16);
-  std::vector<std::int64_t> longest_of(threads, 0);
-  solver::parallel_ranges(n, threads, [&](std::size_t first, std::size_t last, unsigned t) {
-    for (std::size_t i = first; i < last; ++i)
-      longest_of[t] = std::max(longest_of[t], std::int64_t(row_ptr[i + 1]) - std::int64_t(row_ptr[i]));
-  });
-  return row_layout(comm, env, *std::max_element(longest_of.begin(), longest_of.end()), std::int64_t(row_ptr[n]),
-                    std::int64_t(n));
-}
-
 // The bytes of an SpMV's ELL copy (0 where it reads CSR); e: bytes an element.
 std::uint64_t ell_bytes(const solver::Spmv& spmv, std::uint64_t e) {
   return spmv.kernel() == solver::SpmvKernel::ell ? std::uint64_t(spmv.matrix().rows()) * spmv.ell_width() * (4 + e) : 0;
@@ -107,12 +93,11 @@ DistributedAmg::DistributedAmg(MPI_Comm comm, const cl::Env& env, const Partitio
   for (std::size_t l = 0; l <= last; ++l) {
     DistributedLevel& source = h.levels[l];
     level_rows_.push_back(source.partition.rows());
-    std::int64_t nnz = source.rows().nnz(), total = 0;
+    std::int64_t nnz = source.a_here ? source.a_here->matrix.nnz() : source.rows().nnz(), total = 0;
     MPI_Allreduce(&nnz, &total, 1, MPI_INT64_T, MPI_SUM, comm);
     level_nnz_.push_back(total);
-    if (!(l == last && h.gathered)) layouts[l].a = row_layout(comm, env, source.rows().row_ptr);
+    if (!(l == last && h.gathered)) layouts[l].a = layout_of(source.a_here->matrix);
     if (l < last) layouts[l].p = layout_of(source.p_here->matrix), layouts[l].r = layout_of(source.r_here->matrix);
-    if (l > 0) source.a = LocalRows();  // (on the device)
   }
   // On this rank's device alone; where it fails (memory), every rank leaves together.
   throw_if_any_rank_failed(comm, capture([&] {

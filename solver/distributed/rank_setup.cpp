@@ -272,9 +272,9 @@ RankSetup::KeptRows RankSetup::multiply_kept(const Rows& a, const KeptRows& owne
   });
 }
 
-LocalRows RankSetup::multiply(const Rows& a, KeptRows&& owned, const RemoteRows& remote, std::int64_t columns,
-                              const std::string& label) {
-  return shared([&] { return read_rows(a, product(a, owned.row_ptr, from_device(owned, true), remote, columns, label).c); });
+RankSetup::KeptRows RankSetup::multiply_kept(const Rows& a, KeptRows&& owned, const RemoteRows& remote,
+                                             std::int64_t columns, const std::string& label) {
+  return shared([&] { return kept(a, product(a, owned.row_ptr, from_device(owned, true), remote, columns, label).c); });
 }
 
 RankSetup::KeptRows RankSetup::tentative(const ::cl::Buffer& of_node, int block,
@@ -350,18 +350,16 @@ RankSetup::KeptRows RankSetup::tentative(const ::cl::Buffer& of_node, int block,
 }
 
 RankSetup::KeptRows RankSetup::smoothed(const Rows& a, const KeptRows& tentative, const RemoteRows& remote,
-                                        std::int64_t columns, std::span<const double> diagonal, double omega) {
+                                        std::int64_t columns, const ::cl::Buffer& diagonal, double omega) {
   return shared([&] {
     KeptRows& source = const_cast<KeptRows&>(tentative);  // (not released: only read)
     const Product ap = product(a, tentative.row_ptr, from_device(source, false), remote, columns, "A P_tent");
     const std::size_t n = std::size_t(ap.c.rows());
-    ::cl::Buffer d = doubles(env_, n, "allocating the smoothing's diagonal");
-    write_bytes(env_, d, 0, n * sizeof(double), diagonal.data());
     ::cl::Kernel& smooth = ap.b.offsets() == solver::RowOffsets::wide ? smooth_rows_wide_ : smooth_rows_;
     if (n > 0) {
       const ::cl::Buffer c_row = long_offsets(ap.c);
       kernels_->run(smooth, "smooth_rows", n, c_row, ap.c.col_idx(), ap.c.values(), ap.b.row_offsets(), ap.b.col_idx(),
-                    ap.b.values(), d, solver::Real{omega});
+                    ap.b.values(), diagonal, solver::Real{omega});
     }
     return kept(a, ap.c);
   });
@@ -675,7 +673,17 @@ RankSetup::Aggregates RankSetup::aggregate(const Rows& g, double theta) {
   return out;
 }
 
-double RankSetup::radius(const Rows& a, std::span<const double> diagonal,
+::cl::Buffer RankSetup::diagonal(const Rows& a) {
+  return shared([&] {
+    const std::size_t n = std::size_t(a.matrix.rows());
+    ::cl::Buffer d = doubles(env_, n, "allocating a level's diagonal");
+    if (n > 0)
+      kernels_->run(row_diagonal_, "row_diagonal", n, a.matrix.row_ptr(), a.matrix.col_idx(), a.matrix.values(), cl_int(0), d);
+    return d;
+  });
+}
+
+double RankSetup::radius(const Rows& a, const ::cl::Buffer& diagonal,
                             const std::vector<std::int64_t>& chunk_begin, unsigned steps) {
   const std::size_t n = std::size_t(a.matrix.rows()), chunks = chunk_begin.size() - 1;
   int ranks = 1;
@@ -696,10 +704,9 @@ double RankSetup::radius(const Rows& a, std::span<const double> diagonal,
     m.u = doubles(env_, n, "allocating the Lanczos vectors");
     m.av = doubles(env_, n, "allocating the Lanczos vectors");
     m.dx = doubles(env_, n, "allocating the Lanczos vectors");
-    m.d = doubles(env_, n, "allocating the Lanczos vectors");
+    m.d = diagonal;
     m.partial = doubles(env_, chunks, "allocating the Lanczos vectors");
     m.begin = env_.buffer(CL_MEM_READ_ONLY, chunk_begin.size() * sizeof(std::int64_t), "allocating the dot chunks");
-    write_bytes(env_, m.d, 0, n * sizeof(double), diagonal.data());
     write_bytes(env_, m.begin, 0, chunk_begin.size() * sizeof(std::int64_t), chunk_begin.data());
     solver::BulkVector<double> start(n);
     each(n, [&](std::size_t i) {

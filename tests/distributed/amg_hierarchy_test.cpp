@@ -193,11 +193,23 @@ Partition uneven_partition(std::int64_t rows, int ranks, std::int64_t block = 1)
   return clcg::distributed::explicit_partition(rows, ranks, cuts, block);
 }
 
+clcg::distributed::RankSetup& self_device() {
+  static clcg::distributed::RankSetup device(MPI_COMM_SELF, clcg::test::test_env());
+  return device;
+}
+
+// A level's A (on the host, or on this rank's device), R and P (on the device) on the host.
+LocalRows a_of(const DistributedLevel& level) {
+  return level.a_here && !level.given ? self_device().download(*level.a_here) : clcg::distributed::copied(level.rows());
+}
+LocalRows r_of(const DistributedLevel& level) { return self_device().download(*level.r_here); }
+LocalRows p_of(const DistributedLevel& level) { return self_device().download(*level.p_here); }
+
 // A level whole on this process: its rows gathered, its chunks those of every rank end to end
 // (each rank's starts shifted to global rows, then the level's end), one rank holding all.
 DistributedLevel whole_level(const DistributedLevel& level) {
   DistributedLevel whole;
-  whole.a = gather_rows(level.rows());
+  whole.a = gather_rows(a_of(level));
   whole.partition.offsets = {0, level.partition.rows()};
   whole.partition.chunk = level.partition.chunk;
   const int ranks = world_size(), rank = world_rank();
@@ -216,15 +228,6 @@ DistributedLevel whole_level(const DistributedLevel& level) {
 }
 
 // This process's device alone, for a level gathered whole (made once: its kernels build once).
-clcg::distributed::RankSetup& self_device() {
-  static clcg::distributed::RankSetup device(MPI_COMM_SELF, clcg::test::test_env());
-  return device;
-}
-
-// A level's R and P (on this rank's device) back on the host.
-LocalRows r_of(const DistributedLevel& level) { return self_device().download(*level.r_here); }
-LocalRows p_of(const DistributedLevel& level) { return self_device().download(*level.p_here); }
-
 // A's rows on the device with the local columns of B's rows, which `pb` spreads (collective).
 clcg::distributed::RankSetup::Rows on_device(clcg::distributed::RankSetup& device, const LocalRows& a,
                                                 const Partition& pb) {
@@ -416,7 +419,8 @@ void expect_kept_product(clcg::distributed::RankSetup& device, const HostCsr& a,
   // (A B)^T from the kept rows (and the entries other ranks own copied out there).
   const LocalRows t = device.download(device.transpose(ab, pa, rough_partition(b.cols, world_size())));
   expect_same(to_csr(gather_rows(t), a.rows), clcg::solver::transpose(whole_ab), what + ": (A B)^T");
-  const LocalRows eab = device.multiply(on_device(device, e_mine, pa), std::move(ab), ab_remote, b.cols, "E (A B)");
+  const LocalRows eab =
+      device.download(device.multiply_kept(on_device(device, e_mine, pa), std::move(ab), ab_remote, b.cols, "E (A B)"));
   expect_same(to_csr(gather_rows(eab), b.cols), clcg::solver::multiply(e, whole_ab), what);
 }
 
@@ -498,7 +502,6 @@ TEST(RemoteRows, SmoothedProlongatorEqualsTheHostReference) {
   const Partition pa = rough_partition(a.rows, ranks);
   const LocalRows a_mine = rows_of(a, pa.begin(rank), pa.begin(rank) + pa.size(rank));
   const LocalRows t_mine = rows_of(tentative, pa.begin(rank), pa.begin(rank) + pa.size(rank));
-  const std::vector<double> d = a_mine.diagonal();
   HostCsr identity;
   identity.rows = identity.cols = a.rows;
   for (std::int32_t i = 0; i < a.rows; ++i) identity.col_idx.push_back(i), identity.values.push_back(1.0), identity.row_ptr.push_back(i + 1);
@@ -512,7 +515,8 @@ TEST(RemoteRows, SmoothedProlongatorEqualsTheHostReference) {
         on_device(device, identity_mine, pa), t_mine, clcg::distributed::fetch_rows(world, pa, t_mine, wanted_by_i),
         tentative.cols, "I P_tent");
     const clcg::distributed::RemoteRows remote = device.fetch_rows(pa, t_here, a_here.halo.ghost_ids);
-    const LocalRows p = device.download(device.smoothed(a_here, t_here, remote, tentative.cols, d, omega));
+    const LocalRows p =
+        device.download(device.smoothed(a_here, t_here, remote, tentative.cols, device.diagonal(a_here), omega));
     expect_same(to_csr(gather_rows(p), tentative.cols), reference, "P, 64-bit offsets from " + std::to_string(wide_from));
   }
 }
@@ -546,7 +550,7 @@ TEST(DistributedHierarchy, SeveralThreadsGiveTheSameLevels) {
     const std::int64_t rows = one.levels[l].partition.rows();
     EXPECT_EQ(three.levels[l].partition.offsets, one.levels[l].partition.offsets) << level;
     EXPECT_EQ(std::bit_cast<std::uint64_t>(three.levels[l].radius), std::bit_cast<std::uint64_t>(one.levels[l].radius)) << level;
-    expect_same(to_csr(gather_rows(three.levels[l].rows()), rows), to_csr(gather_rows(one.levels[l].rows()), rows), level + " A");
+    expect_same(to_csr(gather_rows(a_of(three.levels[l])), rows), to_csr(gather_rows(a_of(one.levels[l])), rows), level + " A");
     if (l + 1 == one.levels.size()) continue;
     const std::int64_t coarse = one.levels[l + 1].partition.rows();
     expect_same(to_csr(gather_rows(p_of(three.levels[l])), coarse), to_csr(gather_rows(p_of(one.levels[l])), coarse), level + " P");

@@ -37,8 +37,9 @@ namespace clcg::distributed {
 
 struct DistributedLevel {
   Partition partition;      // which rank holds which of this level's rows
-  // This rank's rows of the level's operator (global columns): `a`, or on the finest level the
-  // caller's rows (`given`, not copied: they outlive the hierarchy).
+  // This rank's rows of the level's operator on the host (global columns): on the finest level
+  // the caller's (`given`, not copied: they outlive the hierarchy), on a gathered last level
+  // `a`; other levels' are on the device alone (a_here).
   LocalRows a;
   const LocalRows* given = nullptr;
   const LocalRows& rows() const noexcept { return given ? *given : a; }
@@ -48,8 +49,9 @@ struct DistributedLevel {
   // columns) and R = P^T (the next level's rows, this level's columns) on this rank's device
   // with their halos (RankSetup::download brings them back).
   std::optional<RankSetup::Rows> p_here, r_here;
-  // A on this rank's device in double with its halo (every level the set-up estimated), as the
-  // set-up left it. The solve's levels are made from a_here and r_here (distributed_amg.hpp).
+  // A on this rank's device in double with its halo (every level but a gathered last one), as
+  // the set-up left it. The solve's levels are made from a_here, p_here and r_here
+  // (distributed_amg.hpp).
   std::optional<RankSetup::Rows> a_here;
 };
 

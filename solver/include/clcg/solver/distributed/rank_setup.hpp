@@ -22,7 +22,7 @@
 //
 //   RankSetup device(comm, env);
 //   const RankSetup::Rows a_here = device.upload(a, std::move(view.halo), view.local_col, view.owned);
-//   double rho = device.radius(a_here, a.diagonal(), chunk_begin, 10);
+//   double rho = device.radius(a_here, device.diagonal(a_here), chunk_begin, 10);
 //   LocalRows ap = device.multiply(a_here, p, fetch_rows(comm, rows_of_p, p, a_here.halo.ghost_ids), coarse_rows, "A P");
 #include <mpi.h>
 
@@ -99,9 +99,9 @@ class RankSetup {
                      const Partition& rows, const Partition& columns, std::vector<double>& coarse_candidates);
   // P = P_tent - omega D^-1 A P_tent (smoothed_prolongator() of the host reference), kept:
   // `tentative` this rank's rows of P_tent, `remote` its ghost rows, `diagonal` A's on this
-  // rank's rows.
+  // rank's rows (diagonal()).
   KeptRows smoothed(const Rows& a, const KeptRows& tentative, const RemoteRows& remote, std::int64_t columns,
-                    std::span<const double> diagonal, double omega);
+                    const ::cl::Buffer& diagonal, double omega);
   LocalRows download(const KeptRows& rows);  // back on the host (global columns)
 
   // The rows of M^T that `columns` (M's column partition) gives this rank, on its device with
@@ -115,9 +115,9 @@ class RankSetup {
   // other ranks' columns they name, found on the device), as upload() makes them; the kept
   // product is used up. Collective.
   Rows localised(KeptRows&& m, const Partition& columns);
-  // C = A B with B's owned rows the kept product `owned` (its device copy freed once in B).
-  LocalRows multiply(const Rows& a, KeptRows&& owned, const RemoteRows& remote, std::int64_t columns,
-                     const std::string& label);
+  // The same, the kept product used up (its device copy freed once in B).
+  KeptRows multiply_kept(const Rows& a, KeptRows&& owned, const RemoteRows& remote, std::int64_t columns,
+                         const std::string& label);
   // The rows `wanted` of a kept product whose rows `partition` spreads over the ranks, from
   // their owners' devices (remote_rows.hpp's fetch_rows, collective).
   RemoteRows fetch_rows(const Partition& partition, const KeptRows& rows, const std::vector<std::int64_t>& wanted);
@@ -134,10 +134,13 @@ class RankSetup {
   };
   Aggregates aggregate(const Rows& g, double theta);
 
+  // A square level's diagonal on this rank's rows, on the device (each row's diagonal entries
+  // summed, as the host reference's diagonal()).
+  ::cl::Buffer diagonal(const Rows& a);
   // rho(D^-1 A) of a square level by `steps` of Lanczos on the pencil (A, D) from a pseudo-random
-  // start keyed on the global rows; `diagonal`: D on this rank's rows; `chunk_begin`: this
-  // rank's dot chunks (local row of each start, then the end). 0 where the start has norm 0.
-  double radius(const Rows& a, std::span<const double> diagonal, const std::vector<std::int64_t>& chunk_begin,
+  // start keyed on the global rows; `diagonal`: D (diagonal()); `chunk_begin`: this rank's dot
+  // chunks (local row of each start, then the end). 0 where the start has norm 0.
+  double radius(const Rows& a, const ::cl::Buffer& diagonal, const std::vector<std::int64_t>& chunk_begin,
                 unsigned steps);
 
  private:
