@@ -108,19 +108,10 @@ std::vector<double> gather_candidates(MPI_Comm comm, const DistributedLevel& lev
   return whole;
 }
 
-// A level's rows on the device with local columns (owned first, then the ghosts) and their halo
-// (collective: the halo is built on the host).
-RankSetup::Rows on_device(MPI_Comm comm, RankSetup& device, const Partition& partition, const LocalRows& rows) {
-  solver::BulkVector<std::int32_t> local_col;
-  Halo halo = build_halo(comm, partition, rows, local_col);
-  const int rank = comm_rank(comm);
-  return device.upload(rows, std::move(halo), local_col, partition.size(rank), partition.begin(rank));
-}
-
 }  // namespace
 
 double level_radius(MPI_Comm comm, RankSetup& device, const DistributedLevel& level, unsigned steps) {
-  const RankSetup::Rows here = on_device(comm, device, level.partition, level.rows());
+  const RankSetup::Rows here = device.upload(level.rows(), level.partition);
   return device.radius(here, device.diagonal(here), level.chunk_begin, steps);
 }
 
@@ -163,7 +154,9 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
     for (std::int64_t i = 0; i < a.rows(); ++i)
       candidates[std::size_t(i) * std::size_t(k) + std::size_t((a.row_begin + i) % k)] = 1.0;
   const std::size_t a_rows = std::size_t(partition.rows());
-  h.levels.front().a_here = on_device(comm, device, partition, a);
+  const auto uploaded = Clock::now();
+  h.levels.front().a_here = device.upload(a, partition);
+  h.lanczos_seconds += since(uploaded);  // (the phase of A on the devices)
   while (true) {
     DistributedLevel& fine = h.levels.back();
     const std::size_t rows = std::size_t(fine.partition.rows());
@@ -177,8 +170,8 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
     std::optional<RankSetup::Rows> nodes_here;
     if (block > 1) {
       const LocalRows a_rows_here = h.levels.size() == 1 ? LocalRows() : device.download(a_here);
-      nodes_here = on_device(comm, device, scaled(fine.partition, 1, block),
-                             node_rows(h.levels.size() == 1 ? fine.rows() : a_rows_here, block));
+      nodes_here = device.upload(node_rows(h.levels.size() == 1 ? fine.rows() : a_rows_here, block),
+                                 scaled(fine.partition, 1, block));
     }
     const RankSetup::Aggregates g = device.aggregate(block > 1 ? *nodes_here : a_here, options.strength);
     nodes_here.reset();

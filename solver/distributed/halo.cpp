@@ -46,10 +46,9 @@ Halo halo_of_ghosts(MPI_Comm comm, const Partition& columns, std::vector<std::in
   return halo;
 }
 
-Halo build_halo(MPI_Comm comm, const Partition& columns, const LocalRows& rows,
-                solver::BulkVector<std::int32_t>& local_col) {
+Halo halo_of_rows(MPI_Comm comm, const Partition& columns, const LocalRows& rows) {
   const int rank = comm_rank(comm);
-  const std::int64_t begin = columns.begin(rank), end = begin + columns.size(rank), owned = end - begin;
+  const std::int64_t owned = columns.size(rank);
   // The ghost columns, sorted: grouped by owner, since owners hold contiguous rows.
   std::vector<std::int64_t> ghost;
   throw_if_any_rank_failed(comm, capture([&] {
@@ -59,7 +58,14 @@ Halo build_halo(MPI_Comm comm, const Partition& columns, const LocalRows& rows,
       throw std::length_error("rank columns " + std::to_string(owned) + " plus ghosts " +
                               std::to_string(ghost.size()) + " exceed 32-bit local column numbers; use more ranks");
   }));
-  Halo halo = halo_of_ghosts(comm, columns, std::move(ghost));
+  return halo_of_ghosts(comm, columns, std::move(ghost));
+}
+
+Halo build_halo(MPI_Comm comm, const Partition& columns, const LocalRows& rows,
+                solver::BulkVector<std::int32_t>& local_col) {
+  const int rank = comm_rank(comm);
+  const std::int64_t begin = columns.begin(rank), end = begin + columns.size(rank), owned = end - begin;
+  Halo halo = halo_of_rows(comm, columns, rows);
   const std::vector<std::int64_t>& ghosts = halo.ghost_ids;
 
   // Local columns, and which rows touch a ghost, row by row on the host's threads.

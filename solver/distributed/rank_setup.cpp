@@ -168,22 +168,40 @@ RankSetup::RankSetup(MPI_Comm comm, const cl::Env& env, std::size_t chunk_bytes,
   });
 }
 
-RankSetup::Rows RankSetup::upload(const LocalRows& a, Halo halo, const solver::BulkVector<std::int32_t>& local_col,
-                                  std::int64_t owned, std::int64_t column_begin) const {
+RankSetup::Rows RankSetup::upload(const LocalRows& a, const Partition& columns) {
+  const int rank = comm_rank(comm_);
   Rows out;
   out.global_rows = a.global_rows;
   out.row_begin = a.row_begin;
-  out.owned = owned;
-  out.column_begin = column_begin;
-  out.halo = std::move(halo);
+  out.owned = columns.size(rank);
+  out.column_begin = columns.begin(rank);
+  out.halo = halo_of_rows(comm_, columns, a);
   out.matrix = shared([&] {
+    const std::size_t n = std::size_t(a.rows()), nnz = std::size_t(a.nnz());
     check_fits(a.rows(), "rows");
     check_fits(a.nnz(), "nonzeros in A's rows");
-    solver::BulkVector<std::int32_t> row_ptr(a.row_ptr.size());  // every entry set below
-    each(row_ptr.size(), [&](std::size_t i) { row_ptr[i] = std::int32_t(a.row_ptr[i]); });
-    const solver::CsrView view(std::int32_t(a.rows()), std::int32_t(owned + out.halo.ghosts), row_ptr, local_col,
-                               a.values);
-    return solver::DeviceCsrMatrix(env_, view, solver::ElementType::f64);
+    // Through the pinned halves, the host's threads making the 32-bit offsets and local columns
+    // (this rank's first, then the ghosts by their place) as they fill them.
+    ::cl::Buffer row_ptr = env_.buffer(CL_MEM_READ_WRITE, (n + 1) * sizeof(cl_int), "allocating a level's rows");
+    ::cl::Buffer col = env_.buffer(CL_MEM_READ_WRITE, std::max<std::size_t>(1, nnz) * sizeof(cl_int), "allocating a level's columns");
+    ::cl::Buffer values = doubles(env_, nnz, "allocating a level's values");
+    write<std::int32_t>(row_ptr, 0, n + 1, [&](std::size_t i) { return std::int32_t(a.row_ptr[i]); });
+    const std::int64_t first = out.column_begin, last = first + out.owned;
+    const std::vector<std::int64_t>& ghosts = out.halo.ghost_ids;
+    write<std::int32_t>(col, 0, nnz, [&](std::size_t k) {
+      const std::int64_t c = a.col[k];
+      return std::int32_t(c >= first && c < last ? c - first
+                                                 : out.owned + (std::lower_bound(ghosts.begin(), ghosts.end(), c) - ghosts.begin()));
+    });
+    write<double>(values, 0, nnz, [&](std::size_t k) { return a.values[k]; });
+    const unsigned threads = solver::threads_for(n, grain);
+    std::vector<std::int64_t> longest_of(threads, 0);
+    solver::parallel_ranges(n, threads, [&](std::size_t begin, std::size_t end, unsigned t) {
+      for (std::size_t i = begin; i < end; ++i) longest_of[t] = std::max(longest_of[t], a.row_ptr[i + 1] - a.row_ptr[i]);
+    });
+    return solver::DeviceCsrMatrix(row_ptr, col, values, std::int32_t(n), std::int32_t(out.owned + out.halo.ghosts),
+                                   std::int64_t(nnz), solver::ElementType::f64,
+                                   std::int32_t(*std::max_element(longest_of.begin(), longest_of.end())));
   });
   return out;
 }

@@ -228,13 +228,6 @@ DistributedLevel whole_level(const DistributedLevel& level) {
 }
 
 // This process's device alone, for a level gathered whole (made once: its kernels build once).
-// A's rows on the device with the local columns of B's rows, which `pb` spreads (collective).
-clcg::distributed::RankSetup::Rows on_device(clcg::distributed::RankSetup& device, const LocalRows& a,
-                                                const Partition& pb) {
-  clcg::solver::BulkVector<std::int32_t> local_col;
-  clcg::distributed::Halo halo = clcg::distributed::build_halo(world, pb, a, local_col);
-  return device.upload(a, std::move(halo), local_col, pb.size(world_rank()), pb.begin(world_rank()));
-}
 
 // Block size 1, or nodes of rows: 3 on the 3D grid (693 rows), 2 on the irregular matrix (the
 // 2D grid's 1073 rows are prime to both).
@@ -403,7 +396,7 @@ void expect_kept_product(clcg::distributed::RankSetup& device, const HostCsr& a,
   const HostCsr e = random_csr(20, a.rows, 9, 11);
   const Partition pe = rough_partition(e.rows, world_size());
   const LocalRows e_mine = rows_of(e, pe.begin(rank), pe.begin(rank) + pe.size(rank));
-  clcg::distributed::RankSetup::KeptRows ab = device.multiply_kept(on_device(device, a_mine, pb), b_mine, remote, b.cols, "A B");
+  clcg::distributed::RankSetup::KeptRows ab = device.multiply_kept(device.upload(a_mine, pb), b_mine, remote, b.cols, "A B");
   const std::vector<std::int64_t> wanted = clcg::distributed::foreign_columns(e_mine, pa, rank);
   const clcg::distributed::RemoteRows ab_remote = device.fetch_rows(pa, ab, wanted);
   const HostCsr whole_ab = clcg::solver::multiply(a, b);
@@ -420,7 +413,7 @@ void expect_kept_product(clcg::distributed::RankSetup& device, const HostCsr& a,
   const LocalRows t = device.download(device.transpose(ab, pa, rough_partition(b.cols, world_size())));
   expect_same(to_csr(gather_rows(t), a.rows), clcg::solver::transpose(whole_ab), what + ": (A B)^T");
   const LocalRows eab =
-      device.download(device.multiply_kept(on_device(device, e_mine, pa), std::move(ab), ab_remote, b.cols, "E (A B)"));
+      device.download(device.multiply_kept(device.upload(e_mine, pa), std::move(ab), ab_remote, b.cols, "E (A B)"));
   expect_same(to_csr(gather_rows(eab), b.cols), clcg::solver::multiply(e, whole_ab), what);
 }
 
@@ -452,7 +445,7 @@ TEST(RemoteRows, FetchTransposeAndMultiplyEqualTheHostReference) {
     }
 
   clcg::distributed::RankSetup device(world, clcg::test::test_env());
-  const LocalRows c = device.multiply(on_device(device, a_mine, pb), b_mine, remote, b.cols, "A B");
+  const LocalRows c = device.multiply(device.upload(a_mine, pb), b_mine, remote, b.cols, "A B");
   expect_same(to_csr(gather_rows(c), b.cols), clcg::solver::multiply(a, b), "A B");
   expect_kept_product(device, a, b, pa, pb, a_mine, b_mine, remote, "E (A B), A B kept");
 }
@@ -472,11 +465,11 @@ TEST(RemoteRows, SeveralThreadsGiveTheSameBits) {
   const clcg::distributed::RemoteRows remote = clcg::distributed::fetch_rows(world, pb, b_mine, wanted);
   // Through pinned halves of 64 KiB: B (megabytes) goes to the device and C comes back in many chunks.
   clcg::distributed::RankSetup device(world, clcg::test::test_env(), std::size_t(64) << 10);
-  const LocalRows c = device.multiply(on_device(device, a_mine, pb), b_mine, remote, b.cols, "A B");
+  const LocalRows c = device.multiply(device.upload(a_mine, pb), b_mine, remote, b.cols, "A B");
   expect_same(to_csr(gather_rows(c), b.cols), clcg::solver::multiply(a, b), "A B on three threads, in chunks");
   // And with 64-bit row offsets for B and C (a test-only threshold of 1,000 nonzeros: both pass it).
   clcg::distributed::RankSetup wide(world, clcg::test::test_env(), std::size_t(64) << 10, 1000);
-  const LocalRows c_wide = wide.multiply(on_device(wide, a_mine, pb), b_mine, remote, b.cols, "A B");
+  const LocalRows c_wide = wide.multiply(wide.upload(a_mine, pb), b_mine, remote, b.cols, "A B");
   expect_same(to_csr(gather_rows(c_wide), b.cols), clcg::solver::multiply(a, b), "A B with 64-bit offsets");
   expect_kept_product(wide, a, b, pa, pb, a_mine, b_mine, remote, "E (A B), A B kept, 64-bit offsets");
   if (before)
@@ -509,10 +502,10 @@ TEST(RemoteRows, SmoothedProlongatorEqualsTheHostReference) {
   const std::vector<std::int64_t> wanted_by_i;  // (I names no other rank's rows)
   for (const std::uint64_t wide_from : {std::uint64_t(clcg::solver::max_csr_index), std::uint64_t(100)}) {
     clcg::distributed::RankSetup device(world, clcg::test::test_env(), std::size_t(64) << 10, wide_from);
-    const clcg::distributed::RankSetup::Rows a_here = on_device(device, a_mine, pa);
+    const clcg::distributed::RankSetup::Rows a_here = device.upload(a_mine, pa);
     // P_tent kept on the device: I P_tent.
     const clcg::distributed::RankSetup::KeptRows t_here = device.multiply_kept(
-        on_device(device, identity_mine, pa), t_mine, clcg::distributed::fetch_rows(world, pa, t_mine, wanted_by_i),
+        device.upload(identity_mine, pa), t_mine, clcg::distributed::fetch_rows(world, pa, t_mine, wanted_by_i),
         tentative.cols, "I P_tent");
     const clcg::distributed::RemoteRows remote = device.fetch_rows(pa, t_here, a_here.halo.ghost_ids);
     const LocalRows p =

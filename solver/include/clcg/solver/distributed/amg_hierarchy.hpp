@@ -64,7 +64,7 @@ struct DistributedHierarchy {
   solver::HostCsr whole;
   unsigned block = 1, vectors = 1;       // the last level's rows a node, and its near-null-space vectors
   std::vector<double> whole_candidates;  // the gathered level's near-null space (rows x vectors), unless the constants
-  double lanczos_seconds = 0, coarsening_seconds = 0, galerkin_seconds = 0;
+  double lanczos_seconds = 0, coarsening_seconds = 0, galerkin_seconds = 0;  // (lanczos: A's upload too)
 };
 
 // Collective. `a`: this rank's rows of A (partition.begin(rank) ..); options.near_nullspace, if

@@ -35,6 +35,10 @@ struct Halo {
 Halo build_halo(MPI_Comm comm, const Partition& columns, const LocalRows& rows,
                 solver::BulkVector<std::int32_t>& local_col);
 
+// The halo of `rows` alone (collective), as build_halo makes it but without local columns or
+// `boundary` (for rows whose local columns the device makes).
+Halo halo_of_rows(MPI_Comm comm, const Partition& columns, const LocalRows& rows);
+
 // The halo of the ghost columns `ghost` (sorted, unique, none of them this rank's) under
 // `columns` (collective), for rows whose local columns are already made: `boundary` is left
 // empty.

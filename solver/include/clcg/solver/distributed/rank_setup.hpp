@@ -21,7 +21,7 @@
 // in an order that does not depend on it.
 //
 //   RankSetup device(comm, env);
-//   const RankSetup::Rows a_here = device.upload(a, std::move(view.halo), view.local_col, view.owned);
+//   const RankSetup::Rows a_here = device.upload(a, partition);
 //   double rho = device.radius(a_here, device.diagonal(a_here), chunk_begin, 10);
 //   LocalRows ap = device.multiply(a_here, p, fetch_rows(comm, rows_of_p, p, a_here.halo.ghost_ids), coarse_rows, "A P");
 #include <mpi.h>
@@ -54,8 +54,8 @@ class RankSetup {
   RankSetup(MPI_Comm comm, const cl::Env& env, std::size_t chunk_bytes = default_chunk_bytes,
                std::uint64_t wide_from = solver::max_csr_index);
 
-  // A's rows on the device with local columns (`local_col`, as build_halo gives them with
-  // `halo`): this rank's `owned` rows of B first, then the ghosts.
+  // A's rows on the device with local columns: this rank's `owned` columns (its rows of B)
+  // first, then the ghosts, in the order of their halo.
   struct Rows {
     solver::DeviceCsrMatrix matrix;
     Halo halo;
@@ -63,8 +63,9 @@ class RankSetup {
     std::int64_t owned = 0;         // the columns this rank owns (its rows of B)
     std::int64_t column_begin = 0;  // the global number of the first of them
   };
-  Rows upload(const LocalRows& a, Halo halo, const solver::BulkVector<std::int32_t>& local_col,
-              std::int64_t owned, std::int64_t column_begin) const;
+  // Collective: `a`'s rows (global columns, which `columns` spreads over the ranks) uploaded,
+  // the halo built on the hosts.
+  Rows upload(const LocalRows& a, const Partition& columns);
   // The rows back on the host with global columns (for tests).
   LocalRows download(const Rows& rows);
 
