@@ -173,7 +173,7 @@ class RankSetup {
   OutgoingEntries outside(const solver::DeviceCsrMatrix& m, const ::cl::Buffer& m_row, std::int64_t first,
                           std::int64_t last);
   void read_offsets(const solver::DeviceCsrMatrix& c, solver::BulkVector<std::int64_t>& row_ptr);
-  LocalRows read_rows(const Rows& a, const solver::DeviceCsrMatrix& c);  // C to the host, global columns
+  LocalRows read_rows(const solver::DeviceCsrMatrix& c, std::int64_t global_rows, std::int64_t row_begin);  // to the host
   AnsweredRows answer(const KeptRows& rows, const std::vector<std::int64_t>& asked);
 
   MPI_Comm comm_;

@@ -1,0 +1,182 @@
+// RankSetup's aggregation and tentative prolongator over the ranks (rank_setup.hpp).
+#include "rank_setup_members.hpp"
+
+#include "clcg/solver/distributed/device_halo.hpp"
+#include "clcg/solver/distributed/launch.hpp"
+#include "clcg/solver/multigrid/coarsening.hpp"
+
+namespace clcg::distributed {
+
+using namespace rank_setup_detail;
+
+RankSetup::Aggregates RankSetup::aggregate(const Rows& g, double theta) {
+  const std::size_t n = std::size_t(g.matrix.rows()), cols = n + std::size_t(g.halo.ghosts);
+  const std::size_t nnz = std::size_t(g.matrix.nnz());
+  const cl_uint first = cl_uint(g.row_begin);
+  struct Buffers {
+    ::cl::Buffer diag, most, strong, state, key, spread, undecided, ghost;
+  };
+  Buffers b = shared([&] {
+    Buffers m;
+    m.diag = doubles(env_, cols, "allocating the strength's diagonal");
+    m.most = doubles(env_, cols, "allocating the strength's row maxima");
+    m.strong = env_.buffer(CL_MEM_READ_WRITE, std::max<std::size_t>(1, nnz), "allocating the strong connections");
+    m.state = env_.buffer(CL_MEM_READ_WRITE, std::max<std::size_t>(1, n) * sizeof(cl_uint), "allocating the independent set");
+    m.key = doubles(env_, cols, "allocating the independent set's keys");  // (ulongs: the halo moves 8-byte words)
+    m.spread = doubles(env_, cols, "allocating the independent set's keys");
+    m.undecided = env_.buffer(CL_MEM_READ_WRITE, sizeof(cl_int), "allocating the independent set's count");
+    const std::size_t ghosts = g.halo.ghost_ids.size();
+    m.ghost = env_.buffer(CL_MEM_READ_ONLY, std::max<std::size_t>(1, ghosts) * sizeof(cl_uint), "allocating the ghosts' rows");
+    write<std::uint32_t>(m.ghost, 0, ghosts, [&](std::size_t j) { return std::uint32_t(g.halo.ghost_ids[j]); });
+    return m;
+  });
+  DeviceHalo halo = shared([&] { return DeviceHalo(comm_, env_, g.halo, std::int64_t(n), solver::ElementType::f64); });
+  const auto run = [&](::cl::Kernel& kernel, const char* name, const auto&... args) {
+    if (n > 0) kernels_->run(kernel, name, n, args...);
+  };
+  const solver::DeviceCsrMatrix& a = g.matrix;
+  // Strength: the ghosts' diagonals and row maxima from their owners.
+  run(row_diagonal_, "row_diagonal", a.row_ptr(), a.col_idx(), a.values(), cl_int(0), b.diag);
+  halo.exchange(b.diag);
+  run(coupling_max_, "coupling_max", a.row_ptr(), a.col_idx(), a.values(), b.diag, b.most);
+  halo.exchange(b.most);
+  run(strength_mask_, "strength_mask", cl_uint(1), a.row_ptr(), a.col_idx(), a.values(), b.diag, b.most,
+      solver::Real{theta * theta}, b.strong);
+  // The rounds, until no rank has an undecided row.
+  run(mis_begin_, "mis_begin", a.row_ptr(), b.strong, b.state);
+  for (unsigned round = 1;; ++round) {
+    run(mis_keys_, "mis_keys", first, b.state, b.key);
+    halo.exchange(b.key);
+    run(mis_spread_, "mis_spread", a.row_ptr(), a.col_idx(), b.strong, b.key, b.spread);
+    halo.exchange(b.spread);
+    run(mis_spread_, "mis_spread", a.row_ptr(), a.col_idx(), b.strong, b.spread, b.key);
+    kernels_->clear_ints(b.undecided, 1);
+    run(mis_settle_, "mis_settle", first, b.key, cl_int(round == solver::max_mis_rounds), b.state, b.undecided);
+    cl_int left = 0;
+    cl::checked("reading the independent set's progress",
+                [&] { env_.queue().enqueueReadBuffer(b.undecided, CL_TRUE, 0, sizeof(cl_int), &left); });
+    int mine = left > 0, any_left = 0;
+    MPI_Allreduce(&mine, &any_left, 1, MPI_INT, MPI_LOR, comm_);
+    if (!any_left) break;
+  }
+  // The seeds, numbered in global row order: this rank's after those of the ranks before it.
+  Aggregates out;
+  solver::BulkVector<std::uint32_t> state(n);
+  shared([&] {
+    read<std::uint32_t>(b.state, n, state.data());
+    return 0;
+  });
+  const unsigned threads = solver::threads_for(n, grain);
+  std::vector<std::int64_t> before(threads + 1, 0);  // the seeds before each thread's range
+  solver::parallel_ranges(n, threads, [&](std::size_t begin, std::size_t end, unsigned t) {
+    for (std::size_t i = begin; i < end; ++i) before[t + 1] += state[i] == solver::mis_in;
+  });
+  for (unsigned t = 0; t < threads; ++t) before[t + 1] += before[t];
+  out.seed_rows.resize(std::size_t(before[threads]));
+  solver::parallel_ranges(n, threads, [&](std::size_t begin, std::size_t end, unsigned t) {
+    std::size_t s = std::size_t(before[t]);
+    for (std::size_t i = begin; i < end; ++i)
+      if (state[i] == solver::mis_in) out.seed_rows[s++] = std::int64_t(i);
+  });
+  int ranks = 1;
+  MPI_Comm_size(comm_, &ranks);
+  const std::int64_t mine = before[threads];
+  std::vector<std::int64_t> counts(static_cast<std::size_t>(ranks));
+  MPI_Allgather(&mine, 1, MPI_INT64_T, counts.data(), 1, MPI_INT64_T, comm_);
+  out.coarse.offsets.assign(std::size_t(ranks) + 1, 0);
+  for (int r = 0; r < ranks; ++r) out.coarse.offsets[std::size_t(r) + 1] = out.coarse.offsets[std::size_t(r)] + counts[std::size_t(r)];
+  const std::int64_t first_seed = out.coarse.offsets[std::size_t(comm_rank(comm_))];
+  // Neighbours join the seed with the largest key, rows two steps away the neighbour's
+  // aggregate with the largest key (the key and spread buffers hold the 64-bit aggregates now).
+  shared([&] {
+    check_fits(out.coarse.rows(), "aggregates");
+    ::cl::Buffer at = env_.buffer(CL_MEM_READ_WRITE, (n + 1) * sizeof(cl_int), "allocating the seeds' numbers");
+    run(seed_flags_, "seed_flags", b.state, at);
+    products_->exclusive_scan(at, n);
+    run(seed_numbers_, "seed_numbers", cl_long(first_seed), b.state, at, b.key);
+    return 0;
+  });
+  halo.exchange(b.key);
+  run(join_step_, "join_step", first, a.row_ptr(), a.col_idx(), b.strong, b.ghost, b.key, b.spread);
+  halo.exchange(b.spread);
+  run(join_step_, "join_step", first, a.row_ptr(), a.col_idx(), b.strong, b.ghost, b.spread, b.key);
+  out.of_node = shared([&] {
+    ::cl::Buffer of_node = env_.buffer(CL_MEM_READ_WRITE, std::max<std::size_t>(1, n) * sizeof(cl_int), "allocating the aggregates");
+    run(narrowed_ids_, "narrowed_ids", b.key, of_node);
+    return of_node;
+  });
+  return out;
+}
+
+RankSetup::KeptRows RankSetup::tentative(const ::cl::Buffer& of_node, int block,
+                                         std::span<const double> candidates, int k, const Partition& rows,
+                                         const Partition& columns, std::vector<double>& coarse_candidates) {
+  const int rank = comm_rank(comm_);
+  const std::size_t n = std::size_t(rows.size(rank)), kk = std::size_t(k);
+  // P_tent on this rank's rows, filled with B.
+  KeptRows t = shared([&] {
+    check_fits(columns.rows(), "coarse rows");
+    ::cl::Buffer b = doubles(env_, n * kk, "allocating the candidates");
+    write_bytes(env_, b, 0, n * kk * sizeof(double), candidates.data());
+    ::cl::Buffer counts = env_.buffer(CL_MEM_READ_WRITE, (n + 1) * sizeof(cl_int), "allocating the tentative rows");
+    if (n > 0) kernels_->run(tentative_count_, "tentative_count", n, cl_uint(block), cl_uint(k), of_node, counts);
+    solver::DeviceCsrMatrix filled = products_->allocate(counts, std::int32_t(n), std::int32_t(columns.rows()));
+    if (n > 0)
+      kernels_->run(tentative_fill_, "tentative_fill", n, cl_uint(block), cl_uint(k), of_node, b, filled.row_ptr(),
+                    filled.col_idx(), filled.values());
+    KeptRows out;
+    out.global_rows = rows.rows();
+    out.row_begin = rows.begin(rank);
+    out.matrix = std::move(filled);
+    read_offsets(out.matrix, out.row_ptr);
+    return out;
+  });
+  // Each aggregate's block on its seed's rank, factored there.
+  const Rows by_aggregate = transpose(t, rows, columns);
+  const std::size_t aggregates = std::size_t(columns.size(rank)) / kk;
+  const OutgoingEntries ghosts = shared([&] {
+    coarse_candidates.assign(aggregates * kk * kk, 0.0);
+    const solver::DeviceCsrMatrix& q = by_aggregate.matrix;
+    if (aggregates > 0) {
+      ::cl::Buffer coarse = doubles(env_, aggregates * kk * kk, "allocating the next level's candidates");
+      kernels_->run(tentative_qr_, "tentative_qr", aggregates, cl_uint(k),
+                    solver::Real{solver::dependent_candidate(solver::ElementType::f64)}, q.row_ptr(), q.values(), coarse);
+      read<double>(coarse, aggregates * kk * kk, coarse_candidates.data());
+      kernels_->run(scatter_own_, "scatter_own", std::size_t(q.rows()), cl_uint(k), cl_int(n), q.row_ptr(), q.col_idx(),
+                    q.values(), t.matrix.row_ptr(), t.matrix.values());
+    }
+    return outside(q, long_offsets(q), 0, std::int64_t(n));  // Q's entries in other ranks' rows
+  });
+  // Q's entries in other ranks' rows go back to them: (row, entry j of it) and the value.
+  const int ranks = rows.ranks();
+  std::vector<int> counts(std::size_t(ranks), 0);
+  const auto ghost_row = [&](std::size_t e) { return by_aggregate.halo.ghost_ids[std::size_t(ghosts.cols[e]) - n]; };
+  for (std::size_t e = 0; e < ghosts.values.size(); ++e) ++counts[std::size_t(rows.owner(ghost_row(e)))];
+  std::vector<int> at = offsets_of(counts);
+  solver::BulkVector<std::int64_t> where(ghosts.values.size());
+  solver::BulkVector<double> values(ghosts.values.size());
+  for (std::size_t e = 0; e < ghosts.values.size(); ++e) {
+    const std::size_t slot = std::size_t(at[std::size_t(rows.owner(ghost_row(e)))]++);
+    where[slot] = ghost_row(e) * std::int64_t(k) + ghosts.rows[e] % k;
+    values[slot] = ghosts.values[e];
+  }
+  const solver::BulkVector<std::int64_t> got_where = all_to_all(comm_, where, counts);
+  const solver::BulkVector<double> got_values = all_to_all(comm_, values, counts);
+  shared([&] {
+    const std::size_t got = got_values.size();
+    if (got == 0) return 0;
+    std::vector<std::int64_t> entry(got);  // each value's place in P_tent's values
+    for (std::size_t e = 0; e < got; ++e) {
+      const std::int64_t row = got_where[e] / k - t.row_begin;
+      entry[e] = t.row_ptr[std::size_t(row)] + got_where[e] % k;
+    }
+    ::cl::Buffer place = env_.buffer(CL_MEM_READ_ONLY, got * sizeof(std::int64_t), "allocating Q's entries");
+    write_bytes(env_, place, 0, got * sizeof(std::int64_t), entry.data());
+    ::cl::Buffer value = doubles(env_, got, "allocating Q's entries");
+    write_bytes(env_, value, 0, got * sizeof(double), got_values.data());
+    kernels_->run(scatter_values_, "scatter_values", got, place, value, t.matrix.values());
+    return 0;
+  });
+  return t;
+}
+}  // namespace clcg::distributed

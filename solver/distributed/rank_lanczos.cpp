@@ -1,0 +1,108 @@
+// RankSetup's Lanczos estimate of rho(D^-1 A) over the ranks (rank_setup.hpp).
+#include "rank_setup_members.hpp"
+
+#include <cmath>
+#include "clcg/solver/distributed/device_halo.hpp"
+#include "clcg/solver/distributed/fixed_order_sum.hpp"
+#include "clcg/solver/multigrid/coarsening.hpp"
+#include "clcg/solver/precond/spectrum.hpp"
+
+namespace clcg::distributed {
+
+using namespace rank_setup_detail;
+
+namespace {
+constexpr std::size_t dot_lanes = 256;        // kernels/distributed_setup.cl's DOT_LANES: a chunk's work-group
+constexpr std::size_t max_dot_groups = 4096;  // (a dot has at most that many chunks: partition.hpp's dot_chunk)
+}  // namespace
+
+::cl::Buffer RankSetup::diagonal(const Rows& a) {
+  return shared([&] {
+    const std::size_t n = std::size_t(a.matrix.rows());
+    ::cl::Buffer d = doubles(env_, n, "allocating a level's diagonal");
+    if (n > 0)
+      kernels_->run(row_diagonal_, "row_diagonal", n, a.matrix.row_ptr(), a.matrix.col_idx(), a.matrix.values(), cl_int(0), d);
+    return d;
+  });
+}
+
+double RankSetup::radius(const Rows& a, const ::cl::Buffer& diagonal,
+                            const std::vector<std::int64_t>& chunk_begin, unsigned steps) {
+  const std::size_t n = std::size_t(a.matrix.rows()), chunks = chunk_begin.size() - 1;
+  int ranks = 1;
+  MPI_Comm_size(comm_, &ranks);
+  std::vector<int> chunk_counts(static_cast<std::size_t>(ranks));
+  const int mine = int(chunks);
+  MPI_Allgather(&mine, 1, MPI_INT, chunk_counts.data(), 1, MPI_INT, comm_);
+  std::vector<double> partial(chunks), all(std::size_t(offsets_of(chunk_counts).back() + chunk_counts.back()));
+  struct Vectors {
+    ::cl::Buffer v, v_prev, u, av, dx, d, begin, partial;
+  };
+  // The vectors, D, the chunks and the start (pseudo-random in [-1, 1) from a hash of the
+  // global row: 30 bits of the independent set's key) on the device.
+  Vectors b = shared([&] {
+    Vectors m;
+    m.v = doubles(env_, n + std::size_t(a.halo.ghosts), "allocating the Lanczos vectors");
+    m.v_prev = doubles(env_, n + std::size_t(a.halo.ghosts), "allocating the Lanczos vectors");  // (swapped with v)
+    m.u = doubles(env_, n, "allocating the Lanczos vectors");
+    m.av = doubles(env_, n, "allocating the Lanczos vectors");
+    m.dx = doubles(env_, n, "allocating the Lanczos vectors");
+    m.d = diagonal;
+    m.partial = doubles(env_, chunks, "allocating the Lanczos vectors");
+    m.begin = env_.buffer(CL_MEM_READ_ONLY, chunk_begin.size() * sizeof(std::int64_t), "allocating the dot chunks");
+    write_bytes(env_, m.begin, 0, chunk_begin.size() * sizeof(std::int64_t), chunk_begin.data());
+    solver::BulkVector<double> start(n);
+    each(n, [&](std::size_t i) {
+      const std::uint32_t h =
+          std::uint32_t(solver::mis_key(0, std::uint32_t(a.row_begin + std::int64_t(i)) ^ 0x5bd1e995U) >> 32);
+      start[i] = double(h) / 536870912.0 - 1.0;
+    });
+    write_bytes(env_, m.v, 0, n * sizeof(double), start.data());
+    cl::checked("clearing the Lanczos vectors",
+                [&] { env_.queue().enqueueFillBuffer(m.v_prev, 0.0, 0, std::max<std::size_t>(1, n) * sizeof(double)); });
+    return m;
+  });
+  DeviceHalo halo = shared([&] { return DeviceHalo(comm_, env_, a.halo, std::int64_t(n), solver::ElementType::f64); });
+  const auto run = [&](::cl::Kernel& kernel, const char* name, std::size_t count, const auto&... args) {
+    if (count > 0) kernels_->run(kernel, name, count, args...);
+  };
+  // A dot over the level's chunks: each chunk in row order on the device, the chunks' sums of
+  // every rank in one fixed order on the host.
+  const auto dot = [&](const ::cl::Buffer& x, const ::cl::Buffer& y) {
+    if (chunks > 0)
+      kernels_->run_groups(chunk_dots_, "chunk_dots", std::min<std::size_t>(chunks, max_dot_groups), dot_lanes, chunks,
+                           b.begin, x, y, b.partial);
+    if (chunks > 0)
+      cl::checked("reading the Lanczos dots", [&] {
+        env_.queue().enqueueReadBuffer(b.partial, CL_TRUE, 0, chunks * sizeof(double), partial.data());
+      });
+    MPI_Allgatherv(partial.data(), mine, MPI_DOUBLE, all.data(), chunk_counts.data(), offsets_of(chunk_counts).data(),
+                   MPI_DOUBLE, comm_);
+    return fixed_order_sum(all);
+  };
+  const auto d_norm = [&](const ::cl::Buffer& x) {
+    run(scaled_, "scaled", n, b.d, x, b.dx);
+    return std::sqrt(std::max(0.0, dot(x, b.dx)));
+  };
+  // Lanczos on the pencil (A, D): v D-orthonormal, alpha = v.Av, the next u = D^-1 A v - alpha v - beta v_prev.
+  double beta = d_norm(b.v);
+  if (!(beta > 0) || !std::isfinite(beta)) return 0.0;
+  run(divided_, "divided", n, b.v, solver::Real{beta}, b.v);
+  std::vector<double> alphas, betas;
+  beta = 0;
+  for (unsigned step = 0; step < steps; ++step) {
+    halo.exchange(b.v);
+    run(rows_times_, "rows_times", n, a.matrix.row_ptr(), a.matrix.col_idx(), a.matrix.values(), b.v, b.av);
+    const double alpha = dot(b.v, b.av);
+    alphas.push_back(alpha);
+    run(lanczos_next_, "lanczos_next", n, b.av, b.d, b.v, b.v_prev, solver::Real{alpha}, solver::Real{beta}, b.u);
+    const double next = d_norm(b.u);
+    if (step + 1 == steps || !(next > 1e-12 * std::abs(alpha))) break;
+    betas.push_back(next);
+    beta = next;
+    std::swap(b.v_prev, b.v);
+    run(divided_, "divided", n, b.u, solver::Real{next}, b.v);
+  }
+  return solver::largest_tridiagonal_eigenvalue(alphas, betas);
+}
+}  // namespace clcg::distributed

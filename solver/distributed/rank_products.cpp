@@ -1,0 +1,94 @@
+// RankSetup's sparse products (rank_setup.hpp): C = A B with B's owned rows from the host or kept on
+// the device, P's smoothing, and kept rows fetched by other ranks.
+#include "rank_setup_members.hpp"
+
+#include "clcg/solver/distributed/remote_rows.hpp"
+
+namespace clcg::distributed {
+
+using namespace rank_setup_detail;
+
+LocalRows RankSetup::multiply(const Rows& a, const LocalRows& owned, const RemoteRows& remote, std::int64_t columns,
+                              const std::string& label) {
+  return shared([&] {
+    return read_rows(product(a, owned.row_ptr, from_host(owned), remote, columns, label).c, a.global_rows, a.row_begin);
+  });
+}
+
+RankSetup::KeptRows RankSetup::multiply_kept(const Rows& a, const LocalRows& owned, const RemoteRows& remote,
+                                             std::int64_t columns, const std::string& label) {
+  return shared([&] { return kept(a, product(a, owned.row_ptr, from_host(owned), remote, columns, label).c); });
+}
+
+RankSetup::KeptRows RankSetup::multiply_kept(const Rows& a, const KeptRows& owned, const RemoteRows& remote,
+                                             std::int64_t columns, const std::string& label) {
+  return shared([&] {
+    KeptRows& source = const_cast<KeptRows&>(owned);  // (not released: only read)
+    return kept(a, product(a, owned.row_ptr, from_device(source, false), remote, columns, label).c);
+  });
+}
+
+RankSetup::KeptRows RankSetup::multiply_kept(const Rows& a, KeptRows&& owned, const RemoteRows& remote,
+                                             std::int64_t columns, const std::string& label) {
+  return shared([&] { return kept(a, product(a, owned.row_ptr, from_device(owned, true), remote, columns, label).c); });
+}
+
+RankSetup::KeptRows RankSetup::smoothed(const Rows& a, const KeptRows& tentative, const RemoteRows& remote,
+                                        std::int64_t columns, const ::cl::Buffer& diagonal, double omega) {
+  return shared([&] {
+    KeptRows& source = const_cast<KeptRows&>(tentative);  // (not released: only read)
+    const Product ap = product(a, tentative.row_ptr, from_device(source, false), remote, columns, "A P_tent");
+    const std::size_t n = std::size_t(ap.c.rows());
+    ::cl::Kernel& smooth = ap.b.offsets() == solver::RowOffsets::wide ? smooth_rows_wide_ : smooth_rows_;
+    if (n > 0) {
+      const ::cl::Buffer c_row = long_offsets(ap.c);
+      kernels_->run(smooth, "smooth_rows", n, c_row, ap.c.col_idx(), ap.c.values(), ap.b.row_offsets(), ap.b.col_idx(),
+                    ap.b.values(), diagonal, solver::Real{omega});
+    }
+    return kept(a, ap.c);
+  });
+}
+
+LocalRows RankSetup::download(const KeptRows& rows) {
+  return shared([&] { return read_rows(rows.matrix, rows.global_rows, rows.row_begin); });
+}
+
+RemoteRows RankSetup::fetch_rows(const Partition& partition, const KeptRows& rows,
+                                 const std::vector<std::int64_t>& wanted) {
+  return distributed::fetch_rows(comm_, partition, wanted, [&](const std::vector<std::int64_t>& asked) {
+    return shared([&] { return answer(rows, asked); });
+  });
+}
+
+AnsweredRows RankSetup::answer(const KeptRows& rows, const std::vector<std::int64_t>& asked) {
+  AnsweredRows out;
+  const std::size_t count = asked.size();
+  out.lengths.resize(count);
+  std::vector<std::int64_t> first(count), at(count + 1, 0);  // each row's first entry in the product, and in the answer
+  for (std::size_t q = 0; q < count; ++q) {
+    const std::int64_t i = asked[q] - rows.row_begin;
+    if (i < 0 || i >= std::int64_t(rows.row_ptr.size()) - 1)
+      throw std::logic_error("fetch_rows: row " + std::to_string(asked[q]) + " asked of a rank that lacks it");
+    first[q] = rows.row_ptr[std::size_t(i)];
+    out.lengths[q] = rows.row_ptr[std::size_t(i) + 1] - first[q];
+    at[q + 1] = at[q] + out.lengths[q];
+  }
+  const std::size_t entries = std::size_t(at[count]);
+  out.col.resize(entries);
+  out.values.resize(entries);
+  if (entries == 0) return out;
+  const auto longs = [&](const std::vector<std::int64_t>& v) {
+    ::cl::Buffer b = env_.buffer(CL_MEM_READ_ONLY, v.size() * sizeof(std::int64_t), "allocating the rows asked for");
+    write_bytes(env_, b, 0, v.size() * sizeof(std::int64_t), v.data());
+    return b;
+  };
+  const ::cl::Buffer first_b = longs(first), at_b = longs(at);
+  ::cl::Buffer col = env_.buffer(CL_MEM_WRITE_ONLY, entries * sizeof(std::int32_t), "allocating the rows asked for");
+  ::cl::Buffer values = doubles(env_, entries, "allocating the rows asked for");
+  kernels_->run(gather_rows_, "gather_rows", count, first_b, at_b, rows.matrix.col_idx(), rows.matrix.values(), col,
+                values);
+  read<std::int32_t>(col, entries, out.col.data());
+  read<double>(values, entries, out.values.data());
+  return out;
+}
+}  // namespace clcg::distributed

@@ -1,0 +1,143 @@
+// RankSetup's transposes over the ranks and kept rows given local columns (rank_setup.hpp).
+#include "rank_setup_members.hpp"
+
+#include "clcg/solver/distributed/halo.hpp"
+#include "clcg/solver/distributed/launch.hpp"
+#include "clcg/solver/distributed/remote_rows.hpp"
+
+namespace clcg::distributed {
+
+using namespace rank_setup_detail;
+
+OutgoingEntries RankSetup::outside(const solver::DeviceCsrMatrix& m, const ::cl::Buffer& m_row, std::int64_t first,
+                                   std::int64_t last) {
+  // Counted a row, then copied out in row order on the device.
+  const std::size_t n = std::size_t(m.rows());
+  OutgoingEntries found;
+  ::cl::Buffer at = env_.buffer(CL_MEM_READ_WRITE, (n + 1) * sizeof(cl_int), "allocating a count of entries");
+  if (n > 0) kernels_->run(count_in_range_, "count_in_range", n, m_row, m.col_idx(), cl_int(first), cl_int(last),
+                           cl_int(0), cl_uint(0), at);
+  const std::size_t entries = std::size_t(products_->exclusive_scan(at, n).total);
+  found.rows.resize(entries);
+  found.cols.resize(entries);
+  found.values.resize(entries);
+  if (entries == 0) return found;
+  ::cl::Buffer rows = env_.buffer(CL_MEM_READ_WRITE, entries * sizeof(cl_int), "allocating entries of other ranks");
+  ::cl::Buffer cols = env_.buffer(CL_MEM_READ_WRITE, entries * sizeof(cl_int), "allocating entries of other ranks");
+  ::cl::Buffer values = doubles(env_, entries, "allocating entries of other ranks");
+  kernels_->run(entries_outside_, "entries_outside", n, m_row, m.col_idx(), m.values(), cl_int(first), cl_int(last),
+                at, rows, cols, values);
+  read<std::int32_t>(rows, entries, found.rows.data());
+  read<std::int32_t>(cols, entries, found.cols.data());
+  read<double>(values, entries, found.values.data());
+  return found;
+}
+
+RankSetup::Rows RankSetup::localised(KeptRows&& m, const Partition& columns) {
+  const int rank = comm_rank(comm_);
+  const std::int64_t first = columns.begin(rank), last = first + columns.size(rank);
+  const std::size_t n = m.row_ptr.size() - 1;
+  // The ghosts: the other ranks' columns the rows name, sorted.
+  std::vector<std::int64_t> ghost;
+  shared([&] {
+    const OutgoingEntries out = outside(m.matrix, long_offsets(m.matrix), first, last);
+    ghost.assign(out.cols.begin(), out.cols.end());
+    return 0;
+  });
+  std::sort(ghost.begin(), ghost.end());
+  ghost.erase(std::unique(ghost.begin(), ghost.end()), ghost.end());
+  Rows out;
+  out.global_rows = m.global_rows;
+  out.row_begin = m.row_begin;
+  out.owned = last - first;
+  out.column_begin = first;
+  out.matrix = shared([&] {
+    check_fits(out.owned + std::int64_t(ghost.size()), "columns and ghosts");
+    check_fits(m.matrix.nnz(), "nonzeros in a kept product's rows");
+    const unsigned threads = solver::threads_for(n, grain);
+    std::vector<std::int64_t> longest_of(threads, 0);
+    solver::parallel_ranges(n, threads, [&](std::size_t begin, std::size_t end, unsigned t) {
+      for (std::size_t i = begin; i < end; ++i) longest_of[t] = std::max(longest_of[t], m.row_ptr[i + 1] - m.row_ptr[i]);
+    });
+    const std::int64_t longest = *std::max_element(longest_of.begin(), longest_of.end());
+    // 32-bit offsets (the SpMV's) and local columns, in place.
+    ::cl::Buffer row_ptr = m.matrix.row_offsets();
+    if (m.matrix.offsets() == solver::RowOffsets::wide) {
+      row_ptr = env_.buffer(CL_MEM_READ_WRITE, (n + 1) * sizeof(cl_int), "allocating a level's rows");
+      write<std::int32_t>(row_ptr, 0, n + 1, [&](std::size_t i) { return std::int32_t(m.row_ptr[i]); });
+    }
+    if (m.matrix.nnz() > 0) {
+      ::cl::Buffer ghosts = env_.buffer(CL_MEM_READ_ONLY, std::max<std::size_t>(1, ghost.size()) * sizeof(cl_int),
+                                        "allocating a level's ghosts");
+      write<std::int32_t>(ghosts, 0, ghost.size(), [&](std::size_t g) { return std::int32_t(ghost[g]); });
+      kernels_->run(local_columns_, "local_columns", std::size_t(m.matrix.nnz()), cl_int(first), cl_int(last), ghosts,
+                    cl_int(ghost.size()), m.matrix.col_idx());
+    }
+    return solver::DeviceCsrMatrix(row_ptr, m.matrix.col_idx(), m.matrix.values(), std::int32_t(n),
+                                   std::int32_t(out.owned + std::int64_t(ghost.size())), m.matrix.nnz(),
+                                   solver::ElementType::f64, std::int32_t(longest));
+  });
+  m = {};
+  out.halo = halo_of_ghosts(comm_, columns, std::move(ghost));
+  return out;
+}
+
+RankSetup::Rows RankSetup::transpose(const KeptRows& m, const Partition& rows_of_m, const Partition& columns) {
+  const int rank = comm_rank(comm_);
+  const std::int64_t first = columns.begin(rank), last = first + columns.size(rank);
+  const std::size_t n = m.row_ptr.size() - 1;
+  const ::cl::Buffer m_row = shared([&] { return long_offsets(m.matrix); });
+  const OutgoingEntries out = shared([&] { return outside(m.matrix, m_row, first, last); });
+  const ForeignEntries got = send_to_column_owners(comm_, out, m.row_begin, columns);
+  // The ghosts: the rows of the entries received, which arrive sorted by row. M's rows here in
+  // global order: the ghosts below this rank's rows, its rows, the ghosts above.
+  const std::size_t received = got.values.size();
+  const auto row_of = [&](std::size_t e) { return got.pairs[2 * e + 1]; };
+  std::vector<std::int64_t> ghost, ghost_start;  // each ghost's first entry received
+  for (std::size_t e = 0; e < received; ++e)
+    if (e == 0 || row_of(e) != row_of(e - 1)) ghost.push_back(row_of(e)), ghost_start.push_back(std::int64_t(e));
+  ghost_start.push_back(std::int64_t(received));
+  const std::size_t below = std::size_t(std::lower_bound(ghost.begin(), ghost.end(), m.row_begin) - ghost.begin());
+  const std::size_t above = ghost.size() - below, rows = n + ghost.size();
+  const std::size_t entries_below = std::size_t(ghost_start[below]);
+  Rows t;
+  t.global_rows = columns.rows();
+  t.row_begin = first;
+  t.owned = std::int64_t(n);
+  t.column_begin = m.row_begin;
+  t.matrix = shared([&] {
+    check_fits(std::int64_t(rows), "rows and ghosts");
+    // M on the device: its rows in that order, with this rank's columns only (numbered from
+    // `first`): the ghosts' from the entries received, this rank's from the kept rows.
+    ::cl::Buffer row_ptr = env_.buffer(CL_MEM_READ_WRITE, (rows + 1) * sizeof(cl_int), "allocating a transpose's rows");
+    const auto ghost_count = [&](std::size_t g) { return std::int32_t(ghost_start[g + 1] - ghost_start[g]); };
+    write<std::int32_t>(row_ptr, 0, below, ghost_count);
+    write<std::int32_t>(row_ptr, below + n, above, [&](std::size_t g) { return ghost_count(below + g); });
+    if (n > 0) kernels_->run(count_in_range_, "count_in_range", n, m_row, m.matrix.col_idx(), cl_int(first),
+                             cl_int(last), cl_int(1), cl_uint(below), row_ptr);
+    const solver::ScanTotals totals = products_->exclusive_scan(row_ptr, rows);
+    check_fits(totals.total, "nonzeros in a transpose's rows");
+    const std::size_t nnz = std::size_t(totals.total);
+    ::cl::Buffer col = env_.buffer(CL_MEM_READ_WRITE, std::max<std::size_t>(1, nnz) * sizeof(cl_int), "allocating a transpose's rows");
+    ::cl::Buffer values = doubles(env_, nnz, "allocating a transpose's rows");
+    if (n > 0) kernels_->run(entries_in_range_, "entries_in_range", n, m_row, m.matrix.col_idx(), m.matrix.values(),
+                             cl_int(first), cl_int(last), cl_uint(below), row_ptr, col, values);
+    const auto ghost_col = [&](std::size_t e) { return std::int32_t(got.pairs[2 * e] - first); };
+    write<std::int32_t>(col, 0, entries_below, ghost_col);
+    write<double>(values, 0, entries_below, [&](std::size_t e) { return got.values[e]; });
+    const std::size_t above_at = nnz - (received - entries_below);
+    write<std::int32_t>(col, above_at, received - entries_below, [&](std::size_t e) { return ghost_col(entries_below + e); });
+    write<double>(values, above_at, received - entries_below, [&](std::size_t e) { return got.values[entries_below + e]; });
+    const solver::DeviceCsrMatrix on_device(row_ptr, col, values, std::int32_t(rows), std::int32_t(last - first),
+                                            std::int64_t(nnz), solver::ElementType::f64, totals.largest);
+    // Its transpose: each row's columns M's rows in global order, then local as the halo numbers them.
+    solver::DeviceCsrMatrix transposed = products_->transpose(on_device);
+    if (transposed.nnz() > 0)
+      kernels_->run(ghosts_last_, "ghosts_last", std::size_t(transposed.nnz()), cl_int(below), cl_int(n),
+                    transposed.col_idx());
+    return transposed;
+  });
+  t.halo = halo_of_ghosts(comm_, rows_of_m, std::move(ghost));
+  return t;
+}
+}  // namespace clcg::distributed
