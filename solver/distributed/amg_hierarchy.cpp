@@ -146,16 +146,13 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
   }
   first.chunk_begin.push_back(partition.size(rank));
   h.levels.push_back(std::move(first));
-  // The finest level's candidates (rows x k, row-major): the given ones, else one constant a component.
-  std::vector<double> candidates(std::size_t(a.rows()) * std::size_t(k), 0.0);
-  if (given)
-    candidates = given->values;
-  else
-    for (std::int64_t i = 0; i < a.rows(); ++i)
-      candidates[std::size_t(i) * std::size_t(k) + std::size_t((a.row_begin + i) % k)] = 1.0;
   const std::size_t a_rows = std::size_t(partition.rows());
   const auto uploaded = Clock::now();
   h.levels.front().a_here = device.upload(a, partition);
+  // The finest level's candidates (rows x k, row-major, on the device): the given ones, else one
+  // constant a component.
+  ::cl::Buffer candidates = given ? device.uploaded(given->values)
+                                  : device.component_constants(std::size_t(a.rows()), k);
   h.lanczos_seconds += since(uploaded);  // (the phase of A on the devices)
   while (true) {
     DistributedLevel& fine = h.levels.back();
@@ -186,7 +183,7 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
     Partition coarse_partition = scaled(g.coarse, k, 1);  // an aggregate's k unknowns on its seed's rank
     coarse_partition.chunk = fine.partition.chunk;
     const std::int64_t coarse_rows = coarse_partition.rows();
-    std::vector<double> coarse_candidates;
+    ::cl::Buffer coarse_candidates;
     const RankSetup::KeptRows tentative =
         device.tentative(g.of_node, block, candidates, k, fine.partition, coarse_partition, coarse_candidates);
     candidates = std::move(coarse_candidates);
@@ -219,7 +216,9 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
     last.a_here.reset();
     h.whole = gather_whole(comm, last);
     // Its candidates where they are not one constant a component (given, or R factors from above).
-    if (h.levels.size() > 1 || given) h.whole_candidates = gather_candidates(comm, last, candidates, k);
+    if (h.levels.size() > 1 || given)
+      h.whole_candidates = gather_candidates(
+          comm, last, device.downloaded(candidates, std::size_t(last.partition.size(rank)) * std::size_t(k)), k);
     h.gathered = true;
   } else {
     const auto start = Clock::now();

@@ -109,20 +109,18 @@ RankSetup::Aggregates RankSetup::aggregate(const Rows& g, double theta) {
 }
 
 RankSetup::KeptRows RankSetup::tentative(const ::cl::Buffer& of_node, int block,
-                                         std::span<const double> candidates, int k, const Partition& rows,
-                                         const Partition& columns, std::vector<double>& coarse_candidates) {
+                                         const ::cl::Buffer& candidates, int k, const Partition& rows,
+                                         const Partition& columns, ::cl::Buffer& coarse_candidates) {
   const int rank = comm_rank(comm_);
   const std::size_t n = std::size_t(rows.size(rank)), kk = std::size_t(k);
   // P_tent on this rank's rows, filled with B.
   KeptRows t = shared([&] {
     check_fits(columns.rows(), "coarse rows");
-    ::cl::Buffer b = doubles(env_, n * kk, "allocating the candidates");
-    write_bytes(env_, b, 0, n * kk * sizeof(double), candidates.data());
     ::cl::Buffer counts = env_.buffer(CL_MEM_READ_WRITE, (n + 1) * sizeof(cl_int), "allocating the tentative rows");
     if (n > 0) kernels_->run(tentative_count_, "tentative_count", n, cl_uint(block), cl_uint(k), of_node, counts);
     solver::DeviceCsrMatrix filled = products_->allocate(counts, std::int32_t(n), std::int32_t(columns.rows()));
     if (n > 0)
-      kernels_->run(tentative_fill_, "tentative_fill", n, cl_uint(block), cl_uint(k), of_node, b, filled.row_ptr(),
+      kernels_->run(tentative_fill_, "tentative_fill", n, cl_uint(block), cl_uint(k), of_node, candidates, filled.row_ptr(),
                     filled.col_idx(), filled.values());
     KeptRows out;
     out.global_rows = rows.rows();
@@ -135,13 +133,12 @@ RankSetup::KeptRows RankSetup::tentative(const ::cl::Buffer& of_node, int block,
   const Rows by_aggregate = transpose(t, rows, columns);
   const std::size_t aggregates = std::size_t(columns.size(rank)) / kk;
   const OutgoingEntries ghosts = shared([&] {
-    coarse_candidates.assign(aggregates * kk * kk, 0.0);
     const solver::DeviceCsrMatrix& q = by_aggregate.matrix;
+    coarse_candidates = doubles(env_, aggregates * kk * kk, "allocating the next level's candidates");
     if (aggregates > 0) {
-      ::cl::Buffer coarse = doubles(env_, aggregates * kk * kk, "allocating the next level's candidates");
       kernels_->run(tentative_qr_, "tentative_qr", aggregates, cl_uint(k),
-                    solver::Real{solver::dependent_candidate(solver::ElementType::f64)}, q.row_ptr(), q.values(), coarse);
-      read<double>(coarse, aggregates * kk * kk, coarse_candidates.data());
+                    solver::Real{solver::dependent_candidate(solver::ElementType::f64)}, q.row_ptr(), q.values(),
+                    coarse_candidates);
       kernels_->run(scatter_own_, "scatter_own", std::size_t(q.rows()), cl_uint(k), cl_int(n), q.row_ptr(), q.col_idx(),
                     q.values(), t.matrix.row_ptr(), t.matrix.values());
     }
@@ -179,4 +176,28 @@ RankSetup::KeptRows RankSetup::tentative(const ::cl::Buffer& of_node, int block,
   });
   return t;
 }
+::cl::Buffer RankSetup::component_constants(std::size_t rows, int k) {
+  return shared([&] {
+    ::cl::Buffer out = doubles(env_, rows * std::size_t(k), "allocating the candidates");
+    if (rows > 0) kernels_->run(component_constants_, "component_constants", rows, cl_uint(k), out);
+    return out;
+  });
+}
+
+::cl::Buffer RankSetup::uploaded(std::span<const double> values) {
+  return shared([&] {
+    ::cl::Buffer out = doubles(env_, values.size(), "allocating the candidates");
+    write_bytes(env_, out, 0, values.size() * sizeof(double), values.data());
+    return out;
+  });
+}
+
+std::vector<double> RankSetup::downloaded(const ::cl::Buffer& values, std::size_t count) {
+  return shared([&] {
+    std::vector<double> out(count);
+    read<double>(values, count, out.data());
+    return out;
+  });
+}
+
 }  // namespace clcg::distributed

@@ -55,6 +55,7 @@ RankSetup::RankSetup(MPI_Comm comm, const cl::Env& env, std::size_t chunk_bytes,
     tentative_qr_ = kernel("tentative_qr");
     scatter_own_ = kernel("scatter_own");
     scatter_values_ = kernel("scatter_values");
+    component_constants_ = kernel("component_constants");
     seed_flags_ = kernel("seed_flags");
     seed_numbers_ = kernel("seed_numbers");
     join_step_ = kernel("join_step");

@@ -89,15 +89,23 @@ class RankSetup {
                          const std::string& label);
   // tentative_prolongator() of the host reference over the ranks, kept: this rank's rows of
   // P_tent, whose rows `rows` spreads. `of_node`: the global aggregate of each of this rank's
-  // nodes (`block` rows each; -1: none; Aggregates::of_node); `candidates`: B on this rank's rows (rows x k,
-  // row-major); `columns`: the coarse rows (each aggregate's k on its seed's rank).
+  // nodes (`block` rows each; -1: none; Aggregates::of_node); `candidates`: B on this rank's
+  // rows (rows x k, row-major, on the device); `columns`: the coarse rows (each aggregate's k on
+  // its seed's rank).
   // P_tent is filled with B, transposed over the ranks (transpose below: aggregate g's column
   // j is T's row g k + j, its members' rows in global order), each aggregate's block factored
   // by the rank of its seed (aggregation.cl's tentative_qr, the reference's factor_aggregate)
-  // and Q sent back. `coarse_candidates` gets this rank's aggregates' R (k x k each).
+  // and Q sent back. `coarse_candidates` gets this rank's aggregates' R (k x k each, on the
+  // device: the next level's candidates).
   // Collective.
-  KeptRows tentative(const ::cl::Buffer& of_node, int block, std::span<const double> candidates, int k,
-                     const Partition& rows, const Partition& columns, std::vector<double>& coarse_candidates);
+  KeptRows tentative(const ::cl::Buffer& of_node, int block, const ::cl::Buffer& candidates, int k,
+                     const Partition& rows, const Partition& columns, ::cl::Buffer& coarse_candidates);
+  // The finest level's candidates when none are given, on the device: one constant a component
+  // of this rank's `rows` (nodes of k rows, each rank's first row a multiple of k).
+  ::cl::Buffer component_constants(std::size_t rows, int k);
+  // Candidates (rows x k doubles) to and from the device.
+  ::cl::Buffer uploaded(std::span<const double> values);
+  std::vector<double> downloaded(const ::cl::Buffer& values, std::size_t count);
   // P = P_tent - omega D^-1 A P_tent (smoothed_prolongator() of the host reference), kept:
   // `tentative` this rank's rows of P_tent, `remote` its ghost rows, `diagonal` A's on this
   // rank's rows (diagonal()).
@@ -186,7 +194,7 @@ class RankSetup {
   ::cl::Kernel seed_flags_, seed_numbers_, join_step_, narrowed_ids_;
   ::cl::Kernel gather_rows_, ghosts_last_, smooth_rows_, smooth_rows_wide_;
   ::cl::Kernel count_in_range_, entries_in_range_, entries_outside_, local_columns_;
-  ::cl::Kernel tentative_count_, tentative_fill_, tentative_qr_, scatter_own_, scatter_values_;
+  ::cl::Kernel tentative_count_, tentative_fill_, tentative_qr_, scatter_own_, scatter_values_, component_constants_;
   cl::PinnedBuffer pinned_;  // two halves of chunk_bytes, for reads and writes
 };
 
