@@ -23,21 +23,19 @@ RankSetup::KeptRows RankSetup::multiply_kept(const Rows& a, const LocalRows& own
 RankSetup::KeptRows RankSetup::multiply_kept(const Rows& a, const KeptRows& owned, const RemoteRows& remote,
                                              std::int64_t columns, const std::string& label) {
   return shared([&] {
-    KeptRows& source = const_cast<KeptRows&>(owned);  // (not released: only read)
-    return kept(a, product(a, owned.row_ptr, from_device(source, false), remote, columns, label).c);
+    return kept(a, product(a, owned.row_ptr, from_device(owned, nullptr), remote, columns, label).c);
   });
 }
 
 RankSetup::KeptRows RankSetup::multiply_kept(const Rows& a, KeptRows&& owned, const RemoteRows& remote,
                                              std::int64_t columns, const std::string& label) {
-  return shared([&] { return kept(a, product(a, owned.row_ptr, from_device(owned, true), remote, columns, label).c); });
+  return shared([&] { return kept(a, product(a, owned.row_ptr, from_device(owned, &owned), remote, columns, label).c); });
 }
 
 RankSetup::KeptRows RankSetup::smoothed(const Rows& a, const KeptRows& tentative, const RemoteRows& remote,
                                         std::int64_t columns, const ::cl::Buffer& diagonal, double omega) {
   return shared([&] {
-    KeptRows& source = const_cast<KeptRows&>(tentative);  // (not released: only read)
-    const Product ap = product(a, tentative.row_ptr, from_device(source, false), remote, columns, "A P_tent");
+    const Product ap = product(a, tentative.row_ptr, from_device(tentative, nullptr), remote, columns, "A P_tent");
     const std::size_t n = std::size_t(ap.c.rows());
     ::cl::Kernel& smooth = ap.b.offsets() == solver::RowOffsets::wide ? smooth_rows_wide_ : smooth_rows_;
     if (n > 0) {

@@ -142,16 +142,16 @@ inline auto RankSetup::from_host(const LocalRows& owned) {
   };
 }
 
-// Fills B's first `mine` entries from a kept product (copied on the device); `release`: its
-// device copy then freed (B holds the rows).
-inline auto RankSetup::from_device(KeptRows& owned, bool release) {
-  return [this, &owned, release](const ::cl::Buffer& b_col, const ::cl::Buffer& b_val, std::size_t mine) {
+// Fills B's first `mine` entries from a kept product (copied on the device); `used_up`: a
+// product whose device copy is then freed (B holds its rows), or none.
+inline auto RankSetup::from_device(const KeptRows& owned, KeptRows* used_up) {
+  return [this, &owned, used_up](const ::cl::Buffer& b_col, const ::cl::Buffer& b_val, std::size_t mine) {
     if (mine > 0)
       cl::checked("copying a kept product into B", [&] {
         env_.queue().enqueueCopyBuffer(owned.matrix.col_idx(), b_col, 0, 0, mine * sizeof(std::int32_t));
         env_.queue().enqueueCopyBuffer(owned.matrix.values(), b_val, 0, 0, mine * sizeof(double));
       });
-    if (release) owned.matrix = {};
+    if (used_up) used_up->matrix = {};
   };
 }
 

@@ -1,29 +1,33 @@
 #pragma once
-// The distributed AMG set-up's work on each rank's device: the strength of connection and the
-// independent set's rounds, the sparse products and the Lanczos estimate of rho(D^-1 A).
+// The distributed AMG set-up's work on each rank's device (kernels/distributed_setup.cl, with
+// aggregation.cl's and sparse_product.cl's kernels): every step of the host reference's
+// smoothed aggregation (multigrid/coarsening.hpp) over the ranks. The hosts build the halos and
+// move what other ranks need through MPI.
 //
-// Products: C = A B for this rank's rows of A, where B's rows are those this rank owns followed
-// by those fetched from their owners (remote_rows.hpp), in the order of A's halo's ghosts. A is
-// uploaded with its local columns (halo.hpp), B with its global columns as 32-bit indices;
-// clcg::solver::SparseProducts (kernels/sparse_product.cl) forms C, which comes back with
-// global columns, each row sorted. Every entry of C is summed in the order of A's row.
+// - Aggregation (aggregate()): strength, the independent set's rounds (each round's keys
+//   exchanged twice), the seeds' numbering and the two joins, keyed on global rows.
+// - Prolongators: the tentative one (P_tent filled with the candidates, transposed over the
+//   ranks, each aggregate factored on its seed's rank, Q sent back), then the smoothing.
+// - Products C = A B for this rank's rows of A: B's rows are those this rank owns (from the
+//   host, or a product kept on the device), then those fetched from their owners
+//   (remote_rows.hpp) in the order of A's halo's ghosts. C comes back with global columns, or
+//   stays on the device (KeptRows) for the next product, a transpose, or the solve.
+// - Transposes R = P^T: the one-device transpose of this rank's entries and those other ranks
+//   sent.
+// - Lanczos: the steps of the host reference's estimate, A's ghosts exchanged by a DeviceHalo,
+//   each dot summed chunk by chunk on the device (a work-group a chunk, in one fixed order) and
+//   the chunks' sums in one fixed order on the host.
 //
-// Strength and the independent set (kernels/distributed_setup.cl, with aggregation.cl's
-// kernels): the host reference's tests and rounds, each round's keys exchanged twice.
-//
-// Lanczos (kernels/distributed_setup.cl): the steps of the host reference's estimate, A's
-// ghosts exchanged by a DeviceHalo, each dot summed chunk by chunk on the device (a work-group a chunk, in one fixed order)
-// and the chunks' sums in one fixed order on the host.
-//
-// With products not fused into sums (both kernel files), the levels have the bits of the host
-// reference (multigrid/coarsening.hpp) on the whole matrices where the device does as asked
-// (PoCL); on any device they have the same bits on any partition, since every value is summed
-// in an order that does not depend on it.
+// With products not fused into sums (the kernel files), the levels have the bits of the host
+// reference on the whole matrices where the device does as asked (PoCL); on any device they
+// have the same bits on any partition, since every value is summed in an order that does not
+// depend on it.
 //
 //   RankSetup device(comm, env);
 //   const RankSetup::Rows a_here = device.upload(a, partition);
 //   double rho = device.radius(a_here, device.diagonal(a_here), chunk_begin, 10);
-//   LocalRows ap = device.multiply(a_here, p, fetch_rows(comm, rows_of_p, p, a_here.halo.ghost_ids), coarse_rows, "A P");
+//   RankSetup::KeptRows ap =
+//       device.multiply_kept(a_here, p_here, device.fetch_rows(rows_of_p, p_here, a_here.halo.ghost_ids), coarse_rows, "A P");
 #include <mpi.h>
 
 #include <cstdint>
@@ -52,7 +56,7 @@ class RankSetup {
   // take 64-bit row offsets past `wide_from` nonzeros: 2^31 - 1, or less in tests.
   static constexpr std::size_t default_chunk_bytes = std::size_t(64) << 20;
   RankSetup(MPI_Comm comm, const cl::Env& env, std::size_t chunk_bytes = default_chunk_bytes,
-               std::uint64_t wide_from = solver::max_csr_index);
+            std::uint64_t wide_from = solver::max_csr_index);
 
   // A's rows on the device with local columns: this rank's `owned` columns (its rows of B)
   // first, then the ghosts, in the order of their halo.
@@ -87,49 +91,13 @@ class RankSetup {
   // The same with B's owned rows a kept product (copied on the device, and kept).
   KeptRows multiply_kept(const Rows& a, const KeptRows& owned, const RemoteRows& remote, std::int64_t columns,
                          const std::string& label);
-  // tentative_prolongator() of the host reference over the ranks, kept: this rank's rows of
-  // P_tent, whose rows `rows` spreads. `of_node`: the global aggregate of each of this rank's
-  // nodes (`block` rows each; -1: none; Aggregates::of_node); `candidates`: B on this rank's
-  // rows (rows x k, row-major, on the device); `columns`: the coarse rows (each aggregate's k on
-  // its seed's rank).
-  // P_tent is filled with B, transposed over the ranks (transpose below: aggregate g's column
-  // j is T's row g k + j, its members' rows in global order), each aggregate's block factored
-  // by the rank of its seed (aggregation.cl's tentative_qr, the reference's factor_aggregate)
-  // and Q sent back. `coarse_candidates` gets this rank's aggregates' R (k x k each, on the
-  // device: the next level's candidates).
-  // Collective.
-  KeptRows tentative(const ::cl::Buffer& of_node, int block, const ::cl::Buffer& candidates, int k,
-                     const Partition& rows, const Partition& columns, ::cl::Buffer& coarse_candidates);
-  // The finest level's candidates when none are given, on the device: one constant a component
-  // of this rank's `rows` (nodes of k rows, each rank's first row a multiple of k).
-  ::cl::Buffer component_constants(std::size_t rows, int k);
-  // Candidates (rows x k doubles) to and from the device.
-  ::cl::Buffer uploaded(std::span<const double> values);
-  std::vector<double> downloaded(const ::cl::Buffer& values, std::size_t count);
-  // P = P_tent - omega D^-1 A P_tent (smoothed_prolongator() of the host reference), kept:
-  // `tentative` this rank's rows of P_tent, `remote` its ghost rows, `diagonal` A's on this
-  // rank's rows (diagonal()).
-  KeptRows smoothed(const Rows& a, const KeptRows& tentative, const RemoteRows& remote, std::int64_t columns,
-                    const ::cl::Buffer& diagonal, double omega);
-  LocalRows download(const KeptRows& rows);  // back on the host (global columns)
-
-  // The rows of M^T that `columns` (M's column partition) gives this rank, on its device with
-  // local columns (M's rows: this rank's, then the ghosts), each sorted by column: the bits of
-  // clcg::solver::transpose on the whole matrix. `m`: this rank's rows of M, kept on the device,
-  // which `rows_of_m` spreads over the ranks. Collective. The entries in other ranks' columns
-  // are copied out on the device and go to their owners (send_to_column_owners), whose devices
-  // place them with their own.
-  Rows transpose(const KeptRows& m, const Partition& rows_of_m, const Partition& columns);
-  // The kept rows with local columns under `columns` (this rank's first, then the ghosts: the
-  // other ranks' columns they name, found on the device), as upload() makes them; the kept
-  // product is used up. Collective.
-  Rows localised(KeptRows&& m, const Partition& columns);
-  // The same, the kept product used up (its device copy freed once in B).
+  // The same, the kept product used up (its device copy freed once B holds its rows).
   KeptRows multiply_kept(const Rows& a, KeptRows&& owned, const RemoteRows& remote, std::int64_t columns,
                          const std::string& label);
   // The rows `wanted` of a kept product whose rows `partition` spreads over the ranks, from
   // their owners' devices (remote_rows.hpp's fetch_rows, collective).
   RemoteRows fetch_rows(const Partition& partition, const KeptRows& rows, const std::vector<std::int64_t>& wanted);
+  LocalRows download(const KeptRows& rows);  // back on the host (global columns)
 
   // aggregate() of the host reference over the ranks on a level's graph `g` (uploaded as
   // above), after its strong_connections (`theta`): the independent set's rounds keyed on
@@ -143,6 +111,25 @@ class RankSetup {
   };
   Aggregates aggregate(const Rows& g, double theta);
 
+  // The finest level's candidates when none are given, on the device: one constant a component
+  // of this rank's `rows` (nodes of k rows, each rank's first row a multiple of k).
+  ::cl::Buffer component_constants(std::size_t rows, int k);
+  // Candidates (rows x k doubles) to and from the device.
+  ::cl::Buffer uploaded(std::span<const double> values);
+  std::vector<double> downloaded(const ::cl::Buffer& values, std::size_t count);
+  // tentative_prolongator() of the host reference over the ranks, kept: this rank's rows of
+  // P_tent, whose rows `rows` spreads. `of_node`: the global aggregate of each of this rank's
+  // nodes (`block` rows each; -1: none; Aggregates::of_node); `candidates`: B on this rank's
+  // rows (rows x k, row-major, on the device); `columns`: the coarse rows (each aggregate's k on
+  // its seed's rank).
+  // P_tent is filled with B, transposed over the ranks (transpose below: aggregate g's column
+  // j is T's row g k + j, its members' rows in global order), each aggregate's block factored
+  // by the rank of its seed (aggregation.cl's tentative_qr, the reference's factor_aggregate)
+  // and Q sent back. `coarse_candidates` gets this rank's aggregates' R (k x k each, on the
+  // device: the next level's candidates).
+  // Collective.
+  KeptRows tentative(const ::cl::Buffer& of_node, int block, const ::cl::Buffer& candidates, int k,
+                     const Partition& rows, const Partition& columns, ::cl::Buffer& coarse_candidates);
   // A square level's diagonal on this rank's rows, on the device (each row's diagonal entries
   // summed, as the host reference's diagonal()).
   ::cl::Buffer diagonal(const Rows& a);
@@ -151,6 +138,23 @@ class RankSetup {
   // chunks (local row of each start, then the end). 0 where the start has norm 0.
   double radius(const Rows& a, const ::cl::Buffer& diagonal, const std::vector<std::int64_t>& chunk_begin,
                 unsigned steps);
+  // P = P_tent - omega D^-1 A P_tent (smoothed_prolongator() of the host reference), kept:
+  // `tentative` this rank's rows of P_tent, `remote` its ghost rows, `diagonal` A's on this
+  // rank's rows (diagonal()).
+  KeptRows smoothed(const Rows& a, const KeptRows& tentative, const RemoteRows& remote, std::int64_t columns,
+                    const ::cl::Buffer& diagonal, double omega);
+
+  // The rows of M^T that `columns` (M's column partition) gives this rank, on its device with
+  // local columns (M's rows: this rank's, then the ghosts), each sorted by column: the bits of
+  // clcg::solver::transpose on the whole matrix. `m`: this rank's rows of M, kept on the device,
+  // which `rows_of_m` spreads over the ranks. Collective. The entries in other ranks' columns
+  // are copied out on the device and go to their owners (send_to_column_owners), whose devices
+  // place them with their own.
+  Rows transpose(const KeptRows& m, const Partition& rows_of_m, const Partition& columns);
+  // The kept rows with local columns under `columns` (this rank's first, then the ghosts: the
+  // other ranks' columns they name, found on the device), as upload() makes them; the kept
+  // product is used up. Collective.
+  Rows localised(KeptRows&& m, const Partition& columns);
 
  private:
   // `count` elements of From from the device into `to`, converted to To, through the pinned
@@ -174,7 +178,7 @@ class RankSetup {
   Product product(const Rows& a, const solver::BulkVector<std::int64_t>& owned_ptr, Fill&& fill_owned,
                                   const RemoteRows& remote, std::int64_t columns, const std::string& label);
   auto from_host(const LocalRows& owned);  // a fill_owned from the host's rows
-  auto from_device(KeptRows& owned, bool release);
+  auto from_device(const KeptRows& owned, KeptRows* used_up);
   KeptRows kept(const Rows& a, solver::DeviceCsrMatrix c);
   ::cl::Buffer long_offsets(const solver::DeviceCsrMatrix& m);  // its row offsets in 64 bits
   // The entries of `m` (row offsets `m_row`) outside the columns [first, last), in row order.
