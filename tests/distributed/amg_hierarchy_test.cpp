@@ -412,8 +412,14 @@ void expect_kept_product(clcg::distributed::RankSetup& device, const HostCsr& a,
   // (A B)^T from the kept rows (and the entries other ranks own copied out there).
   const LocalRows t = device.download(device.transpose(ab, pa, rough_partition(b.cols, world_size())));
   expect_same(to_csr(gather_rows(t), a.rows), clcg::solver::transpose(whole_ab), what + ": (A B)^T");
-  const LocalRows eab =
-      device.download(device.multiply_kept(device.upload(e_mine, pa), std::move(ab), ab_remote, b.cols, "E (A B)"));
+  // E (A B) kept, then given local columns under a partition of its columns (localised), back
+  // with global ones.
+  const Partition columns = rough_partition(b.cols, world_size());
+  const clcg::distributed::RankSetup::Rows eab_here = device.localised(
+      device.multiply_kept(device.upload(e_mine, pa), std::move(ab), ab_remote, b.cols, "E (A B)"), columns);
+  EXPECT_EQ(eab_here.owned, columns.size(rank));
+  EXPECT_EQ(eab_here.matrix.cols(), columns.size(rank) + eab_here.halo.ghosts);
+  const LocalRows eab = device.download(eab_here);
   expect_same(to_csr(gather_rows(eab), b.cols), clcg::solver::multiply(e, whole_ab), what);
 }
 
