@@ -41,8 +41,8 @@ Vector all_to_all(MPI_Comm comm, const Vector& sent, const std::vector<int>& sen
   std::vector<int> recv_counts(send_counts.size());
   MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, comm);
   Vector received(std::size_t(std::accumulate(recv_counts.begin(), recv_counts.end(), std::int64_t(0))));
-  // This rank's own part is copied by the host's threads, not by MPI in one thread (on one rank
-  // that is everything: a 256^3 level's transpose sends 3 GB).
+  // This rank's own part, if any, is copied by the host's threads, not by MPI in one thread
+  // (the set-up's callers send only what other ranks own; a large own part took MPI seconds).
   int me = 0;
   MPI_Comm_rank(comm, &me);
   const std::vector<int> send_at = offsets_of(send_counts), recv_at = offsets_of(recv_counts);
