@@ -100,9 +100,9 @@ DistributedCg::DistributedCg(MPI_Comm comm, const cl::Env& env, const Partition&
     nnz_ = rows.nnz();
     chunk_ = partition.chunk;
     element_ = reduction::element_size(type_);
-    diagonal = rows.diagonal();  // before build_halo frees the global columns
-    for (std::size_t i = 0; i + 1 < rows.row_ptr.size(); ++i)
-      longest = std::max(longest, rows.row_ptr[i + 1] - rows.row_ptr[i]);
+    if (settings_.preconditioner == Preconditioner::jacobi || settings_.preconditioner == Preconditioner::chebyshev)
+      diagonal = rows.diagonal();  // before build_halo frees the global columns
+    longest = longest_row(rows.row_ptr);
     if (settings_.preconditioner == Preconditioner::chebyshev) gershgorin = gershgorin_bound(rows, diagonal);
   }));
   if (settings_.preconditioner == solver::Preconditioner::chebyshev) {

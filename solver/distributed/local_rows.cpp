@@ -27,6 +27,16 @@ LocalRows copied(const LocalRows& rows) {
   return out;
 }
 
+std::int64_t longest_row(const solver::BulkVector<std::int64_t>& row_ptr) {
+  const std::size_t n = row_ptr.size() - 1;
+  const unsigned threads = solver::threads_for(n, std::size_t(1) << 16);
+  std::vector<std::int64_t> longest_of(threads, 0);
+  solver::parallel_ranges(n, threads, [&](std::size_t begin, std::size_t end, unsigned t) {
+    for (std::size_t i = begin; i < end; ++i) longest_of[t] = std::max(longest_of[t], row_ptr[i + 1] - row_ptr[i]);
+  });
+  return *std::max_element(longest_of.begin(), longest_of.end());
+}
+
 std::vector<double> LocalRows::row_sums() const {
   std::vector<double> sums(std::size_t(rows()), 0.0);
   for_each_row(sums.size(), [&](std::size_t i) {

@@ -92,14 +92,9 @@ RankSetup::Rows RankSetup::upload(const LocalRows& a, const Partition& columns) 
                                                  : out.owned + (std::lower_bound(ghosts.begin(), ghosts.end(), c) - ghosts.begin()));
     });
     write<double>(values, 0, nnz, [&](std::size_t k) { return a.values[k]; });
-    const unsigned threads = solver::threads_for(n, grain);
-    std::vector<std::int64_t> longest_of(threads, 0);
-    solver::parallel_ranges(n, threads, [&](std::size_t begin, std::size_t end, unsigned t) {
-      for (std::size_t i = begin; i < end; ++i) longest_of[t] = std::max(longest_of[t], a.row_ptr[i + 1] - a.row_ptr[i]);
-    });
     return solver::DeviceCsrMatrix(row_ptr, col, values, std::int32_t(n), std::int32_t(out.owned + out.halo.ghosts),
                                    std::int64_t(nnz), solver::ElementType::f64,
-                                   std::int32_t(*std::max_element(longest_of.begin(), longest_of.end())));
+                                   std::int32_t(longest_row(a.row_ptr)));
   });
   return out;
 }

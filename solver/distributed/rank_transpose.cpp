@@ -54,12 +54,7 @@ RankSetup::Rows RankSetup::localised(KeptRows&& m, const Partition& columns) {
   out.matrix = shared([&] {
     check_fits(out.owned + std::int64_t(ghost.size()), "columns and ghosts");
     check_fits(m.matrix.nnz(), "nonzeros in a kept product's rows");
-    const unsigned threads = solver::threads_for(n, grain);
-    std::vector<std::int64_t> longest_of(threads, 0);
-    solver::parallel_ranges(n, threads, [&](std::size_t begin, std::size_t end, unsigned t) {
-      for (std::size_t i = begin; i < end; ++i) longest_of[t] = std::max(longest_of[t], m.row_ptr[i + 1] - m.row_ptr[i]);
-    });
-    const std::int64_t longest = *std::max_element(longest_of.begin(), longest_of.end());
+    const std::int64_t longest = longest_row(m.row_ptr);
     // 32-bit offsets (the SpMV's) and local columns, in place.
     ::cl::Buffer row_ptr = m.matrix.row_offsets();
     if (m.matrix.offsets() == solver::RowOffsets::wide) {

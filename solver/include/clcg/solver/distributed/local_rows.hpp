@@ -28,6 +28,9 @@ struct LocalRows {
 // A copy of `rows`, made by the host's threads.
 LocalRows copied(const LocalRows& rows);
 
+// The longest row of the row offsets `row_ptr` (rows + 1 of them), on the host's threads.
+std::int64_t longest_row(const solver::BulkVector<std::int64_t>& row_ptr);
+
 // Rows [row_begin, row_end) of the 7-point 3D Laplacian on nx x ny x nz (dimensions 3) or the
 // 5-point 2D one on nx x ny (dimensions 2, nz = 1), Dirichlet: the matrices of clcg::solver::poisson_3d / poisson_2d, in 64 bits.
 LocalRows poisson_rows(int dimensions, std::int64_t nx, std::int64_t ny, std::int64_t nz, std::int64_t row_begin,
