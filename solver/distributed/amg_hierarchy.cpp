@@ -110,11 +110,6 @@ std::vector<double> gather_candidates(MPI_Comm comm, const DistributedLevel& lev
 
 }  // namespace
 
-double level_radius(MPI_Comm comm, RankSetup& device, const DistributedLevel& level, unsigned steps) {
-  const RankSetup::Rows here = device.upload(level.rows(), level.partition);
-  return device.radius(here, device.diagonal(here), level.chunk_begin, steps);
-}
-
 DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Partition& partition,
                                      const LocalRows& a, const solver::AmgOptions& options) {
   solver::AmgOptions global = options;  // the near-null space here is this rank's rows of it

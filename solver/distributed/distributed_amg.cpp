@@ -79,7 +79,7 @@ DistributedAmg::DistributedAmg(MPI_Comm comm, const cl::Env& env, const Partitio
                                solver::ElementType solve, solver::ElementType type, const solver::AmgOptions& options)
     : comm_(comm), env_(env), solve_(solve), type_(type) {
   DistributedHierarchy h = build_hierarchy(comm, env, partition, a, options);
-  phases_ = {{"strength, aggregates, prolongators (devices: strength, independent set, A P_tent)", h.coarsening_seconds},
+  phases_ = {{"strength, aggregates, prolongators (devices)", h.coarsening_seconds},
              {"A on the devices, Lanczos estimates (devices)", h.lanczos_seconds},
              {"R = P^T and Galerkin products (devices; rows moved by the hosts)", h.galerkin_seconds}};
   const auto start = Clock::now();

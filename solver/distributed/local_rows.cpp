@@ -17,16 +17,6 @@ void for_each_row(std::size_t rows, F&& f) {
 }
 }  // namespace
 
-LocalRows copied(const LocalRows& rows) {
-  LocalRows out;
-  out.global_rows = rows.global_rows;
-  out.row_begin = rows.row_begin;
-  out.row_ptr = solver::copied(rows.row_ptr);
-  out.col = solver::copied(rows.col);
-  out.values = solver::copied(rows.values);
-  return out;
-}
-
 std::int64_t longest_row(const solver::BulkVector<std::int64_t>& row_ptr) {
   const std::size_t n = row_ptr.size() - 1;
   const unsigned threads = solver::threads_for(n, std::size_t(1) << 16);

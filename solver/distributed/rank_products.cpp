@@ -8,13 +8,6 @@ namespace clcg::distributed {
 
 using namespace rank_setup_detail;
 
-LocalRows RankSetup::multiply(const Rows& a, const LocalRows& owned, const RemoteRows& remote, std::int64_t columns,
-                              const std::string& label) {
-  return shared([&] {
-    return read_rows(product(a, owned.row_ptr, from_host(owned), remote, columns, label).c, a.global_rows, a.row_begin);
-  });
-}
-
 RankSetup::KeptRows RankSetup::multiply_kept(const Rows& a, const LocalRows& owned, const RemoteRows& remote,
                                              std::int64_t columns, const std::string& label) {
   return shared([&] { return kept(a, product(a, owned.row_ptr, from_host(owned), remote, columns, label).c); });
@@ -37,7 +30,11 @@ RankSetup::KeptRows RankSetup::smoothed(const Rows& a, const KeptRows& tentative
   return shared([&] {
     const Product ap = product(a, tentative.row_ptr, from_device(tentative, nullptr), remote, columns, "A P_tent");
     const std::size_t n = std::size_t(ap.c.rows());
-    ::cl::Kernel& smooth = ap.b.offsets() == solver::RowOffsets::wide ? smooth_rows_wide_ : smooth_rows_;
+    const bool wide = ap.b.offsets() == solver::RowOffsets::wide;
+    if (wide && !smooth_rows_wide_)
+      smooth_rows_wide_ = env_.kernel("distributed_setup.cl", "smooth_rows",
+                                      solver::real_build_options(solver::ElementType::f64) + " -DB_OFFSET=long");
+    ::cl::Kernel& smooth = wide ? *smooth_rows_wide_ : smooth_rows_;
     if (n > 0) {
       const ::cl::Buffer c_row = long_offsets(ap.c);
       kernels_->run(smooth, "smooth_rows", n, c_row, ap.c.col_idx(), ap.c.values(), ap.b.row_offsets(), ap.b.col_idx(),

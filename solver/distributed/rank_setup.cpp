@@ -60,7 +60,6 @@ RankSetup::RankSetup(MPI_Comm comm, const cl::Env& env, std::size_t chunk_bytes,
     seed_numbers_ = kernel("seed_numbers");
     join_step_ = kernel("join_step");
     narrowed_ids_ = kernel("narrowed_ids");
-    smooth_rows_wide_ = env.kernel("distributed_setup.cl", "smooth_rows", options + " -DB_OFFSET=long");
     pinned_ = cl::PinnedBuffer(env, 2 * std::max<std::size_t>(8, chunk_bytes / 8 * 8));
     return 0;
   });

@@ -16,20 +16,6 @@ constexpr std::size_t rows_a_thread = std::size_t(1) << 14;
 
 }  // namespace
 
-void running_sums(solver::BulkVector<std::int64_t>& counts) {
-  const std::size_t n = counts.size() - 1;
-  const unsigned threads = solver::threads_for(n, std::size_t(1) << 16);
-  std::vector<std::int64_t> before(threads + 1, 0);
-  solver::parallel_ranges(n, threads, [&](std::size_t begin, std::size_t end, unsigned t) {
-    for (std::size_t i = begin; i < end; ++i) before[t + 1] += counts[i + 1];
-  });
-  for (unsigned t = 0; t < threads; ++t) before[t + 1] += before[t];
-  solver::parallel_ranges(n, threads, [&](std::size_t begin, std::size_t end, unsigned t) {
-    std::int64_t run = before[t] + counts[0];
-    for (std::size_t i = begin; i < end; ++i) run += counts[i + 1], counts[i + 1] = run;
-  });
-}
-
 std::vector<int> offsets_of(const std::vector<int>& counts) {
   std::vector<int> offsets(counts.size(), 0);
   if (!counts.empty()) std::partial_sum(counts.begin(), counts.end() - 1, offsets.begin() + 1);

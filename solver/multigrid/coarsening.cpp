@@ -269,6 +269,10 @@ HostCsr node_matrix(const HostCsr& a, int block) {
 
 double dependent_candidate(ElementType type) { return type == ElementType::f64 ? 1e-10 : 1e-5; }
 
+namespace {
+
+// One aggregate's step of tentative_prolongator(): q (m rows x k, column-major: its rows'
+// candidates) becomes Q_g in place and r (k x k, row-major, zero on entry) gets R_g.
 void factor_aggregate(double* q, std::size_t m, int k, double* r, double dependent) {
   const std::size_t kk = std::size_t(k);
   for (std::size_t j = 0; j < kk; ++j) {
@@ -292,6 +296,8 @@ void factor_aggregate(double* q, std::size_t m, int k, double* r, double depende
     r[j * kk + j] = kept ? norm : 0.0;
   }
 }
+
+}  // namespace
 
 HostCsr tentative_prolongator(const Aggregates& aggregates, int block, const std::vector<double>& candidates, int k,
                               std::vector<double>& coarse_candidates) {

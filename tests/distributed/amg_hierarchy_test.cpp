@@ -200,10 +200,17 @@ clcg::distributed::RankSetup& self_device() {
 
 // A level's A (on the host, or on this rank's device), R and P (on the device) on the host.
 LocalRows a_of(const DistributedLevel& level) {
-  return level.a_here && !level.given ? self_device().download(*level.a_here) : clcg::distributed::copied(level.rows());
+  return level.a_here && !level.given ? self_device().download(*level.a_here) : LocalRows(level.rows());
 }
 LocalRows r_of(const DistributedLevel& level) { return self_device().download(*level.r_here); }
 LocalRows p_of(const DistributedLevel& level) { return self_device().download(*level.p_here); }
+
+// rho(D^-1 A) of a level held whole by this process (whole_level), estimated on its device alone.
+double level_radius_alone(const DistributedLevel& level, unsigned steps) {
+  clcg::distributed::RankSetup& device = self_device();
+  const clcg::distributed::RankSetup::Rows here = device.upload(level.rows(), level.partition);
+  return device.radius(here, device.diagonal(here), level.chunk_begin, steps);
+}
 
 // A level whole on this process: its rows gathered, its chunks those of every rank end to end
 // (each rank's starts shifted to global rows, then the level's end), one rank holding all.
@@ -272,7 +279,7 @@ TEST_P(DistributedHierarchyTest, EqualsTheHostReferenceBitForBit) {
     const DistributedLevel whole = whole_level(level);
     const bool coarsened = l + 1 < levels;
     if (coarsened || !h.gathered) {
-      const double alone = clcg::distributed::level_radius(MPI_COMM_SELF, self_device(), whole, 10);
+      const double alone = level_radius_alone(whole, 10);
       EXPECT_EQ(std::bit_cast<std::uint64_t>(level.radius), std::bit_cast<std::uint64_t>(alone))
           << what << ": " << level.radius << " on " << ranks << " ranks, " << alone << " whole";
       if (problem != Problem::irregular) {
@@ -351,7 +358,7 @@ TEST(DistributedHierarchy, UngatheredLastLevelGetsThePartitionFreeEstimate) {
     const DistributedHierarchy h = clcg::distributed::build_hierarchy(world, clcg::test::test_env(), partition, a, options);
     ASSERT_EQ(h.levels.size(), 1u);
     EXPECT_FALSE(h.gathered);
-    const double alone = clcg::distributed::level_radius(MPI_COMM_SELF, self_device(), whole_level(h.levels[0]), 10);
+    const double alone = level_radius_alone(whole_level(h.levels[0]), 10);
     EXPECT_EQ(std::bit_cast<std::uint64_t>(h.levels[0].radius), std::bit_cast<std::uint64_t>(alone))
         << h.levels[0].radius << " on " << ranks << " ranks, " << alone << " whole";
     EXPECT_GE(alone, 1.0);
@@ -451,7 +458,7 @@ TEST(RemoteRows, FetchTransposeAndMultiplyEqualTheHostReference) {
     }
 
   clcg::distributed::RankSetup device(world, clcg::test::test_env());
-  const LocalRows c = device.multiply(device.upload(a_mine, pb), b_mine, remote, b.cols, "A B");
+  const LocalRows c = device.download(device.multiply_kept(device.upload(a_mine, pb), b_mine, remote, b.cols, "A B"));
   expect_same(to_csr(gather_rows(c), b.cols), clcg::solver::multiply(a, b), "A B");
   expect_kept_product(device, a, b, pa, pb, a_mine, b_mine, remote, "E (A B), A B kept");
 }
@@ -471,11 +478,11 @@ TEST(RemoteRows, SeveralThreadsGiveTheSameBits) {
   const clcg::distributed::RemoteRows remote = clcg::distributed::fetch_rows(world, pb, b_mine, wanted);
   // Through pinned halves of 64 KiB: B (megabytes) goes to the device and C comes back in many chunks.
   clcg::distributed::RankSetup device(world, clcg::test::test_env(), std::size_t(64) << 10);
-  const LocalRows c = device.multiply(device.upload(a_mine, pb), b_mine, remote, b.cols, "A B");
+  const LocalRows c = device.download(device.multiply_kept(device.upload(a_mine, pb), b_mine, remote, b.cols, "A B"));
   expect_same(to_csr(gather_rows(c), b.cols), clcg::solver::multiply(a, b), "A B on three threads, in chunks");
   // And with 64-bit row offsets for B and C (a test-only threshold of 1,000 nonzeros: both pass it).
   clcg::distributed::RankSetup wide(world, clcg::test::test_env(), std::size_t(64) << 10, 1000);
-  const LocalRows c_wide = wide.multiply(wide.upload(a_mine, pb), b_mine, remote, b.cols, "A B");
+  const LocalRows c_wide = wide.download(wide.multiply_kept(wide.upload(a_mine, pb), b_mine, remote, b.cols, "A B"));
   expect_same(to_csr(gather_rows(c_wide), b.cols), clcg::solver::multiply(a, b), "A B with 64-bit offsets");
   expect_kept_product(wide, a, b, pa, pb, a_mine, b_mine, remote, "E (A B), A B kept, 64-bit offsets");
   if (before)

@@ -74,9 +74,4 @@ struct DistributedHierarchy {
 DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Partition& partition,
                                      const LocalRows& a, const solver::AmgOptions& options);
 
-// rho(D^-1 A) of a level by Lanczos (`steps` of them) on the ranks' devices, from a
-// pseudo-random start of the global row numbers, its dot products summed over the level's
-// chunks (collective).
-double level_radius(MPI_Comm comm, RankSetup& device, const DistributedLevel& level, unsigned steps);
-
 }  // namespace clcg::distributed

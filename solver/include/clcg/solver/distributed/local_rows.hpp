@@ -25,9 +25,6 @@ struct LocalRows {
   std::vector<double> diagonal() const;
 };
 
-// A copy of `rows`, made by the host's threads.
-LocalRows copied(const LocalRows& rows);
-
 // The longest row of the row offsets `row_ptr` (rows + 1 of them), on the host's threads.
 std::int64_t longest_row(const solver::BulkVector<std::int64_t>& row_ptr);
 

@@ -73,11 +73,6 @@ class RankSetup {
   // The rows back on the host with global columns (for tests).
   LocalRows download(const Rows& rows);
 
-  // C = A B: `owned` this rank's rows of B, `remote` the ghosts' rows (checked against the
-  // halo), `columns` B's (global) column count.
-  LocalRows multiply(const Rows& a, const LocalRows& owned, const RemoteRows& remote, std::int64_t columns,
-                     const std::string& label);
-
   // A product left on this rank's device (global columns as 32-bit indices), its row offsets
   // on the host too: the owned rows of a later product's B, copied on the device, and the rows
   // other ranks fetch (fetch_rows below). A P is kept for R (A P): no host copy of it is made.
@@ -86,6 +81,8 @@ class RankSetup {
     solver::BulkVector<std::int64_t> row_ptr;
     std::int64_t global_rows = 0, row_begin = 0;
   };
+  // C = A B: `owned` this rank's rows of B, `remote` the ghosts' rows (checked against the
+  // halo), `columns` B's (global) column count.
   KeptRows multiply_kept(const Rows& a, const LocalRows& owned, const RemoteRows& remote, std::int64_t columns,
                          const std::string& label);
   // The same with B's owned rows a kept product (copied on the device, and kept).
@@ -196,7 +193,8 @@ class RankSetup {
   ::cl::Kernel rows_times_, chunk_dots_, scaled_, lanczos_next_, divided_;
   ::cl::Kernel row_diagonal_, coupling_max_, strength_mask_, mis_begin_, mis_keys_, mis_spread_, mis_settle_;
   ::cl::Kernel seed_flags_, seed_numbers_, join_step_, narrowed_ids_;
-  ::cl::Kernel gather_rows_, ghosts_last_, smooth_rows_, smooth_rows_wide_;
+  ::cl::Kernel gather_rows_, ghosts_last_, smooth_rows_;
+  std::optional<::cl::Kernel> smooth_rows_wide_;  // (built where a B first has 64-bit offsets)
   ::cl::Kernel count_in_range_, entries_in_range_, entries_outside_, local_columns_;
   ::cl::Kernel tentative_count_, tentative_fill_, tentative_qr_, scatter_own_, scatter_values_, component_constants_;
   cl::PinnedBuffer pinned_;  // two halves of chunk_bytes, for reads and writes

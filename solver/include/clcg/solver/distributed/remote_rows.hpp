@@ -16,10 +16,6 @@
 
 namespace clcg::distributed {
 
-// counts[1..n] (n = size - 1; counts[0] the first offset) become their running sums from
-// counts[0]: row lengths into row offsets, on the host's threads.
-void running_sums(solver::BulkVector<std::int64_t>& counts);
-
 // Exclusive prefix sums of per-rank counts: where each rank's part starts.
 std::vector<int> offsets_of(const std::vector<int>& counts);
 
@@ -41,17 +37,8 @@ Vector all_to_all(MPI_Comm comm, const Vector& sent, const std::vector<int>& sen
   std::vector<int> recv_counts(send_counts.size());
   MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, comm);
   Vector received(std::size_t(std::accumulate(recv_counts.begin(), recv_counts.end(), std::int64_t(0))));
-  // This rank's own part, if any, is copied by the host's threads, not by MPI in one thread
-  // (the set-up's callers send only what other ranks own; a large own part took MPI seconds).
-  int me = 0;
-  MPI_Comm_rank(comm, &me);
-  const std::vector<int> send_at = offsets_of(send_counts), recv_at = offsets_of(recv_counts);
-  std::vector<int> others_send = send_counts, others_recv = recv_counts;
-  others_send[std::size_t(me)] = others_recv[std::size_t(me)] = 0;
-  MPI_Alltoallv(sent.data(), others_send.data(), send_at.data(), type, received.data(), others_recv.data(),
-                recv_at.data(), type, comm);
-  solver::copy_in_parallel(sent.data() + send_at[std::size_t(me)], std::size_t(send_counts[std::size_t(me)]),
-                           received.data() + recv_at[std::size_t(me)]);
+  MPI_Alltoallv(sent.data(), send_counts.data(), offsets_of(send_counts).data(), type, received.data(),
+                recv_counts.data(), offsets_of(recv_counts).data(), type, comm);
   if (recv_counts_out) *recv_counts_out = std::move(recv_counts);
   return received;
 }

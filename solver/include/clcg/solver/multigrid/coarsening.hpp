@@ -75,9 +75,6 @@ double dependent_candidate(ElementType type);
 // levels and the steps grow with the grid.
 HostCsr tentative_prolongator(const Aggregates& aggregates, int block, const std::vector<double>& candidates, int k,
                               std::vector<double>& coarse_candidates);
-// One aggregate's step of it: q (m rows x k, column-major: its rows' candidates) becomes Q_g in
-// place and r (k x k, row-major, zero on entry) gets R_g; `dependent`: dependent_candidate().
-void factor_aggregate(double* q, std::size_t m, int k, double* r, double dependent);
 
 // P = (I - omega D^-1 A) P_tent (columns sorted); omega: prolongator_weight() (amg.cpp). A
 // itself, not A_f: lumping the weak couplings onto the diagonal bends P across coefficient jumps.
