@@ -214,3 +214,33 @@ __kernel void chebyshev_update(const uint rows, const REAL c_d, const REAL c_r, 
     z[i] += di;
   }
 }
+
+// ---- The rows made from the AMG set-up's copy on the device (CSR with 32-bit offsets, local
+// columns, values already in REAL), so the host does not upload A a second time.
+// The ELL layout above: slot k of row i at k * rows + i, padding on the row's own column with 0.
+__kernel void ell_from_csr(const uint rows, const uint width, __global const int* row_ptr, __global const int* col_idx,
+                           __global const REAL* values, __global int* ell_col, __global REAL* ell_val) {
+  CLCG_FOR_EACH(uint, i, rows) {
+    const int begin = row_ptr[i], length = row_ptr[i + 1] - begin;
+    for (uint k = 0; k < width; ++k) {
+      const bool stored = (int)k < length;
+      ell_col[(ulong)k * rows + i] = stored ? col_idx[begin + k] : (int)i;
+      ell_val[(ulong)k * rows + i] = stored ? values[begin + k] : (REAL)0;
+    }
+  }
+}
+
+// The CSR layout's 64-bit offsets.
+__kernel void widened_offsets(const uint count, __global const int* narrow, __global ulong* wide) {
+  CLCG_FOR_EACH(uint, i, count) wide[i] = (ulong)narrow[i];
+}
+
+// boundary[i] = 1 where row i has a ghost column (one at or past `owned`), else 0.
+__kernel void ghost_rows(const uint rows, const int owned, __global const int* row_ptr, __global const int* col_idx,
+                         __global uchar* boundary) {
+  CLCG_FOR_EACH(uint, i, rows) {
+    uchar touches = 0;
+    for (int k = row_ptr[i]; k < row_ptr[i + 1]; ++k) touches |= col_idx[k] >= owned ? 1 : 0;
+    boundary[i] = touches;
+  }
+}

@@ -207,8 +207,10 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
   h.block = unsigned(block);
   h.vectors = unsigned(k);
   if (std::size_t(last.partition.rows()) <= std::max(options.gather_rows, solver::amg_coarse_factor_limit)) {
-    if (h.levels.size() > 1) last.a = device.download(*last.a_here);  // (small)
-    last.a_here.reset();
+    if (h.levels.size() > 1) {  // (small; the finest level's stays for the caller: distributed_amg.hpp's `finest`)
+      last.a = device.download(*last.a_here);
+      last.a_here.reset();
+    }
     h.whole = gather_whole(comm, last);
     // Its candidates where they are not one constant a component (given, or R factors from above).
     if (h.levels.size() > 1 || given)

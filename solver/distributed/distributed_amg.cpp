@@ -76,7 +76,8 @@ struct DistributedAmg::Gathered {
 DistributedAmg::~DistributedAmg() = default;
 
 DistributedAmg::DistributedAmg(MPI_Comm comm, const cl::Env& env, const Partition& partition, const LocalRows& a,
-                               solver::ElementType solve, solver::ElementType type, const solver::AmgOptions& options)
+                               solver::ElementType solve, solver::ElementType type, const solver::AmgOptions& options,
+                               const FinestRows& finest)
     : comm_(comm), env_(env), solve_(solve), type_(type) {
   DistributedHierarchy h = build_hierarchy(comm, env, partition, a, options);
   phases_ = {{"strength, aggregates, prolongators (devices)", h.coarsening_seconds},
@@ -102,7 +103,7 @@ DistributedAmg::DistributedAmg(MPI_Comm comm, const cl::Env& env, const Partitio
   // On this rank's device alone; where it fails (memory), every rank leaves together.
   throw_if_any_rank_failed(comm, capture([&] {
     try {
-      upload_levels(h, layouts, options);
+      upload_levels(h, layouts, options, finest);
     } catch (const cl::Error& e) {
       solver::rethrow_allocation_failure(e, env.info(), "the AMG levels of this rank",
                                          "more ranks hold less each; --precond chebyshev or jacobi need no hierarchy");
@@ -113,7 +114,7 @@ DistributedAmg::DistributedAmg(MPI_Comm comm, const cl::Env& env, const Partitio
 }
 
 void DistributedAmg::upload_levels(DistributedHierarchy& h, const std::vector<Layouts>& layouts,
-                                   const solver::AmgOptions& options) {
+                                   const solver::AmgOptions& options, const FinestRows& finest) {
   const cl::Env& env = env_;
   const solver::ElementType type = type_;
   const int rank = comm_rank(comm_);
@@ -130,7 +131,9 @@ void DistributedAmg::upload_levels(DistributedHierarchy& h, const std::vector<La
       rows->matrix = {};  // (its double values freed where converted)
       return m;
     };
-    if (std::optional<RankSetup::Rows>& a = h.levels[l].a_here) {
+    std::optional<RankSetup::Rows>& a = h.levels[l].a_here;
+    if (l == 0 && finest) finest(*a);
+    if (a && !(l == last && h.gathered)) {
       level.a = in_type(a);
       level.halo_a.emplace(comm_, env, a->halo, std::int64_t(level.n), type);
       x_ghosts = a->halo.ghosts;

@@ -16,6 +16,7 @@
 #include "clcg/solver/io/host_threads.hpp"
 #include "clcg/solver/krylov/plan.hpp"
 #include "clcg/solver/krylov/solve.hpp"
+#include "clcg/solver/sparse/conversion.hpp"
 #include "clcg/solver/sparse/device_memory.hpp"
 #include "clcg/solver/sparse/launch.hpp"
 #include "clcg/solver/sparse/spmv.hpp"
@@ -114,13 +115,16 @@ DistributedCg::DistributedCg(MPI_Comm comm, const cl::Env& env, const Partition&
     theta_ = 0.5 * (upper + lower);
     delta_ = 0.5 * (upper - lower);
   }
-  if (settings_.preconditioner == solver::Preconditioner::amg)  // from the rows' global columns, before build_halo
-    amg_ = std::make_unique<DistributedAmg>(comm_, env_, partition, rows, type_, amg_precision(options), options.amg);
-  halo_ = build_halo(comm_, partition, rows, local_col);
-  solver::BulkVector<std::int64_t>().swap(rows.col);  // the global columns are no longer needed
   for (int r = 0; r < partition.ranks(); ++r)
     rank_chunks_.push_back(std::int64_t((partition.size(r) + chunk_ - 1) / chunk_));
   ell_ = choose_ell(longest);
+  dot_wg_ = std::size_t(std::min<std::int64_t>(256, chunk_));
+  if (settings_.preconditioner == solver::Preconditioner::amg)  // A and its halo made from the set-up's on the device
+    amg_ = std::make_unique<DistributedAmg>(comm_, env_, partition, rows, type_, amg_precision(options), options.amg,
+                                            [&](const RankSetup::Rows& a) { take_rows(a); });
+  else
+    halo_ = build_halo(comm_, partition, rows, local_col);
+  solver::BulkVector<std::int64_t>().swap(rows.col);  // the global columns are no longer needed
   // Device work, local to this rank; all ranks leave together if one fails.
   throw_if_any_rank_failed(comm_, capture([&] { upload(rows, diagonal, local_col); }));
   setup_seconds_ = since(start) - (amg_ ? amg_->setup_seconds() : 0.0);  // AMG's is the preconditioner's set-up
@@ -179,10 +183,7 @@ void DistributedCg::upload(LocalRows& rows, const std::vector<double>& diagonal,
                               "distributed CG (this rank's rows" + std::string(amg_ ? " and its AMG hierarchy)" : ")"));
   device_bytes_ += amg_bytes;
 
-  const std::string options = solver::real_build_options(type_);
-  dot_wg_ = std::size_t(std::min<std::int64_t>(256, chunk_));
-  const std::string dot_options = options + " -D CHUNK=" + std::to_string(chunk_) + " -D DOT_WG=" +
-                                  std::to_string(dot_wg_) + (ell_ ? " -D ELL_LAYOUT" : "");
+  const std::string dot_options = kernel_options();
   spmv_kernel_ = env_.kernel("distributed.cl", "spmv_rows", dot_options);
   direction_kernel_ = env_.kernel("distributed.cl", "direction_spmv", dot_options);
   ghost_kernel_ = env_.kernel("distributed.cl", "ghost_direction", dot_options);
@@ -193,9 +194,11 @@ void DistributedCg::upload(LocalRows& rows, const std::vector<double>& diagonal,
     cheb_update_ = env_.kernel("distributed.cl", "chebyshev_update", dot_options);
   }
 
-  if (ell_) {
+  if (amg_) {
+    // made from the AMG set-up's rows (take_rows)
+  } else if (ell_) {
     upload_ell(rows, local_col);
-    row_ptr_ = device_array(env_, std::vector<std::int64_t>{0}, "the row offsets");  // unused by ELL
+    row_ptr_ = unused_offsets();
   } else {
     row_ptr_ = device_array(env_, rows.row_ptr, "the row offsets");
     col_ = device_array(env_, local_col, "the column indices");
@@ -245,6 +248,63 @@ void DistributedCg::upload(LocalRows& rows, const std::vector<double>& diagonal,
   partials_ = vector(3 * std::max<std::uint64_t>(groups, 1));
   partials_host_ = cl::PinnedBuffer(env_, std::size_t(3 * std::max<std::uint64_t>(groups, 1)) * element_);
   cl::checked("finishing the upload", [&] { env_.queue().finish(); });
+}
+
+std::string DistributedCg::kernel_options() const {
+  return solver::real_build_options(type_) + " -D CHUNK=" + std::to_string(chunk_) + " -D DOT_WG=" +
+         std::to_string(dot_wg_) + (ell_ ? " -D ELL_LAYOUT" : "");
+}
+
+::cl::Buffer DistributedCg::unused_offsets() const {
+  return device_array(env_, std::vector<std::int64_t>{0}, "the row offsets");  // ELL reads none
+}
+
+void DistributedCg::take_rows(const RankSetup::Rows& a) {
+  // The same halo and local columns as build_halo's: the set-up's upload made them so.
+  halo_ = a.halo;
+  const std::size_t n = std::size_t(rows_);
+  const std::string options = kernel_options();
+  const auto kernel = [&](const char* name) { return env_.kernel("distributed.cl", name, options); };
+  cl::checked("making the distributed CG's rows from the AMG set-up's", [&] {
+    const solver::DeviceCsrMatrix m =
+        type_ == ElementType::f64 ? a.matrix : solver::with_value_type(env_, a.matrix, type_);
+    ::cl::Buffer boundary(env_.context(), CL_MEM_READ_WRITE, std::max<std::size_t>(1, n));
+    ::cl::Kernel ghost_rows = kernel("ghost_rows");
+    ghost_rows.setArg(0, cl_uint(n));
+    ghost_rows.setArg(1, cl_int(a.owned));
+    ghost_rows.setArg(2, m.row_offsets());
+    ghost_rows.setArg(3, m.col_idx());
+    ghost_rows.setArg(4, boundary);
+    solver::enqueue_grid_stride(env_, ghost_rows, "ghost_rows", n, solver::vector_ops_group);
+    halo_.boundary.resize(n);
+    if (n) env_.queue().enqueueReadBuffer(boundary, CL_TRUE, 0, n, halo_.boundary.data());
+    halo_.boundary_rows = std::int64_t(std::count(halo_.boundary.begin(), halo_.boundary.end(), std::uint8_t(1)));
+    if (ell_) {
+      const std::size_t slots = std::max<std::size_t>(1, n * ell_width_);
+      col_ = solver::make_index_buffer(env_, slots);
+      values_ = solver::make_vector(env_, type_, slots);
+      ::cl::Kernel ell = kernel("ell_from_csr");
+      ell.setArg(0, cl_uint(n));
+      ell.setArg(1, cl_uint(ell_width_));
+      ell.setArg(2, m.row_offsets());
+      ell.setArg(3, m.col_idx());
+      ell.setArg(4, m.values());
+      ell.setArg(5, col_);
+      ell.setArg(6, values_);
+      solver::enqueue_grid_stride(env_, ell, "ell_from_csr", n, solver::vector_ops_group);
+      row_ptr_ = unused_offsets();
+    } else {  // the set-up's columns and values as they are (values converted above for a float solve)
+      row_ptr_ = ::cl::Buffer(env_.context(), CL_MEM_READ_WRITE, (n + 1) * sizeof(cl_ulong));
+      ::cl::Kernel widened = kernel("widened_offsets");
+      widened.setArg(0, cl_uint(n + 1));
+      widened.setArg(1, m.row_offsets());
+      widened.setArg(2, row_ptr_);
+      solver::enqueue_grid_stride(env_, widened, "widened_offsets", n + 1, solver::vector_ops_group);
+      col_ = m.col_idx();
+      values_ = m.values();
+    }
+    env_.queue().finish();
+  });
 }
 
 void DistributedCg::upload_ell(const LocalRows& rows, const solver::BulkVector<std::int32_t>& local_col) {

@@ -49,8 +49,8 @@ struct DistributedLevel {
   // columns) and R = P^T (the next level's rows, this level's columns) on this rank's device
   // with their halos (RankSetup::download brings them back).
   std::optional<RankSetup::Rows> p_here, r_here;
-  // A on this rank's device in double with its halo (every level but a gathered last one), as
-  // the set-up left it. The solve's levels are made from a_here, p_here and r_here
+  // A on this rank's device in double with its halo (every level but a gathered last one below
+  // the finest: the finest's is kept for the distributed CG's rows), as the set-up left it. The solve's levels are made from a_here, p_here and r_here
   // (distributed_amg.hpp).
   std::optional<RankSetup::Rows> a_here;
 };

@@ -13,6 +13,7 @@
 // row layout (ELL or CSR scalar), so z has the same bits on any number of ranks.
 #include <mpi.h>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -20,6 +21,7 @@
 #include "clcg/cl/env.hpp"
 #include "clcg/solver/distributed/local_rows.hpp"
 #include "clcg/solver/distributed/partition.hpp"
+#include "clcg/solver/distributed/rank_setup.hpp"
 #include "clcg/solver/precond/preconditioner.hpp"
 #include "clcg/solver/sparse/conversion.hpp"
 #include "clcg/solver/sparse/csr_matrix.hpp"
@@ -33,8 +35,14 @@ class DistributedAmg {
   // Collective. `a`: this rank's rows (partition.begin(rank) ..), global columns. `solve`: the
   // precision of r and z; `type`: the hierarchy's (float for a solve in double halves its
   // bytes: r is narrowed on the way in and z widened on the way out, as one device does).
+  // `finest`, where given, is called on this rank with the finest level's A as the set-up left
+  // it on the device (double, local columns, its halo: RankSetup::Rows) before the levels take
+  // their precision: the distributed CG makes its own rows from it rather than uploading A
+  // again. It runs on this rank alone (no MPI); an error it throws ends every rank.
+  using FinestRows = std::function<void(const RankSetup::Rows&)>;
   DistributedAmg(MPI_Comm comm, const cl::Env& env, const Partition& partition, const LocalRows& a,
-                 solver::ElementType solve, solver::ElementType type, const solver::AmgOptions& options);
+                 solver::ElementType solve, solver::ElementType type, const solver::AmgOptions& options,
+                 const FinestRows& finest = {});
   ~DistributedAmg();
   DistributedAmg(const DistributedAmg&) = delete;
   DistributedAmg& operator=(const DistributedAmg&) = delete;
@@ -67,7 +75,8 @@ class DistributedAmg {
   struct Level;
   struct Layouts;  // a level's row layouts of A, P and R, agreed collectively
   // Every level on this rank's device, from the set-up's device rows (no MPI: may fail on one rank alone).
-  void upload_levels(DistributedHierarchy& h, const std::vector<Layouts>& layouts, const solver::AmgOptions& options);
+  void upload_levels(DistributedHierarchy& h, const std::vector<Layouts>& layouts, const solver::AmgOptions& options,
+                     const FinestRows& finest);
   void cycle(std::size_t l, const ::cl::Buffer& b, ::cl::Buffer& x);
   // The last level gathered onto every rank: its b gathered, the one-device AMG's cycle, this rank's x.
   void gathered_cycle(Level& level, const ::cl::Buffer& b, ::cl::Buffer& x);

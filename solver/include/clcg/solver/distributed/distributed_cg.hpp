@@ -28,6 +28,7 @@
 #include "clcg/solver/distributed/halo.hpp"
 #include "clcg/solver/distributed/local_rows.hpp"
 #include "clcg/solver/distributed/partition.hpp"
+#include "clcg/solver/distributed/rank_setup.hpp"
 #include "clcg/solver/krylov/settings.hpp"
 #include "clcg/solver/precond/preconditioner.hpp"
 #include "clcg/solver/krylov/solve_info.hpp"
@@ -92,6 +93,12 @@ class DistributedCg {
   // What AMG is applied in (collective; std::invalid_argument for double in a float solve).
   ElementType amg_precision(const solver::PreconditionerOptions& options) const;
   void upload_ell(const LocalRows& rows, const solver::BulkVector<std::int32_t>& local_col);
+  // With AMG: the halo, the boundary rows and the rows in this solve's layout and precision,
+  // made on the device from the finest level the set-up left there (DistributedAmg's `finest`),
+  // instead of the host's build_halo and upload. Local to this rank.
+  void take_rows(const RankSetup::Rows& a);
+  std::string kernel_options() const;  // distributed.cl's: the precision, the chunk, the layout
+  ::cl::Buffer unused_offsets() const;  // the row offsets argument of the ELL layout
 
   // The pass over rows a kernel runs first: every row where no row waits for ghosts, else
   // the interior ones (kernels/distributed.cl's ALL_ROWS, INTERIOR_ROWS).
