@@ -244,3 +244,10 @@ __kernel void ghost_rows(const uint rows, const int owned, __global const int* r
     boundary[i] = touches;
   }
 }
+
+// chunk_flag[c] = 1 for each dot chunk c holding a boundary row (chunk_flag zeroed before).
+__kernel void boundary_chunks(const uint rows, __global const uchar* boundary, __global uchar* chunk_flag) {
+  CLCG_FOR_EACH(uint, i, rows) {
+    if (boundary[i]) chunk_flag[i / CHUNK] = 1;
+  }
+}

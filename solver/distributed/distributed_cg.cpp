@@ -173,7 +173,7 @@ void DistributedCg::upload(LocalRows& rows, const std::vector<double>& diagonal,
   stored_ = ell_ ? n * ell_width_ : std::uint64_t(nnz_);
   const std::uint64_t extended_vectors = 3 + (jacobi || chebyshev ? 1 : 0) + (single ? 0 : 1);  // x r p (z) (p_old)
   const std::uint64_t row_vectors = 2 + (single ? 1 : 0) + (chebyshev ? 2 : 0);  // q b (s) (Chebyshev's d, w)
-  device_bytes_ = (ell_ ? 0 : 8 * (n + 1)) + stored_ * (4 + element_) + (halo_.boundary_rows ? n : 0) +
+  device_bytes_ = (ell_ ? 0 : 8 * (n + 1)) + stored_ * (4 + element_) + n + groups +  // (the boundary rows, chunks)
                   4 * std::uint64_t(halo_.send_count()) +
                   element_ * (extended_vectors * extended + row_vectors * n + 3 * groups +
                               std::uint64_t(halo_.send_count()) + (jacobi || chebyshev ? n : 0));
@@ -207,21 +207,24 @@ void DistributedCg::upload(LocalRows& rows, const std::vector<double>& diagonal,
   solver::BulkVector<std::int64_t>().swap(rows.row_ptr);
   solver::BulkVector<std::int32_t>().swap(local_col);
   solver::BulkVector<double>().swap(rows.values);
-  boundary_ = device_array(env_, halo_.boundary_rows ? halo_.boundary : std::vector<std::uint8_t>{0}, "the boundary rows");
-  {  // the chunks holding a boundary row: the boundary passes visit only them
-    std::vector<std::uint8_t> flag(std::max<std::uint64_t>(groups, 1), 0);
+  if (!amg_) boundary_ = device_array(env_, halo_.boundary.empty() ? std::vector<std::uint8_t>{0} : halo_.boundary,
+                                      "the boundary rows");  // (with AMG: made on the device, take_rows)
+  std::vector<std::uint8_t>().swap(halo_.boundary);
+  {  // the chunks holding a boundary row, flagged on the device: the boundary passes visit only them
+    chunk_flag_ = ::cl::Buffer(env_.context(), CL_MEM_READ_WRITE, std::size_t(std::max<std::uint64_t>(groups, 1)));
+    env_.queue().enqueueFillBuffer(chunk_flag_, cl_uchar(0), 0, std::size_t(std::max<std::uint64_t>(groups, 1)));
+    ::cl::Kernel flags = env_.kernel("distributed.cl", "boundary_chunks", dot_options);
+    flags.setArg(0, cl_uint(n));
+    flags.setArg(1, boundary_);
+    flags.setArg(2, chunk_flag_);
+    solver::enqueue_grid_stride(env_, flags, "boundary_chunks", std::size_t(n), solver::vector_ops_group);
+    std::vector<std::uint8_t> flag(static_cast<std::size_t>(groups));
+    if (groups) env_.queue().enqueueReadBuffer(chunk_flag_, CL_TRUE, 0, flag.size(), flag.data());
     std::vector<std::uint32_t> list;
-    for (std::uint64_t c = 0; c < groups && halo_.boundary_rows; ++c) {
-      for (std::uint64_t i = c * std::uint64_t(chunk_); i < std::min(n, (c + 1) * std::uint64_t(chunk_)); ++i)
-        if (halo_.boundary[std::size_t(i)]) {
-          flag[std::size_t(c)] = 1;
-          list.push_back(std::uint32_t(c));
-          break;
-        }
-    }
+    for (std::size_t c = 0; c < flag.size(); ++c)
+      if (flag[c]) list.push_back(std::uint32_t(c));
     boundary_chunks_ = list.size();
     if (list.empty()) list.push_back(0);
-    chunk_flag_ = device_array(env_, flag, "the boundary chunks' flags");
     chunk_list_ = device_array(env_, list, "the boundary chunks");
   }
   exchange_.emplace(comm_, env_, halo_, rows_, type_);
@@ -268,17 +271,14 @@ void DistributedCg::take_rows(const RankSetup::Rows& a) {
   cl::checked("making the distributed CG's rows from the AMG set-up's", [&] {
     const solver::DeviceCsrMatrix m =
         type_ == ElementType::f64 ? a.matrix : solver::with_value_type(env_, a.matrix, type_);
-    ::cl::Buffer boundary(env_.context(), CL_MEM_READ_WRITE, std::max<std::size_t>(1, n));
+    boundary_ = ::cl::Buffer(env_.context(), CL_MEM_READ_WRITE, std::max<std::size_t>(1, n));
     ::cl::Kernel ghost_rows = kernel("ghost_rows");
     ghost_rows.setArg(0, cl_uint(n));
     ghost_rows.setArg(1, cl_int(a.owned));
     ghost_rows.setArg(2, m.row_offsets());
     ghost_rows.setArg(3, m.col_idx());
-    ghost_rows.setArg(4, boundary);
+    ghost_rows.setArg(4, boundary_);
     solver::enqueue_grid_stride(env_, ghost_rows, "ghost_rows", n, solver::vector_ops_group);
-    halo_.boundary.resize(n);
-    if (n) env_.queue().enqueueReadBuffer(boundary, CL_TRUE, 0, n, halo_.boundary.data());
-    halo_.boundary_rows = std::int64_t(std::count(halo_.boundary.begin(), halo_.boundary.end(), std::uint8_t(1)));
     if (ell_) {
       const std::size_t slots = std::max<std::size_t>(1, n * ell_width_);
       col_ = solver::make_index_buffer(env_, slots);
@@ -356,7 +356,7 @@ std::uint64_t DistributedCg::bytes_per_step() const noexcept {
   }
   // Split rows: the interior pass reads the mask, the boundary pass the chunks it visits again.
   const std::uint64_t split =
-      halo_.boundary_rows ? n + std::uint64_t(boundary_chunks_) * std::uint64_t(chunk_) * 2 * e : 0;
+      boundary_chunks_ ? n + std::uint64_t(boundary_chunks_) * std::uint64_t(chunk_) * 2 * e : 0;
   // AMG: its cycle, and z = M^-1 r and its dots split from pass 2 as with Chebyshev (r, z read).
   const std::uint64_t amg = amg_ ? amg_->bytes_per_apply() + (single ? 0 : 2) * n * e : 0;
   return spmvs * (matrix + split) + passes * n * e + amg;
@@ -364,7 +364,7 @@ std::uint64_t DistributedCg::bytes_per_step() const noexcept {
 
 std::size_t DistributedCg::local_chunks() const noexcept { return std::size_t((rows_ + chunk_ - 1) / chunk_); }
 
-cl_uint DistributedCg::first_pass() const noexcept { return halo_.boundary_rows > 0 ? interior_rows : all_rows; }
+cl_uint DistributedCg::first_pass() const noexcept { return boundary_chunks_ > 0 ? interior_rows : all_rows; }
 
 std::size_t DistributedCg::set_rows_args(::cl::Kernel& kernel, cl_uint pass) {
   kernel.setArg(0, cl_uint(rows_));

@@ -89,7 +89,6 @@ Halo build_halo(MPI_Comm comm, const Partition& columns, const LocalRows& rows,
       halo.boundary[i] = touches_ghost ? 1 : 0;
     }
   });
-  halo.boundary_rows = std::int64_t(std::count(halo.boundary.begin(), halo.boundary.end(), std::uint8_t(1)));
   return halo;
 }
 

@@ -20,7 +20,6 @@ struct Halo {
   std::vector<std::uint32_t> send_rows;        // local rows to pack, grouped by receiving rank
   std::vector<std::uint8_t> boundary;         // per local row: 1 where it touches a ghost (its SpMV waits
                                                // for the exchange), 0 where not (build_halo only)
-  std::int64_t boundary_rows = 0;              // rows with boundary 1
   std::vector<int> neighbours() const;         // ranks sent to or received from
   std::int64_t send_count() const noexcept { return std::int64_t(send_rows.size()); }
 };
