@@ -31,16 +31,24 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
-// The row layout every rank reads a level's matrix in (collective): ELL where every rank's
-// rows suit it on a GPU, else CSR one work-item a row (both in stored order), so that every
-// rank sums a row the same way. `longest`: this rank's longest row.
-solver::SpmvKernel row_layout(MPI_Comm comm, const cl::Env& env, std::int64_t longest, std::int64_t nnz,
-                              std::int64_t n) {
-  const double mean = n ? double(nnz) / double(n) : 0.0;
-  int ell = !cl::contiguous_blocks(env.info()) && (nnz == 0 || solver::ell_suits(std::int32_t(longest), mean)),
-      everywhere = 0;
-  MPI_Allreduce(&ell, &everywhere, 1, MPI_INT, MPI_MIN, comm);
-  return everywhere ? solver::SpmvKernel::ell : solver::SpmvKernel::scalar;
+// The row layout every rank reads a level's matrix in (collective): the one-device choice
+// (choose_spmv_kernel) on the rows of every rank together, so that it does not depend on the
+// partition: ELL or CSR one work-item a row (a row summed in stored order), or CSR with a
+// vector of work-items a row, its size from the global mean (lanes, then a tree of that size).
+// Every rank sums a row the same way. `longest`: this rank's longest row.
+struct Layout {
+  solver::SpmvKernel kernel = solver::SpmvKernel::scalar;
+  unsigned vector_size = 0;
+};
+Layout row_layout(MPI_Comm comm, const cl::Env& env, std::int64_t longest, std::int64_t nnz, std::int64_t n) {
+  std::int64_t global_longest = 0, sums[2] = {nnz, n};
+  MPI_Allreduce(&longest, &global_longest, 1, MPI_INT64_T, MPI_MAX, comm);
+  MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_INT64_T, MPI_SUM, comm);
+  const double mean = sums[1] ? double(sums[0]) / double(sums[1]) : 0.0;
+  Layout layout;
+  layout.kernel = solver::choose_spmv_kernel(global_longest, mean, env.info());
+  if (layout.kernel == solver::SpmvKernel::vector) layout.vector_size = solver::spmv_vector_size(mean);
+  return layout;
 }
 
 // The bytes of an SpMV's ELL copy (0 where it reads CSR); e: bytes an element.
@@ -51,7 +59,7 @@ std::uint64_t ell_bytes(const solver::Spmv& spmv, std::uint64_t e) {
 }  // namespace
 
 struct DistributedAmg::Layouts {
-  solver::SpmvKernel a = solver::SpmvKernel::scalar, p = solver::SpmvKernel::scalar, r = solver::SpmvKernel::scalar;
+  Layout a, p, r;
 };
 
 struct DistributedAmg::Level {
@@ -137,7 +145,7 @@ void DistributedAmg::upload_levels(DistributedHierarchy& h, const std::vector<La
       level.a = in_type(a);
       level.halo_a.emplace(comm_, env, a->halo, std::int64_t(level.n), type);
       x_ghosts = a->halo.ghosts;
-      level.spmv.emplace(env, level.a, layouts[l].a);
+      level.spmv.emplace(env, level.a, layouts[l].a.kernel, layouts[l].a.vector_size);
       level.layout.emplace(env, *level.spmv);
       level.inv_diag = solver::make_vector(env, type, std::max<std::size_t>(1, level.n));
       if (level.n) solver::jacobi_inverse_diagonal(env, level.a, level.inv_diag);
@@ -154,8 +162,8 @@ void DistributedAmg::upload_levels(DistributedHierarchy& h, const std::vector<La
       level.r = in_type(r);
       level.halo_p.emplace(comm_, env, p->halo, h.levels[l + 1].partition.size(rank), type);
       level.halo_r.emplace(comm_, env, r->halo, std::int64_t(level.n), type);
-      level.spmv_p.emplace(env, level.p, layouts[l].p);
-      level.spmv_r.emplace(env, level.r, layouts[l].r);
+      level.spmv_p.emplace(env, level.p, layouts[l].p.kernel, layouts[l].p.vector_size);
+      level.spmv_r.emplace(env, level.r, layouts[l].r.kernel, layouts[l].r.vector_size);
       level.layout_p.emplace(env, *level.spmv_p);
       level.residual = solver::make_vector(env, type, std::max<std::size_t>(1, level.n + std::size_t(r->halo.ghosts)));
       level.residual_kernel = cl::CachedKernel(

@@ -47,11 +47,7 @@ Spmv::Spmv(const cl::Env& env, const DeviceCsrMatrix& a, SpmvKernel kernel, unsi
     build_ell(options);
     spmv_ = env.kernel("spmv_ell.cl", "spmv_ell", options);
   } else if (kernel_ == SpmvKernel::vector) {
-    if (vector_size == 0) {
-      std::size_t v = 2;
-      while (v < 32 && double(v) < a.mean_row_length()) v *= 2;
-      vector_size = static_cast<unsigned>(std::min(v, wg_));
-    }
+    if (vector_size == 0) vector_size = static_cast<unsigned>(std::min<std::size_t>(spmv_vector_size(a.mean_row_length()), wg_));
     if (vector_size == 0 || (vector_size & (vector_size - 1)) != 0 || vector_size > wg_)
       throw std::invalid_argument("SpMV vector size must be a power of two <= " + std::to_string(wg_) + ", got " +
                                   std::to_string(vector_size));
@@ -65,10 +61,19 @@ Spmv::Spmv(const cl::Env& env, const DeviceCsrMatrix& a, SpmvKernel kernel, unsi
 }
 
 SpmvKernel choose_spmv_kernel(const DeviceCsrMatrix& a, const cl::DeviceInfo& device) {
+  return choose_spmv_kernel(a.max_row_length(), a.mean_row_length(), device);
+}
+
+SpmvKernel choose_spmv_kernel(std::int64_t longest, double mean, const cl::DeviceInfo& device) {
   if (cl::contiguous_blocks(device)) return SpmvKernel::scalar;  // a CPU work-item walks its rows in order
-  const double mean = a.mean_row_length();
-  if (ell_suits(a.max_row_length(), mean)) return SpmvKernel::ell;
+  if (ell_suits(longest, mean)) return SpmvKernel::ell;
   return mean >= spmv_vector_threshold ? SpmvKernel::vector : SpmvKernel::scalar;
+}
+
+unsigned spmv_vector_size(double mean) noexcept {
+  unsigned v = 2;
+  while (v < 32 && double(v) < mean) v *= 2;
+  return v;
 }
 
 bool ell_suits(std::int64_t longest, double mean) noexcept {

@@ -310,6 +310,16 @@ TEST(Spmv, AutomaticChoiceFollowsTheRowLengthsOnAGpuAndIsScalarOnACpu) {
   const auto long_rows = DeviceCsrMatrix::upload(env, dense, ElementType::f64);
   EXPECT_EQ(clcg::solver::choose_spmv_kernel(long_rows, gpu), SpmvKernel::vector);
   EXPECT_EQ(clcg::solver::Spmv(env, long_rows, SpmvKernel::vector).vector_size(), 32u);
+  // The same rule from the lengths alone (rows spread over ranks: their global longest and mean),
+  // and the vector size from the mean: the power of two at or above it within [2, 32].
+  EXPECT_EQ(clcg::solver::choose_spmv_kernel(7, 6.9, gpu), SpmvKernel::ell);
+  EXPECT_EQ(clcg::solver::choose_spmv_kernel(80, 34.0, gpu), SpmvKernel::vector);
+  EXPECT_EQ(clcg::solver::choose_spmv_kernel(9, 3.5, gpu), SpmvKernel::scalar);
+  EXPECT_EQ(clcg::solver::choose_spmv_kernel(80, 34.0, cpu), SpmvKernel::scalar);
+  EXPECT_EQ(clcg::solver::spmv_vector_size(0.0), 2u);
+  EXPECT_EQ(clcg::solver::spmv_vector_size(12.5), 16u);
+  EXPECT_EQ(clcg::solver::spmv_vector_size(16.0), 16u);
+  EXPECT_EQ(clcg::solver::spmv_vector_size(34.0), 32u);
   // A CPU walks its block of rows in order: scalar whatever the rows.
   for (const auto* a : {&regular, &ragged, &long_rows}) EXPECT_EQ(clcg::solver::choose_spmv_kernel(*a, cpu), SpmvKernel::scalar);
   // Spmv follows the rule for the test device.

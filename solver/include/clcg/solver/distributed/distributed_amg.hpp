@@ -9,8 +9,10 @@
 // rest of the cycle on it with the one-device AMG (multigrid/amg.hpp, down to its Cholesky
 // solve), the same on every rank; where coarsening stalls above that, a Chebyshev solve.
 //
-// Every kernel sums a row in its stored (global column) order and every rank takes the same
-// row layout (ELL or CSR scalar), so z has the same bits on any number of ranks.
+// Every rank reads a matrix in the same row layout, the one-device choice made on the global
+// rows (ELL, CSR a work-item a row, or CSR a vector of work-items a row, of a size from the
+// global mean): a row's sum then runs in one order whichever rank holds it, so z has the same
+// bits on any number of ranks.
 #include <mpi.h>
 
 #include <functional>

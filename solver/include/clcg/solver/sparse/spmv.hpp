@@ -40,6 +40,12 @@ bool ell_suits(std::int64_t longest, double mean) noexcept;
 // scalar (measured on the H100: docs/PERFORMANCE.md). On a CPU: scalar, each work-item
 // walking its block of rows in order (clcg/cl/launch_policy.hpp).
 SpmvKernel choose_spmv_kernel(const DeviceCsrMatrix& a, const cl::DeviceInfo& device);
+// The same from the rows' longest and mean length (for rows spread over MPI ranks: the global ones).
+SpmvKernel choose_spmv_kernel(std::int64_t longest, double mean, const cl::DeviceInfo& device);
+
+// The vector kernel's work-items a row for rows of this mean length: the power of two nearest
+// above it within [2, 32] (before the work-group's limit).
+unsigned spmv_vector_size(double mean) noexcept;
 
 // y = A x for one matrix. The matrix's buffers are retained (the object holds a copy of the
 // DeviceCsrMatrix handles).
