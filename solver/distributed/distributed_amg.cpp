@@ -231,15 +231,18 @@ void DistributedAmg::apply(const ::cl::Buffer& r, ::cl::Buffer& z) {
 void DistributedAmg::gathered_cycle(Level& level, const ::cl::Buffer& b, ::cl::Buffer& x) {
   Gathered& g = *gathered_;
   const std::vector<double> mine = level.n ? solver::download_vector(env_, b, type_, level.n) : std::vector<double>{};
+  const auto start = Clock::now();  // (the finer levels' work is done: b came back)
   MPI_Allgatherv(mine.data(), int(mine.size()), MPI_DOUBLE, g.b.data(), g.counts.data(), g.offsets.data(),
                  MPI_DOUBLE, comm_);
-  if (g.b.empty()) return;
-  solver::upload_vector(env_, g.b, type_, g.whole_b);
-  g.amg->apply(g.whole_b, g.whole_x);
-  if (!level.n) return;
-  const std::size_t element = reduction::element_size(type_);
-  env_.queue().enqueueCopyBuffer(g.whole_x, x, std::size_t(g.offsets[std::size_t(comm_rank(comm_))]) * element, 0,
-                                 level.n * element);
+  if (!g.b.empty()) {
+    solver::upload_vector(env_, g.b, type_, g.whole_b);
+    g.amg->apply(g.whole_b, g.whole_x);
+    const std::size_t element = reduction::element_size(type_);
+    if (level.n)
+      env_.queue().enqueueCopyBuffer(g.whole_x, x, std::size_t(g.offsets[std::size_t(comm_rank(comm_))]) * element, 0,
+                                     level.n * element);
+  }
+  coarse_seconds_ += since(start);
 }
 
 void DistributedAmg::cycle(std::size_t l, const ::cl::Buffer& b, ::cl::Buffer& x) {
@@ -334,6 +337,7 @@ double DistributedAmg::halo_seconds() const noexcept {
 }
 
 void DistributedAmg::reset_times() noexcept {
+  coarse_seconds_ = 0;
   for (auto& level : levels_)
     for (auto* halo : {&level->halo_a, &level->halo_p, &level->halo_r})
       if (*halo) (*halo)->reset_times();

@@ -536,6 +536,7 @@ solver::SolveInfo DistributedCg::solve(const std::vector<double>& b, std::vector
     x = n ? solver::download_vector(env_, x_, type_, n) : std::vector<double>{};
   });
   times_.halo = exchange_->times().seconds + (amg_ ? amg_->halo_seconds() : 0.0);
+  times_.coarse = amg_ ? amg_->coarse_seconds() : 0.0;
   times_.exchanges = exchange_->times().exchanges;
   times_.halo_bytes = exchange_->times().bytes;
   info.seconds = since(start);

@@ -85,6 +85,7 @@ class BitsTest(DistributedTest):
         self.assertEqual(sum(r["rows"] for r in report["per_rank"]), 13 * 11 * 9)
         self.assertEqual(sum(r["nnz"] for r in report["per_rank"]), report["matrix"]["nnz"])
         self.assertTrue(all(r["device"] for r in report["per_rank"]))
+        self.assertTrue(all(r["coarse_seconds"] == 0 for r in report["per_rank"]))
         self.assertTrue(all(r["ghosts"] > 0 for r in report["per_rank"]))
         self.assertLess(report["result"]["error_vs_ones"], 1e-6)
         self.assertEqual(report["solver"]["variant"], "fused")
@@ -140,6 +141,8 @@ class BitsTest(DistributedTest):
         self.assertEqual(amg["levels"][0]["rows"], 17 * 13 * 11)
         self.assertGreater(amg["setup_seconds"], 0)
         self.assertEqual(runs["cut"][0]["per_rank"][0]["rows"], 0)
+        # every rank runs the gathered coarsest level's cycles (timed); Jacobi has none
+        self.assertTrue(all(r["coarse_seconds"] > 0 for r in runs[4][0]["per_rank"]))
         self.assertLess(runs[1][0]["result"]["error_vs_ones"], 1e-6)
         # the CG's rows are made on the device from the set-up's (halo, local columns): in ELL
         # (padded with zeros, summed in stored order) they give the bits of the CSR rows

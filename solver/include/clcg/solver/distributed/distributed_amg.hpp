@@ -65,6 +65,11 @@ class DistributedAmg {
   double setup_seconds() const noexcept;  // the phases' sum
   double build_seconds() const noexcept { return build_seconds_; }  // OpenCL programs its set-up compiled
   double halo_seconds() const noexcept;
+  // Host wall time in the gathered level's cycles since the last reset, from its right-hand side
+  // on the host (the finer levels' work done) until its x is enqueued back: the gather over the
+  // ranks, the upload, the one-device cycle down to its Cholesky solve on the host (0 where no
+  // level is gathered).
+  double coarse_seconds() const noexcept { return coarse_seconds_; }
   // Bytes one apply reads and writes on this rank's device over its distributed levels, each
   // kernel's operands counted once (the gathered level's one-device cycle left out: it is small).
   std::uint64_t bytes_per_apply() const noexcept;
@@ -94,6 +99,7 @@ class DistributedAmg {
   double build_seconds_ = 0;
   struct Gathered;
   std::unique_ptr<Gathered> gathered_;  // the last level whole on this rank, where it was gathered
+  double coarse_seconds_ = 0;
 };
 
 }  // namespace clcg::distributed

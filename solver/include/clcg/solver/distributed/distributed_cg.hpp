@@ -44,6 +44,7 @@ struct StepTimes {
   double halo = 0;        // pack, device -> host, MPI exchange, host -> device (host wall time)
   double allreduce = 0;   // MPI_Allreduce of the dot partials
   double partials = 0;    // waiting for the device's dot partials (the device work before them)
+  double coarse = 0;      // AMG: the gathered level's cycles (amg's coarse_seconds)
   double steps = 0;       // the steps themselves: the solve less b's upload, x's download and the true residual
   std::size_t exchanges = 0, allreduces = 0;
   std::uint64_t halo_bytes = 0;  // sent + received
