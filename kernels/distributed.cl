@@ -16,8 +16,8 @@
 // A rank's rows in one of two layouts, the same on every rank of a problem (DistributedCg
 // picks it from the global row lengths): CSR with 64-bit offsets (a rank may hold more than
 // 2^31 nonzeros), or with -D ELL_LAYOUT an ELL copy of `width` slots a row, column-major
-// (slot k of row i at k * rows + i: coalesced reads), rows padded with zeros on their own
-// column. Either way a row's sum runs over its entries in stored (global column) order, so it
+// (slot k of row i at k * rows + i: coalesced reads), rows padded with zeros (on the row's own
+// column from the host, on its last from the device: a zero adds nothing). Either way a row's sum runs over its entries in stored (global column) order, so it
 // has the same bits whichever rank holds the row. Columns are local (owned, then ghosts).
 #define MATRIX_ARGS                                                                                    \
   const uint rows, const uint width, __global const ulong *row_ptr, __global const int *col, \
@@ -216,20 +216,7 @@ __kernel void chebyshev_update(const uint rows, const REAL c_d, const REAL c_r, 
 }
 
 // ---- The rows made from the AMG set-up's copy on the device (CSR with 32-bit offsets, local
-// columns, values already in REAL), so the host does not upload A a second time.
-// The ELL layout above: slot k of row i at k * rows + i, padding on the row's own column with 0.
-__kernel void ell_from_csr(const uint rows, const uint width, __global const int* row_ptr, __global const int* col_idx,
-                           __global const REAL* values, __global int* ell_col, __global REAL* ell_val) {
-  CLCG_FOR_EACH(uint, i, rows) {
-    const int begin = row_ptr[i], length = row_ptr[i + 1] - begin;
-    for (uint k = 0; k < width; ++k) {
-      const bool stored = (int)k < length;
-      ell_col[(ulong)k * rows + i] = stored ? col_idx[begin + k] : (int)i;
-      ell_val[(ulong)k * rows + i] = stored ? values[begin + k] : (REAL)0;
-    }
-  }
-}
-
+// columns), so the host does not upload A a second time (its ELL copy: spmv_ell.cl's csr_to_ell).
 // The CSR layout's 64-bit offsets.
 __kernel void widened_offsets(const uint count, __global const int* narrow, __global ulong* wide) {
   CLCG_FOR_EACH(uint, i, count) wide[i] = (ulong)narrow[i];

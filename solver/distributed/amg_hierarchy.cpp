@@ -188,10 +188,11 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
                         coarse_rows, d, solver::prolongator_weight(fine.radius));
     h.coarsening_seconds += since(start);
     start = Clock::now();
-    RankSetup::Rows r_here = device.transpose(p_here, fine.partition, coarse_partition);
+    std::vector<std::int64_t> p_ghosts;  // (found by the transpose, for P's local columns)
+    RankSetup::Rows r_here = device.transpose(p_here, fine.partition, coarse_partition, &p_ghosts);
     RankSetup::KeptRows ap = device.multiply_kept(
         a_here, p_here, device.fetch_rows(fine.partition, p_here, a_here.halo.ghost_ids), coarse_rows, "A P");
-    fine.p_here = device.localised(std::move(p_here), coarse_partition);  // for the solve
+    fine.p_here = device.localised(std::move(p_here), coarse_partition, std::move(p_ghosts));  // for the solve
     const RemoteRows ap_ghosts = device.fetch_rows(fine.partition, ap, r_here.halo.ghost_ids);
     DistributedLevel coarse;
     coarse.partition = coarse_partition;

@@ -194,12 +194,10 @@ void DistributedCg::upload(LocalRows& rows, const std::vector<double>& diagonal,
     cheb_update_ = env_.kernel("distributed.cl", "chebyshev_update", dot_options);
   }
 
-  if (amg_) {
-    // made from the AMG set-up's rows (take_rows)
-  } else if (ell_) {
+  if (!amg_ && ell_) {  // (with AMG the rows are made from the set-up's: take_rows)
     upload_ell(rows, local_col);
     row_ptr_ = unused_offsets();
-  } else {
+  } else if (!amg_) {
     row_ptr_ = device_array(env_, rows.row_ptr, "the row offsets");
     col_ = device_array(env_, local_col, "the column indices");
     values_ = device_reals(env_, rows.values, type_, "the matrix values");
@@ -283,15 +281,17 @@ void DistributedCg::take_rows(const RankSetup::Rows& a) {
       const std::size_t slots = std::max<std::size_t>(1, n * ell_width_);
       col_ = solver::make_index_buffer(env_, slots);
       values_ = solver::make_vector(env_, type_, slots);
-      ::cl::Kernel ell = kernel("ell_from_csr");
+      // the one-device ELL copy's kernel, at the width every rank reads (its zero padding adds nothing)
+      ::cl::Kernel ell = env_.kernel("spmv_ell.cl", "csr_to_ell", solver::real_build_options(type_));
       ell.setArg(0, cl_uint(n));
       ell.setArg(1, cl_uint(ell_width_));
       ell.setArg(2, m.row_offsets());
       ell.setArg(3, m.col_idx());
       ell.setArg(4, m.values());
-      ell.setArg(5, col_);
-      ell.setArg(6, values_);
-      solver::enqueue_grid_stride(env_, ell, "ell_from_csr", n, solver::vector_ops_group);
+      ell.setArg(5, cl_int(1));
+      ell.setArg(6, col_);
+      ell.setArg(7, values_);
+      solver::enqueue_grid_stride(env_, ell, "csr_to_ell", n, solver::vector_ops_group);
       row_ptr_ = unused_offsets();
     } else {  // the set-up's columns and values as they are (values converted above for a float solve)
       row_ptr_ = ::cl::Buffer(env_.context(), CL_MEM_READ_WRITE, (n + 1) * sizeof(cl_ulong));

@@ -9,6 +9,16 @@ namespace clcg::distributed {
 
 using namespace rank_setup_detail;
 
+namespace {
+// The columns of entries outside a rank's, sorted and distinct: the ghosts of their rows.
+std::vector<std::int64_t> ghost_columns(const OutgoingEntries& out) {
+  std::vector<std::int64_t> ghost(out.cols.begin(), out.cols.end());
+  std::sort(ghost.begin(), ghost.end());
+  ghost.erase(std::unique(ghost.begin(), ghost.end()), ghost.end());
+  return ghost;
+}
+}  // namespace
+
 OutgoingEntries RankSetup::outside(const solver::DeviceCsrMatrix& m, const ::cl::Buffer& m_row, std::int64_t first,
                                    std::int64_t last) {
   // Counted a row, then copied out in row order on the device.
@@ -33,19 +43,15 @@ OutgoingEntries RankSetup::outside(const solver::DeviceCsrMatrix& m, const ::cl:
   return found;
 }
 
-RankSetup::Rows RankSetup::localised(KeptRows&& m, const Partition& columns) {
+RankSetup::Rows RankSetup::localised(KeptRows&& m, const Partition& columns,
+                                     std::optional<std::vector<std::int64_t>> ghosts) {
   const int rank = comm_rank(comm_);
   const std::int64_t first = columns.begin(rank), last = first + columns.size(rank);
   const std::size_t n = m.row_ptr.size() - 1;
   // The ghosts: the other ranks' columns the rows name, sorted.
-  std::vector<std::int64_t> ghost;
-  shared([&] {
-    const OutgoingEntries out = outside(m.matrix, long_offsets(m.matrix), first, last);
-    ghost.assign(out.cols.begin(), out.cols.end());
-    return 0;
+  std::vector<std::int64_t> ghost = ghosts ? std::move(*ghosts) : shared([&] {
+    return ghost_columns(outside(m.matrix, long_offsets(m.matrix), first, last));
   });
-  std::sort(ghost.begin(), ghost.end());
-  ghost.erase(std::unique(ghost.begin(), ghost.end()), ghost.end());
   Rows out;
   out.global_rows = m.global_rows;
   out.row_begin = m.row_begin;
@@ -77,12 +83,14 @@ RankSetup::Rows RankSetup::localised(KeptRows&& m, const Partition& columns) {
   return out;
 }
 
-RankSetup::Rows RankSetup::transpose(const KeptRows& m, const Partition& rows_of_m, const Partition& columns) {
+RankSetup::Rows RankSetup::transpose(const KeptRows& m, const Partition& rows_of_m, const Partition& columns,
+                                     std::vector<std::int64_t>* m_ghosts) {
   const int rank = comm_rank(comm_);
   const std::int64_t first = columns.begin(rank), last = first + columns.size(rank);
   const std::size_t n = m.row_ptr.size() - 1;
   const ::cl::Buffer m_row = shared([&] { return long_offsets(m.matrix); });
   const OutgoingEntries out = shared([&] { return outside(m.matrix, m_row, first, last); });
+  if (m_ghosts) *m_ghosts = ghost_columns(out);
   const ForeignEntries got = send_to_column_owners(comm_, out, m.row_begin, columns);
   // The ghosts: the rows of the entries received, which arrive sorted by row. M's rows here in
   // global order: the ghosts below this rank's rows, its rows, the ghosts above.

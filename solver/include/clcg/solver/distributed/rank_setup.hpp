@@ -146,12 +146,14 @@ class RankSetup {
   // clcg::solver::transpose on the whole matrix. `m`: this rank's rows of M, kept on the device,
   // which `rows_of_m` spreads over the ranks. Collective. The entries in other ranks' columns
   // are copied out on the device and go to their owners (send_to_column_owners), whose devices
-  // place them with their own.
-  Rows transpose(const KeptRows& m, const Partition& rows_of_m, const Partition& columns);
+  // place them with their own. `m_ghosts`, where given, gets those other ranks' columns,
+  // sorted and distinct: the ghosts localised() gives M under the same `columns`.
+  Rows transpose(const KeptRows& m, const Partition& rows_of_m, const Partition& columns,
+                 std::vector<std::int64_t>* m_ghosts = nullptr);
   // The kept rows with local columns under `columns` (this rank's first, then the ghosts: the
-  // other ranks' columns they name, found on the device), as upload() makes them; the kept
-  // product is used up. Collective.
-  Rows localised(KeptRows&& m, const Partition& columns);
+  // other ranks' columns they name, found on the device unless `ghosts` gives them, as
+  // transpose() does), as upload() makes them; the kept product is used up. Collective.
+  Rows localised(KeptRows&& m, const Partition& columns, std::optional<std::vector<std::int64_t>> ghosts = {});
 
  private:
   // `count` elements of From from the device into `to`, converted to To, through the pinned
