@@ -249,6 +249,7 @@ struct RankFigures {
   std::int64_t rows = 0, nnz = 0, first_row = 0, ghosts = 0, neighbours = 0, device_bytes = 0, bytes_per_step = 0;
   double setup_seconds = 0, halo_seconds = 0, allreduce_seconds = 0, partials_seconds = 0, halo_bytes_per_exchange = 0;
   double coarse_seconds = 0;          // AMG: the gathered level's cycles (DistributedAmg::coarse_seconds)
+  double transfer_seconds = 0;        // b (and x0) to the device, x back: outside the solve's seconds
   double preconditioner_seconds = 0;  // AMG's set-up (the hierarchy over the ranks, its levels on the device)
   std::array<char, 128> device{};
 };
@@ -288,6 +289,7 @@ nlohmann::json rank_json(int rank, const RankFigures& f) {
           {"allreduce_seconds", f.allreduce_seconds},
           {"partials_seconds", f.partials_seconds},
           {"coarse_seconds", f.coarse_seconds},
+          {"transfer_seconds", f.transfer_seconds},
           {"halo_bytes_per_exchange", std::int64_t(f.halo_bytes_per_exchange)},
           {"device_bytes", f.device_bytes},
           {"bytes_per_step", f.bytes_per_step}};
@@ -431,6 +433,7 @@ int run_ranks(World& world, int argc, char** argv) {
   mine.allreduce_seconds = t.allreduce;
   mine.partials_seconds = t.partials;
   mine.coarse_seconds = t.coarse;
+  mine.transfer_seconds = t.transfer;
   mine.halo_bytes_per_exchange = per_exchange;
   std::snprintf(mine.device.data(), mine.device.size(), "%s", env->info().name.c_str());
   std::vector<RankFigures> all(world.rank == 0 ? std::size_t(world.size) : 0);

@@ -5,6 +5,8 @@
 #include <string>
 
 #include "clcg/cl/error.hpp"
+#include "clcg/cl/staged_download.hpp"
+#include "clcg/cl/staged_upload.hpp"
 #include "clcg/solver/sparse/launch.hpp"
 
 namespace clcg::solver {
@@ -43,30 +45,53 @@ std::string real_build_options(ElementType type) {
   return type == ElementType::f64 ? "-D REAL=double -D REAL_IS_DOUBLE" : "-D REAL=float";
 }
 
+namespace {
+// From this size on a vector crosses through pinned staging (cl::StagedUpload, StagedDownload):
+// several times the link speed of a pageable copy; below it, allocating the pinned halves
+// costs more than it saves.
+constexpr std::size_t staged_vector_bytes = std::size_t(4) << 20;
+}  // namespace
+
 void upload_vector(const cl::Env& env, const std::vector<double>& values, ElementType type, ::cl::Buffer& buffer) {
   if (values.empty()) return;
   cl::checked("uploading a vector of " + std::to_string(values.size()) + " elements", [&] {
-    if (type == ElementType::f64) {
-      env.queue().enqueueWriteBuffer(buffer, CL_TRUE, 0, values.size() * sizeof(double), values.data());
+    const std::size_t bytes = values.size() * reduction::element_size(type);
+    if (bytes >= staged_vector_bytes) {
+      cl::StagedUpload staging(env);
+      if (type == ElementType::f64) staging.write(buffer, values.data(), bytes);
+      else staging.write_narrowed(buffer, values.data(), values.size());
+      staging.finish();
+    } else if (type == ElementType::f64) {
+      env.queue().enqueueWriteBuffer(buffer, CL_TRUE, 0, bytes, values.data());
     } else {
       const std::vector<float> narrow(values.begin(), values.end());
-      env.queue().enqueueWriteBuffer(buffer, CL_TRUE, 0, narrow.size() * sizeof(float), narrow.data());
+      env.queue().enqueueWriteBuffer(buffer, CL_TRUE, 0, bytes, narrow.data());
+    }
+  });
+}
+
+void download_vector(const cl::Env& env, const ::cl::Buffer& buffer, ElementType type, std::span<double> values) {
+  const std::size_t n = values.size();
+  if (n == 0) return;
+  cl::checked("reading a vector of " + std::to_string(n) + " elements back", [&] {
+    const std::size_t bytes = n * reduction::element_size(type);
+    if (bytes >= staged_vector_bytes) {
+      cl::StagedDownload staging(env);
+      if (type == ElementType::f64) staging.read(buffer, values.data(), bytes);
+      else staging.read_widened(buffer, values.data(), n);
+    } else if (type == ElementType::f64) {
+      env.queue().enqueueReadBuffer(buffer, CL_TRUE, 0, bytes, values.data());
+    } else {
+      std::vector<float> narrow(n);
+      env.queue().enqueueReadBuffer(buffer, CL_TRUE, 0, bytes, narrow.data());
+      std::copy(narrow.begin(), narrow.end(), values.begin());
     }
   });
 }
 
 std::vector<double> download_vector(const cl::Env& env, const ::cl::Buffer& buffer, ElementType type, std::size_t n) {
   std::vector<double> values(n);
-  if (n == 0) return values;
-  cl::checked("reading a vector of " + std::to_string(n) + " elements back", [&] {
-    if (type == ElementType::f64) {
-      env.queue().enqueueReadBuffer(buffer, CL_TRUE, 0, n * sizeof(double), values.data());
-    } else {
-      std::vector<float> narrow(n);
-      env.queue().enqueueReadBuffer(buffer, CL_TRUE, 0, n * sizeof(float), narrow.data());
-      values.assign(narrow.begin(), narrow.end());
-    }
-  });
+  download_vector(env, buffer, type, values);
   return values;
 }
 

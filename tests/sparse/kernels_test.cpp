@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <stdexcept>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "clcg/solver/precond/jacobi.hpp"
 #include "clcg/solver/sparse/conversion.hpp"
 #include "clcg/solver/sparse/spmv.hpp"
+#include "clcg/solver/sparse/vector_ops.hpp"
 #include "clcg/solver/sparse/device_memory.hpp"
 #include "support/device_fixture.hpp"
 
@@ -403,6 +405,32 @@ TEST(VectorOps, EveryKernelMatchesEigenForSizesAroundTheWorkGroup) {
 
 // float <-> double on the device is the host's cast, element by element; a matrix's values in
 // the other type share its index buffers and keep what the SpMV choice needs (longest row).
+TEST(VectorOps, UploadAndDownloadKeepTheValuesOnBothSidesOfTheStagingSize) {
+  // 4 MB and more cross through pinned staging (several chunks here), less directly; a float
+  // vector holds each double rounded to float and gives it back widened.
+  for (const ElementType type : {ElementType::f64, ElementType::f32}) {
+    for (const std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(1001), std::size_t(2'600'003)}) {
+      SCOPED_TRACE(std::to_string(n) + (type == ElementType::f64 ? " double" : " float"));
+      const VectorXd v = random_vector(Eigen::Index(n), unsigned(n) + 3);
+      const std::vector<double> host(v.data(), v.data() + n);
+      cl::Buffer buffer = clcg::solver::make_vector(test_env(), type, std::max<std::size_t>(n, 1));
+      clcg::solver::upload_vector(test_env(), host, type, buffer);
+      const std::vector<double> back = clcg::solver::download_vector(test_env(), buffer, type, n);
+      ASSERT_EQ(back.size(), n);
+      for (std::size_t i = 0; i < n; ++i) {
+        const double expected = type == ElementType::f64 ? host[i] : double(float(host[i]));
+        ASSERT_EQ(back[i], expected) << "element " << i;
+      }
+      if (n > 2) {  // into part of a caller's array: the rest untouched
+        std::vector<double> part(n, -7.0);
+        clcg::solver::download_vector(test_env(), buffer, type, std::span<double>(part.data(), n - 2));
+        ASSERT_EQ(part[n - 3], back[n - 3]);
+        ASSERT_EQ(part[n - 2], -7.0);
+      }
+    }
+  }
+}
+
 TEST(Conversion, MatchesTheHostCastAndSharesTheMatrixIndices) {
   if (!clcg::test::device_has_fp64()) GTEST_FAIL() << "needs fp64";
   const auto& env = test_env();

@@ -45,7 +45,8 @@ struct StepTimes {
   double allreduce = 0;   // MPI_Allreduce of the dot partials
   double partials = 0;    // waiting for the device's dot partials (the device work before them)
   double coarse = 0;      // AMG: the gathered level's cycles (amg's coarse_seconds)
-  double steps = 0;       // the steps themselves: the solve less b's upload, x's download and the true residual
+  double steps = 0;       // the steps themselves: the solve less r0 = b - A x0, z0 and the true residual
+  double transfer = 0;    // b (and x0) to the device, x back (not in SolveInfo::seconds)
   std::size_t exchanges = 0, allreduces = 0;
   std::uint64_t halo_bytes = 0;  // sent + received
 };
@@ -69,6 +70,8 @@ class DistributedCg {
   DistributedCg& operator=(const DistributedCg&) = delete;
 
   // Collective. b and x: this rank's rows; x is the guess when use_guess, the last iterate after.
+  // SolveInfo::seconds runs from b on the device to the true residual (StepTimes::transfer
+  // holds b's and x's crossings).
   solver::SolveInfo solve(const std::vector<double>& b, std::vector<double>& x, bool use_guess);
 
   solver::Settings& settings() noexcept { return settings_; }

@@ -7,6 +7,7 @@
 //   ops.xpay(n, beta, z, p);           // p = z + beta p
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -58,9 +59,12 @@ void set_real_arg(cl::CachedKernel& kernel, cl_uint index, ElementType type, dou
 // The largest power of two <= v (1 for v = 0).
 std::size_t floor_power_of_two(std::size_t v);
 
-// Host doubles to a device vector of `type` (converted), and back; blocking, on env's queue.
+// Host doubles to a device vector of `type` (converted), and back; blocking, on env's queue;
+// large vectors through pinned staging (cl::StagedUpload, StagedDownload).
 void upload_vector(const cl::Env& env, const std::vector<double>& values, ElementType type, ::cl::Buffer& buffer);
 std::vector<double> download_vector(const cl::Env& env, const ::cl::Buffer& buffer, ElementType type, std::size_t n);
+// The buffer's first values.size() elements into `values`.
+void download_vector(const cl::Env& env, const ::cl::Buffer& buffer, ElementType type, std::span<double> values);
 
 // A device buffer of n elements of `type` (at least one element: OpenCL has no empty buffers).
 ::cl::Buffer make_vector(const cl::Env& env, ElementType type, std::size_t n, cl_mem_flags flags = CL_MEM_READ_WRITE);
