@@ -95,6 +95,12 @@ __kernel void scaled(const uint rows, __global const REAL* d, __global const REA
   CLCG_FOR_EACH(uint, i, rows) out[i] = d[i] * x[i];
 }
 
+// The Lanczos start: pseudo-random in [-1, 1) from a hash of the global row (30 bits of the
+// independent set's key), the same for any partition. `first`: the rank's first row, mod 2^32.
+__kernel void lanczos_start(const uint rows, const uint first, __global REAL* v) {
+  CLCG_FOR_EACH(uint, i, rows) v[i] = (REAL)(uint)(mis_key(0, (first + i) ^ 0x5bd1e995U) >> 32) / 536870912.0 - 1.0;
+}
+
 // u = D^-1 A v - alpha v - beta v_prev (D^-1 taken as 0 where d is 0).
 __kernel void lanczos_next(const uint rows, __global const REAL* av, __global const REAL* d, __global const REAL* v,
                            __global const REAL* v_prev, const REAL alpha, const REAL beta, __global REAL* u) {
@@ -239,6 +245,11 @@ __kernel void scatter_values(const uint entries, __global const long* at, __glob
 // (first_seed + its place among this rank's seeds, `at` the counts' exclusive sums), else -1.
 __kernel void seed_flags(const uint rows, __global const uint* state, __global int* count) {
   CLCG_FOR_EACH(uint, i, rows) count[i] = state[i] == MIS_IN ? 1 : 0;
+}
+
+// out[j] = at[bound[j]]: the seeds before each bound (`at`: seed_flags' exclusive scan, n + 1 ints).
+__kernel void seeds_before(const uint count, __global const long* bound, __global const int* at, __global long* out) {
+  CLCG_FOR_EACH(uint, j, count) out[j] = at[bound[j]];
 }
 
 __kernel void seed_numbers(const uint rows, const long first_seed, __global const uint* state,

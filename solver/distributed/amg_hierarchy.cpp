@@ -53,16 +53,19 @@ Partition scaled(const Partition& p, std::int64_t times, std::int64_t divided_by
   return out;
 }
 
-// The coarse level's chunks: the k rows of each aggregate seeded (by a node of `block` rows) in
-// each chunk of the fine level.
-std::vector<std::int64_t> coarse_chunks(const std::vector<std::int64_t>& fine_chunks, const RankSetup::Aggregates& g,
-                                        int block, int k) {
-  std::vector<std::int64_t> out(fine_chunks.size(), 0);
-  std::size_t s = 0;
-  for (std::size_t c = 0; c + 1 < fine_chunks.size(); ++c) {
-    while (s < g.seed_rows.size() && g.seed_rows[s] * block < fine_chunks[c + 1]) ++s;
-    out[c + 1] = std::int64_t(s) * k;
-  }
+// The bounds of the fine level's chunks in nodes of `block` rows: the first node at or past
+// each (aggregate() counts the seeds before each).
+std::vector<std::int64_t> chunk_nodes(const std::vector<std::int64_t>& fine_chunks, int block) {
+  std::vector<std::int64_t> out(fine_chunks.size());
+  for (std::size_t c = 0; c < out.size(); ++c) out[c] = (fine_chunks[c] + block - 1) / block;
+  return out;
+}
+
+// The coarse level's chunks: the k rows of each aggregate seeded (by a node) in each chunk of
+// the fine level.
+std::vector<std::int64_t> coarse_chunks(const RankSetup::Aggregates& g, int k) {
+  std::vector<std::int64_t> out(g.seeds_before.size());
+  for (std::size_t c = 0; c < out.size(); ++c) out[c] = g.seeds_before[c] * k;
   return out;
 }
 
@@ -165,7 +168,8 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
       nodes_here = device.upload(node_rows(h.levels.size() == 1 ? fine.rows() : a_rows_here, block),
                                  scaled(fine.partition, 1, block));
     }
-    const RankSetup::Aggregates g = device.aggregate(block > 1 ? *nodes_here : a_here, options.strength);
+    const RankSetup::Aggregates g =
+        device.aggregate(block > 1 ? *nodes_here : a_here, options.strength, chunk_nodes(fine.chunk_begin, block));
     nodes_here.reset();
     const std::int64_t count = g.coarse.rows();
     h.coarsening_seconds += since(start);
@@ -196,7 +200,7 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
     const RemoteRows ap_ghosts = device.fetch_rows(fine.partition, ap, r_here.halo.ghost_ids);
     DistributedLevel coarse;
     coarse.partition = coarse_partition;
-    coarse.chunk_begin = coarse_chunks(fine.chunk_begin, g, block, k);
+    coarse.chunk_begin = coarse_chunks(g, k);
     coarse.a_here = device.localised(device.multiply_kept(r_here, std::move(ap), ap_ghosts, coarse_rows, "R (A P)"),
                                      coarse_partition);
     h.galerkin_seconds += since(start);

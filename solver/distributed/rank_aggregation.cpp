@@ -9,7 +9,7 @@ namespace clcg::distributed {
 
 using namespace rank_setup_detail;
 
-RankSetup::Aggregates RankSetup::aggregate(const Rows& g, double theta) {
+RankSetup::Aggregates RankSetup::aggregate(const Rows& g, double theta, const std::vector<std::int64_t>& bounds) {
   const std::size_t n = std::size_t(g.matrix.rows()), cols = n + std::size_t(g.halo.ghosts);
   const std::size_t nnz = std::size_t(g.matrix.nnz());
   const cl_uint first = cl_uint(g.row_begin);
@@ -59,28 +59,18 @@ RankSetup::Aggregates RankSetup::aggregate(const Rows& g, double theta) {
     MPI_Allreduce(&mine, &any_left, 1, MPI_INT, MPI_LOR, comm_);
     if (!any_left) break;
   }
-  // The seeds, numbered in global row order: this rank's after those of the ranks before it.
+  // The seeds, numbered in global row order: this rank's after those of the ranks before it;
+  // the count before each bound read from the same scan.
   Aggregates out;
-  solver::BulkVector<std::uint32_t> state(n);
-  shared([&] {
-    read<std::uint32_t>(b.state, n, state.data());
-    return 0;
+  ::cl::Buffer at = shared([&] {
+    return env_.buffer(CL_MEM_READ_WRITE, (n + 1) * sizeof(cl_int), "allocating the seeds' numbers");
   });
-  const unsigned threads = solver::threads_for(n, grain);
-  std::vector<std::int64_t> before(threads + 1, 0);  // the seeds before each thread's range
-  solver::parallel_ranges(n, threads, [&](std::size_t begin, std::size_t end, unsigned t) {
-    for (std::size_t i = begin; i < end; ++i) before[t + 1] += state[i] == solver::mis_in;
-  });
-  for (unsigned t = 0; t < threads; ++t) before[t + 1] += before[t];
-  out.seed_rows.resize(std::size_t(before[threads]));
-  solver::parallel_ranges(n, threads, [&](std::size_t begin, std::size_t end, unsigned t) {
-    std::size_t s = std::size_t(before[t]);
-    for (std::size_t i = begin; i < end; ++i)
-      if (state[i] == solver::mis_in) out.seed_rows[s++] = std::int64_t(i);
+  const std::int64_t mine = shared([&] {
+    run(seed_flags_, "seed_flags", b.state, at);
+    return std::int64_t(products_->exclusive_scan(at, n).total);
   });
   int ranks = 1;
   MPI_Comm_size(comm_, &ranks);
-  const std::int64_t mine = before[threads];
   std::vector<std::int64_t> counts(static_cast<std::size_t>(ranks));
   MPI_Allgather(&mine, 1, MPI_INT64_T, counts.data(), 1, MPI_INT64_T, comm_);
   out.coarse.offsets.assign(std::size_t(ranks) + 1, 0);
@@ -88,13 +78,18 @@ RankSetup::Aggregates RankSetup::aggregate(const Rows& g, double theta) {
   const std::int64_t first_seed = out.coarse.offsets[std::size_t(comm_rank(comm_))];
   // Neighbours join the seed with the largest key, rows two steps away the neighbour's
   // aggregate with the largest key (the key and spread buffers hold the 64-bit aggregates now).
-  shared([&] {
+  out.seeds_before = shared([&] {
     check_fits(out.coarse.rows(), "aggregates");
-    ::cl::Buffer at = env_.buffer(CL_MEM_READ_WRITE, (n + 1) * sizeof(cl_int), "allocating the seeds' numbers");
-    run(seed_flags_, "seed_flags", b.state, at);
-    products_->exclusive_scan(at, n);
     run(seed_numbers_, "seed_numbers", cl_long(first_seed), b.state, at, b.key);
-    return 0;
+    std::vector<std::int64_t> before(bounds.size(), 0);
+    if (n > 0 && !bounds.empty()) {
+      ::cl::Buffer where = env_.buffer(CL_MEM_READ_ONLY, bounds.size() * sizeof(std::int64_t), "allocating the chunks' bounds");
+      ::cl::Buffer got = env_.buffer(CL_MEM_WRITE_ONLY, bounds.size() * sizeof(std::int64_t), "allocating the chunks' seeds");
+      write_bytes(env_, where, 0, bounds.size() * sizeof(std::int64_t), bounds.data());
+      kernels_->run(seeds_before_, "seeds_before", bounds.size(), where, at, got);
+      read<std::int64_t>(got, bounds.size(), before.data());
+    }
+    return before;
   });
   halo.exchange(b.key);
   run(join_step_, "join_step", first, a.row_ptr(), a.col_idx(), b.strong, b.ghost, b.key, b.spread);

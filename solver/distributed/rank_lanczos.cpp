@@ -4,7 +4,6 @@
 #include <cmath>
 #include "clcg/solver/distributed/device_halo.hpp"
 #include "clcg/solver/distributed/fixed_order_sum.hpp"
-#include "clcg/solver/multigrid/coarsening.hpp"
 #include "clcg/solver/precond/spectrum.hpp"
 
 namespace clcg::distributed {
@@ -38,8 +37,7 @@ double RankSetup::radius(const Rows& a, const ::cl::Buffer& diagonal,
   struct Vectors {
     ::cl::Buffer v, v_prev, u, av, dx, d, begin, partial;
   };
-  // The vectors, D, the chunks and the start (pseudo-random in [-1, 1) from a hash of the
-  // global row: 30 bits of the independent set's key) on the device.
+  // The vectors, D, the chunks and the start (kernels/distributed_setup.cl's lanczos_start) on the device.
   Vectors b = shared([&] {
     Vectors m;
     m.v = doubles(env_, n + std::size_t(a.halo.ghosts), "allocating the Lanczos vectors");
@@ -51,13 +49,7 @@ double RankSetup::radius(const Rows& a, const ::cl::Buffer& diagonal,
     m.partial = doubles(env_, chunks, "allocating the Lanczos vectors");
     m.begin = env_.buffer(CL_MEM_READ_ONLY, chunk_begin.size() * sizeof(std::int64_t), "allocating the dot chunks");
     write_bytes(env_, m.begin, 0, chunk_begin.size() * sizeof(std::int64_t), chunk_begin.data());
-    solver::BulkVector<double> start(n);
-    each(n, [&](std::size_t i) {
-      const std::uint32_t h =
-          std::uint32_t(solver::mis_key(0, std::uint32_t(a.row_begin + std::int64_t(i)) ^ 0x5bd1e995U) >> 32);
-      start[i] = double(h) / 536870912.0 - 1.0;
-    });
-    write_bytes(env_, m.v, 0, n * sizeof(double), start.data());
+    if (n > 0) kernels_->run(lanczos_start_, "lanczos_start", n, cl_uint(std::uint64_t(a.row_begin)), m.v);
     cl::checked("clearing the Lanczos vectors",
                 [&] { env_.queue().enqueueFillBuffer(m.v_prev, 0.0, 0, std::max<std::size_t>(1, n) * sizeof(double)); });
     return m;

@@ -34,6 +34,7 @@ RankSetup::RankSetup(MPI_Comm comm, const cl::Env& env, std::size_t chunk_bytes,
     rows_times_ = kernel("rows_times");
     chunk_dots_ = kernel("chunk_dots");
     scaled_ = kernel("scaled");
+    lanczos_start_ = kernel("lanczos_start");
     lanczos_next_ = kernel("lanczos_next");
     divided_ = kernel("divided");
     row_diagonal_ = kernel("row_diagonal");
@@ -58,6 +59,7 @@ RankSetup::RankSetup(MPI_Comm comm, const cl::Env& env, std::size_t chunk_bytes,
     component_constants_ = kernel("component_constants");
     seed_flags_ = kernel("seed_flags");
     seed_numbers_ = kernel("seed_numbers");
+    seeds_before_ = kernel("seeds_before");
     join_step_ = kernel("join_step");
     narrowed_ids_ = kernel("narrowed_ids");
     pinned_ = cl::PinnedBuffer(env, 2 * std::max<std::size_t>(8, chunk_bytes / 8 * 8));

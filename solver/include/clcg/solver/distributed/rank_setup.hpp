@@ -101,12 +101,14 @@ class RankSetup {
   // global rows, the seeds numbered in global row order (this rank's after those of the ranks
   // before it), then the two joins, the ghosts' values exchanged between the kernels. Every
   // rank runs the same rounds. Collective.
+  // `bounds`: local nodes (ascending, at most the rank's count), before each of which the
+  // seeds here are counted (seeds_before).
   struct Aggregates {
-    ::cl::Buffer of_node;                // each of this rank's nodes' global aggregate (int), -1: none
-    std::vector<std::int64_t> seed_rows;  // the local node of each aggregate seeded here, in order
-    Partition coarse;                     // which rank holds which aggregate (its seed's)
+    ::cl::Buffer of_node;                     // each of this rank's nodes' global aggregate (int), -1: none
+    std::vector<std::int64_t> seeds_before;  // the aggregates seeded here at nodes before each bound
+    Partition coarse;                         // which rank holds which aggregate (its seed's)
   };
-  Aggregates aggregate(const Rows& g, double theta);
+  Aggregates aggregate(const Rows& g, double theta, const std::vector<std::int64_t>& bounds);
 
   // The finest level's candidates when none are given, on the device: one constant a component
   // of this rank's `rows` (nodes of k rows, each rank's first row a multiple of k).
@@ -192,7 +194,8 @@ class RankSetup {
   std::uint64_t wide_from_;
   std::optional<solver::SparseProducts> products_;
   std::optional<solver::RowKernels> kernels_;
-  ::cl::Kernel rows_times_, chunk_dots_, scaled_, lanczos_next_, divided_;
+  ::cl::Kernel seeds_before_;
+  ::cl::Kernel rows_times_, chunk_dots_, scaled_, lanczos_start_, lanczos_next_, divided_;
   ::cl::Kernel row_diagonal_, coupling_max_, strength_mask_, mis_begin_, mis_keys_, mis_spread_, mis_settle_;
   ::cl::Kernel seed_flags_, seed_numbers_, join_step_, narrowed_ids_;
   ::cl::Kernel gather_rows_, ghosts_last_, smooth_rows_;
