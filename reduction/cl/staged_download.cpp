@@ -15,7 +15,7 @@ constexpr std::size_t copy_grain_bytes = std::size_t(1) << 20;
 }  // namespace
 
 StagedDownload::StagedDownload(const Env& env, std::size_t chunk_bytes)
-    : env_(env), chunk_bytes_(std::max<std::size_t>(8, chunk_bytes / 8 * 8)) {}
+    : env_(env), chunk_bytes_(staging_chunk_bytes(chunk_bytes)) {}
 
 StagedDownload::~StagedDownload() { wait_all(); }
 

@@ -16,7 +16,7 @@ constexpr std::size_t copy_grain_bytes = std::size_t(1) << 20;
 }  // namespace
 
 StagedUpload::StagedUpload(const Env& env, std::size_t chunk_bytes)
-    : env_(env), chunk_bytes_(std::max<std::size_t>(8, chunk_bytes / 8 * 8)) {}
+    : env_(env), chunk_bytes_(staging_chunk_bytes(chunk_bytes)) {}
 
 StagedUpload::~StagedUpload() {
   // No exceptions from a destructor; the pinned halves must outlive the writes reading them.

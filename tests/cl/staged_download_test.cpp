@@ -11,29 +11,17 @@
 
 #include "clcg/cl/staged_download.hpp"
 #include "support/device_fixture.hpp"
+#include "support/random_bytes.hpp"
 
 namespace {
 
+using clcg::test::random_bytes;
 using clcg::test::test_env;
-
-std::vector<unsigned char> random_bytes(std::size_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::vector<unsigned char> bytes(n);
-  for (unsigned char& b : bytes) b = static_cast<unsigned char>(rng());
-  return bytes;
-}
 
 cl::Buffer device_copy(const std::vector<unsigned char>& host) {
   cl::Buffer buffer(test_env().context(), CL_MEM_READ_WRITE, std::max<std::size_t>(host.size(), 1));
   if (!host.empty()) test_env().queue().enqueueWriteBuffer(buffer, CL_TRUE, 0, host.size(), host.data());
   return buffer;
-}
-
-TEST(StagedDownload, ChunkSizeIsAMultipleOfEightAndAtLeastEight) {
-  EXPECT_EQ(clcg::cl::StagedDownload(test_env(), 0).chunk_bytes(), 8u);
-  EXPECT_EQ(clcg::cl::StagedDownload(test_env(), 13).chunk_bytes(), 8u);
-  EXPECT_EQ(clcg::cl::StagedDownload(test_env(), 64).chunk_bytes(), 64u);
-  EXPECT_EQ(clcg::cl::StagedDownload(test_env()).chunk_bytes(), clcg::cl::default_staging_chunk_bytes);
 }
 
 TEST(StagedDownload, BytesArriveUnchangedForSizesAroundTheChunk) {

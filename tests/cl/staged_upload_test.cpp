@@ -8,19 +8,15 @@
 #include <random>
 #include <vector>
 
+#include "clcg/cl/staged_download.hpp"
 #include "clcg/cl/staged_upload.hpp"
 #include "support/device_fixture.hpp"
+#include "support/random_bytes.hpp"
 
 namespace {
 
+using clcg::test::random_bytes;
 using clcg::test::test_env;
-
-std::vector<unsigned char> random_bytes(std::size_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::vector<unsigned char> bytes(n);
-  for (unsigned char& b : bytes) b = static_cast<unsigned char>(rng());
-  return bytes;
-}
 
 // A device buffer of `bytes` bytes filled with 0xAB, so untouched bytes are visible.
 cl::Buffer poisoned_buffer(std::size_t bytes) {
@@ -37,10 +33,13 @@ std::vector<unsigned char> read_back(const cl::Buffer& buffer, std::size_t bytes
 }
 
 TEST(StagedUpload, ChunkSizeIsAMultipleOfEightAndAtLeastEight) {
+  // (one rule for both directions: staging_chunk_bytes)
   EXPECT_EQ(clcg::cl::StagedUpload(test_env(), 0).chunk_bytes(), 8u);
   EXPECT_EQ(clcg::cl::StagedUpload(test_env(), 13).chunk_bytes(), 8u);
   EXPECT_EQ(clcg::cl::StagedUpload(test_env(), 64).chunk_bytes(), 64u);
   EXPECT_EQ(clcg::cl::StagedUpload(test_env()).chunk_bytes(), clcg::cl::default_staging_chunk_bytes);
+  EXPECT_EQ(clcg::cl::StagedDownload(test_env(), 13).chunk_bytes(), 8u);
+  EXPECT_EQ(clcg::cl::StagedDownload(test_env(), 64).chunk_bytes(), 64u);
 }
 
 TEST(StagedUpload, BytesArriveUnchangedForSizesAroundTheChunk) {

@@ -24,6 +24,10 @@ namespace clcg::cl {
 // Not yet measured on a GPU (upload-bench --chunk-mb compares sizes): large enough that the
 // per-write overhead is small, small enough that allocating the pinned halves is cheap.
 inline constexpr std::size_t default_staging_chunk_bytes = std::size_t(16) << 20;
+// A pinned half's size for a requested chunk: rounded down to a multiple of 8, at least 8.
+inline constexpr std::size_t staging_chunk_bytes(std::size_t requested) {
+  return requested < 16 ? 8 : requested / 8 * 8;
+}
 
 class StagedUpload {
  public:
