@@ -11,6 +11,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,6 +25,8 @@
 #include "clcg/solver/distributed/local_rows.hpp"
 #include "clcg/solver/distributed/partition.hpp"
 #include "clcg/solver/distributed/rank_failure.hpp"
+#include "clcg/solver/io/bulk_vector.hpp"
+#include "clcg/solver/io/host_threads.hpp"
 #include "clcg/solver/io/matrix_market.hpp"
 #include "clcg/solver/sparse/csr_matrix.hpp"
 #include "clcg/solver/version.hpp"
@@ -212,7 +215,7 @@ std::shared_ptr<const solver::NearNullspace> scatter_near_nullspace(const World&
 }
 
 // Every rank's x on rank 0 (empty elsewhere).
-Eigen::VectorXd gather(const World& world, const dist::Partition& partition, const std::vector<double>& mine) {
+Eigen::VectorXd gather(const World& world, const dist::Partition& partition, std::span<const double> mine) {
   Eigen::VectorXd all;
   if (world.rank == 0) {
     all.resize(Eigen::Index(partition.rows()));
@@ -225,16 +228,19 @@ Eigen::VectorXd gather(const World& world, const dist::Partition& partition, con
   return all;
 }
 
-// The sum over ranks of each rank's `terms` (one a row), the same bits on any rank count: each
-// dot chunk's terms added in order (ranks start on chunk boundaries), the chunks' sums gathered
-// and added in one fixed order, as the distributed CG's dots.
-double global_sum(const World& world, std::int64_t chunk, const std::vector<double>& terms) {
-  std::vector<double> sums;
-  for (std::size_t at = 0; at < terms.size(); at += std::size_t(chunk)) {
+// The sum over ranks of term(i) for each rank's rows i < n, the same bits on any rank count:
+// each dot chunk's terms added in order (ranks start on chunk boundaries; the chunks on the
+// host's threads), the chunks' sums gathered and added in one fixed order, as the distributed
+// CG's dots.
+template <class Term>
+double global_sum(const World& world, std::int64_t chunk, std::size_t n, Term&& term) {
+  const std::size_t size = std::size_t(chunk);
+  std::vector<double> sums((n + size - 1) / size);
+  solver::parallel_for(sums.size(), 1, [&](std::size_t c) {
     double sum = 0;
-    for (std::size_t i = at; i < std::min(terms.size(), at + std::size_t(chunk)); ++i) sum += terms[i];
-    sums.push_back(sum);
-  }
+    for (std::size_t i = c * size; i < std::min(n, (c + 1) * size); ++i) sum += term(i);
+    sums[c] = sum;
+  });
   const int mine = int(sums.size());
   std::vector<int> counts(std::size_t(world.size)), offsets(std::size_t(world.size), 0);
   MPI_Allgather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, world.comm);
@@ -347,7 +353,8 @@ int run_ranks(World& world, int argc, char** argv) {
   // Phase 2: the partition and each rank's rows (rank 0 sends them, or each rank builds its own).
   dist::Partition partition;
   dist::LocalRows local;
-  std::vector<double> b, x;
+  std::vector<double> b;
+  solver::BulkVector<double> x;  // (left unset until the solve's read back writes it)
   failure = attempt(cli, [&] {
     if (!cli.partition.empty()) {
       try {
@@ -372,7 +379,8 @@ int run_ranks(World& world, int argc, char** argv) {
     if (cli.generate.empty()) {
       local = distribute_rows(world, partition, world.rank == 0 ? &file->csr : nullptr);
       b = scatter(world, partition, world.rank == 0 ? file->rhs : Eigen::VectorXd(), has_rhs);
-      x = scatter(world, partition, world.rank == 0 ? file->x0 : Eigen::VectorXd(), has_x0);
+      const std::vector<double> x0 = scatter(world, partition, world.rank == 0 ? file->x0 : Eigen::VectorXd(), has_x0);
+      x.assign(x0.begin(), x0.end());
       if (world.rank == 0) file->csr = {};  // rank 0 keeps its share only
     } else {
       const GeneratedProblem& p = cli.problem;
@@ -399,6 +407,7 @@ int run_ranks(World& world, int argc, char** argv) {
 
   // Phase 4: the solve (collective inside; a device error mid-solve ends every rank: MPI_Abort).
   solver::SolveInfo info;
+  x.resize(std::size_t(local_rows));
   failure = attempt(cli, [&] { info = cg->solve(b, x, has_x0); });
   if (failure.code) {
     std::cerr << "cg-solve: rank " << world.rank << ": " << failure.message << "\n";
@@ -410,9 +419,8 @@ int run_ranks(World& world, int argc, char** argv) {
   }
   std::optional<double> error_vs_ones;
   if (!has_rhs && rows > 0) {
-    std::vector<double> squares(x.size());
-    for (std::size_t i = 0; i < x.size(); ++i) squares[i] = (x[i] - 1.0) * (x[i] - 1.0);
-    error_vs_ones = std::sqrt(global_sum(world, partition.chunk, squares) / double(rows));
+    const auto square = [&](std::size_t i) { return (x[i] - 1.0) * (x[i] - 1.0); };
+    error_vs_ones = std::sqrt(global_sum(world, partition.chunk, x.size(), square) / double(rows));
   }
   const bool write_x = !cli.output.empty() && (info.converged() || cli.output_unconverged);
   const Eigen::VectorXd x_all = write_x ? gather(world, partition, x) : Eigen::VectorXd();

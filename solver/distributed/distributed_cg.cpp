@@ -488,8 +488,13 @@ void DistributedCg::precondition(const ::cl::Buffer& r, ::cl::Buffer& z) {
 }
 
 solver::SolveInfo DistributedCg::solve(const std::vector<double>& b, std::vector<double>& x, bool use_guess) {
+  if (!use_guess) x.resize(std::size_t(rows_));
+  return solve(std::span<const double>(b), std::span<double>(x), use_guess);
+}
+
+solver::SolveInfo DistributedCg::solve(std::span<const double> b, std::span<double> x, bool use_guess) {
   using solver::Status;
-  if (b.size() != std::size_t(rows_) || (use_guess && x.size() != std::size_t(rows_)))
+  if (b.size() != std::size_t(rows_) || x.size() != std::size_t(rows_))
     throw std::invalid_argument("b and x must hold this rank's " + std::to_string(rows_) + " rows");
   times_ = {};
   exchange_->reset_times();
@@ -541,7 +546,6 @@ solver::SolveInfo DistributedCg::solve(const std::vector<double>& b, std::vector
   });
   info.seconds = since(start);
   const auto downloading = Clock::now();
-  x.resize(n);
   solver::download_vector(env_, x_, type_, x);
   times_.transfer += since(downloading);
   times_.halo = exchange_->times().seconds + (amg_ ? amg_->halo_seconds() : 0.0);

@@ -52,7 +52,7 @@ namespace {
 constexpr std::size_t staged_vector_bytes = std::size_t(4) << 20;
 }  // namespace
 
-void upload_vector(const cl::Env& env, const std::vector<double>& values, ElementType type, ::cl::Buffer& buffer) {
+void upload_vector(const cl::Env& env, std::span<const double> values, ElementType type, ::cl::Buffer& buffer) {
   if (values.empty()) return;
   cl::checked("uploading a vector of " + std::to_string(values.size()) + " elements", [&] {
     const std::size_t bytes = values.size() * reduction::element_size(type);

@@ -20,6 +20,7 @@
 #include <memory>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "clcg/cl/env.hpp"
@@ -71,7 +72,9 @@ class DistributedCg {
 
   // Collective. b and x: this rank's rows; x is the guess when use_guess, the last iterate after.
   // SolveInfo::seconds runs from b on the device to the true residual (StepTimes::transfer
-  // holds b's and x's crossings).
+  // holds b's and x's crossings). The span form writes x in place (a caller's uninitialised
+  // BulkVector is first touched by the read back's threads); the vector form sizes x.
+  solver::SolveInfo solve(std::span<const double> b, std::span<double> x, bool use_guess);
   solver::SolveInfo solve(const std::vector<double>& b, std::vector<double>& x, bool use_guess);
 
   solver::Settings& settings() noexcept { return settings_; }

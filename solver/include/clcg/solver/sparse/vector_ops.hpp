@@ -61,7 +61,7 @@ std::size_t floor_power_of_two(std::size_t v);
 
 // Host doubles to a device vector of `type` (converted), and back; blocking, on env's queue;
 // large vectors through pinned staging (cl::StagedUpload, StagedDownload).
-void upload_vector(const cl::Env& env, const std::vector<double>& values, ElementType type, ::cl::Buffer& buffer);
+void upload_vector(const cl::Env& env, std::span<const double> values, ElementType type, ::cl::Buffer& buffer);
 std::vector<double> download_vector(const cl::Env& env, const ::cl::Buffer& buffer, ElementType type, std::size_t n);
 // The buffer's first values.size() elements into `values`.
 void download_vector(const cl::Env& env, const ::cl::Buffer& buffer, ElementType type, std::span<double> values);
