@@ -8,8 +8,9 @@
 //
 // Method: per problem, one warm-up solve, then `repeats` fixed-work solves of `iterations` steps
 // (a tolerance that cannot be met), each timed as the slowest rank's steps (StepTimes::steps:
-// without b's upload and x's download, as the one-device cg-bench); the median. The JSON adds
-// the whole solve's time a step (solve_ms_per_iteration). The
+// without r0, z0 and the true residual, as the one-device cg-bench); the median. The JSON adds
+// the whole solve's time a step (solve_ms_per_iteration: SolveInfo::seconds, from b on the
+// device to the true residual; b's upload and x's read back are StepTimes::transfer). The
 // floor is the slowest rank's bytes per step (DistributedCg::bytes_per_step) over the smallest
 // device-to-device copy bandwidth of the ranks, measured in the same run. Halo and allreduce
 // times are the slowest rank's, per step. --solve adds one solve to 1e-8 (time, steps, true
@@ -169,7 +170,7 @@ int run(const Args& args) {
       const double setup = max_over_ranks(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
       std::vector<double> x;
       cg.solve(b, x, false);  // warm-up
-      std::vector<double> samples, whole;  // the steps; the whole solve (b's upload, x's download)
+      std::vector<double> samples, whole;  // the steps; the whole solve (r0, z0 and the true residual too)
       for (int r = 0; r < args.repeats; ++r) {
         const solver::SolveInfo info = cg.solve(b, x, false);
         const double per = 1e3 / double(std::max<std::size_t>(1, info.iterations));
