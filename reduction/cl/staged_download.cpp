@@ -7,13 +7,6 @@
 
 namespace clcg::cl {
 
-namespace {
-
-// A piece of a chunk worth a thread of its own (as the upload's).
-constexpr std::size_t copy_grain_bytes = std::size_t(1) << 20;
-
-}  // namespace
-
 StagedDownload::StagedDownload(const Env& env, std::size_t chunk_bytes)
     : env_(env), chunk_bytes_(staging_chunk_bytes(chunk_bytes)) {}
 
@@ -53,7 +46,7 @@ void StagedDownload::stage(const ::cl::Buffer& source, std::size_t count, std::s
       event = ::cl::Event();
       const unsigned char* staged = pinned_.data() + (chunk % 2) * half_bytes_;
       const std::size_t first = chunk * per_chunk, n = std::min(per_chunk, count - first);
-      parallel_ranges(n, copy_grain_bytes / element_bytes, [&](std::size_t begin, std::size_t end) {
+      parallel_ranges(n, staging_copy_grain_bytes / element_bytes, [&](std::size_t begin, std::size_t end) {
         drain(staged + begin * element_bytes, first + begin, first + end);
       });
     }

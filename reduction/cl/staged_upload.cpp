@@ -7,14 +7,6 @@
 
 namespace clcg::cl {
 
-namespace {
-
-// A piece of a chunk worth a thread of its own: below this, starting the thread costs more
-// than the copy it saves.
-constexpr std::size_t copy_grain_bytes = std::size_t(1) << 20;
-
-}  // namespace
-
 StagedUpload::StagedUpload(const Env& env, std::size_t chunk_bytes)
     : env_(env), chunk_bytes_(staging_chunk_bytes(chunk_bytes)) {}
 
@@ -41,7 +33,7 @@ void StagedUpload::stage(const ::cl::Buffer& target, std::size_t count, std::siz
     ::cl::Event& event = in_flight_[next_];
     if (event()) event.wait();  // the write that last read this half is done
     unsigned char* destination = half(next_);
-    parallel_ranges(n, copy_grain_bytes / element_bytes, [&](std::size_t begin, std::size_t end) {
+    parallel_ranges(n, staging_copy_grain_bytes / element_bytes, [&](std::size_t begin, std::size_t end) {
       fill(destination + begin * element_bytes, first + begin, first + end);
     });
     env_.queue().enqueueWriteBuffer(target, CL_FALSE, offset_bytes + first * element_bytes, n * element_bytes,

@@ -13,6 +13,7 @@
 // A write returns once its source has been copied into pinned memory (the caller may free
 // it); the device may still be writing: finish() waits. The pinned memory (2 x chunk_bytes at
 // most, less for smaller writes) is allocated on the first write and kept for the next.
+#include <algorithm>
 #include <cstddef>
 
 #include "clcg/cl/env.hpp"
@@ -26,8 +27,11 @@ namespace clcg::cl {
 inline constexpr std::size_t default_staging_chunk_bytes = std::size_t(16) << 20;
 // A pinned half's size for a requested chunk: rounded down to a multiple of 8, at least 8.
 inline constexpr std::size_t staging_chunk_bytes(std::size_t requested) {
-  return requested < 16 ? 8 : requested / 8 * 8;
+  return std::max<std::size_t>(8, requested / 8 * 8);
 }
+// A piece of a chunk worth a host thread of its own when it is filled or drained: below this,
+// starting the thread costs more than the copy it saves.
+inline constexpr std::size_t staging_copy_grain_bytes = std::size_t(1) << 20;
 
 class StagedUpload {
  public:
