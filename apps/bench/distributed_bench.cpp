@@ -4,7 +4,7 @@
 // variant), printed by rank 0 and written as CSV/JSON:
 //
 //   mpirun -np 2 cg-bench --poisson3d 256,512 [--weak] [--variants fused,single] [--precond jacobi|chebyshev|amg|none]
-//                         [--iterations 200] [--repeats 3] [--solve] [--csv rows.csv] [--json rows.json]
+//                         [--iterations 200] [--repeats 3] [--solve] [--update] [--csv rows.csv] [--json rows.json]
 //
 // Method: per problem, one warm-up solve, then `repeats` fixed-work solves of `iterations` steps
 // (a tolerance that cannot be met), each timed as the slowest rank's steps (StepTimes::steps:
@@ -14,7 +14,10 @@
 // floor is the slowest rank's bytes per step (DistributedCg::bytes_per_step) over the smallest
 // device-to-device copy bandwidth of the ranks, measured in the same run. Halo and allreduce
 // times are the slowest rank's, per step. --solve adds one solve to 1e-8 (time, steps, true
-// residual), set-up (generation + upload) reported beside it.
+// residual), set-up (generation + upload) reported beside it. --update times new values
+// (DistributedCg::update_values with the problem's rows made again, not timed; AMG keeps its
+// aggregates) against the solver's own set-up (generation left out; JSON update_s, solver_setup_s),
+// then, with --solve, solves to 1e-8 again (update_solve_iterations).
 #include "distributed_bench.hpp"
 
 #include <mpi.h>
@@ -51,7 +54,7 @@ using clcg::apps::UsageError;
 
 struct Args {
   std::vector<std::uint64_t> poisson3d, poisson2d;
-  bool weak = false, solve = false;
+  bool weak = false, solve = false, update = false;
   int iterations = 200, repeats = 3;
   std::vector<solver::CgVariant> variants{solver::CgVariant::fused, solver::CgVariant::single};
   solver::Preconditioner precond = solver::Preconditioner::jacobi;
@@ -73,6 +76,7 @@ clcg::apps::CommandLine command_line() {
       ("variants", po::value<clcg::apps::NameList>(), "fused, single (default: both)")
       ("precond", po::value<std::string>()->default_value("jacobi"), "jacobi | chebyshev | amg | none (Chebyshev of degree 4; AMG with its defaults)")
       ("solve", "also solve to 1e-8 once per problem and variant")
+      ("update", "also time new values on the same rows (update_values; AMG keeps its aggregates)")
       ("csv", po::value<std::string>(), "write the rows as CSV here (rank 0)")
       ("json", po::value<std::string>(), "write the rows as JSON here (rank 0)");
   cli.add_device_options();
@@ -90,6 +94,7 @@ Args args_from(const po::variables_map& vm) {
     if (n < 1 || n > 262144) throw UsageError("--poisson2d sizes must be 1 .. 262144");
   a.weak = vm.count("weak") > 0;
   a.solve = vm.count("solve") > 0;
+  a.update = vm.count("update") > 0;
   a.iterations = int(clcg::apps::count_in_range(vm, "iterations", 1, 1000000));
   a.repeats = int(clcg::apps::count_in_range(vm, "repeats", 1, 1000));
   if (vm.count("variants")) {
@@ -211,6 +216,12 @@ int run(const Args& args) {
         row["solve_true_residual"] = info.true_residual;
         row["solve_status"] = std::string(solver::status_name(info.status));
       }
+      if (args.update) {
+        row["solver_setup_s"] = max_over_ranks(cg.setup_seconds() + (cg.amg() ? cg.amg()->setup_seconds() : 0.0));
+        cg.update_values(dist::poisson_rows(p.dimensions, p.nx, p.ny, p.nz, begin, begin + partition.size(rank)));
+        row["update_s"] = max_over_ranks(cg.update_seconds());
+        if (args.solve) row["update_solve_iterations"] = cg.solve(b, x, false).iterations;
+      }
       if (rank == 0) {
         std::printf("%-24s %5d %6s %12lld  %9.3f %9.3f %6.2f  %9.3f %9.3f %12.0f  %8.2f", p.name.c_str(), ranks,
                     std::string(solver::cg_variant_name(variant)).c_str(), (long long)n, ms, floor_ms, ms / floor_ms,
@@ -218,6 +229,9 @@ int run(const Args& args) {
         if (args.solve)
           std::printf("   solve: %zu steps, %.2f s, true residual %.2e", row["solve_iterations"].get<std::size_t>(),
                       row["solve_s"].get<double>(), row["solve_true_residual"].get<double>());
+        if (args.update)
+          std::printf("   new values: %.3f s (set-up %.3f s)", row["update_s"].get<double>(),
+                      row["solver_setup_s"].get<double>());
         std::printf("\n");
         std::fflush(stdout);
         char line[512], solved[128] = ",,";

@@ -114,7 +114,8 @@ std::vector<double> gather_candidates(MPI_Comm comm, const DistributedLevel& lev
 }  // namespace
 
 DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Partition& partition,
-                                     const LocalRows& a, const solver::AmgOptions& options) {
+                                     const LocalRows& a, const solver::AmgOptions& options,
+                                     std::vector<RankSetup::Aggregates> kept) {
   solver::AmgOptions global = options;  // the near-null space here is this rank's rows of it
   global.near_nullspace.reset();
   solver::check_block_options(global, std::size_t(partition.rows()));
@@ -154,26 +155,31 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
   h.lanczos_seconds += since(uploaded);  // (the phase of A on the devices)
   while (true) {
     DistributedLevel& fine = h.levels.back();
-    const std::size_t rows = std::size_t(fine.partition.rows());
-    if (!(rows > solver::amg_largest_coarsest(a_rows, h.levels.size() > 1, options) && rows > options.gather_rows &&
-          h.levels.size() < options.max_levels))
+    const std::size_t rows = std::size_t(fine.partition.rows()), at = h.levels.size() - 1;
+    if (kept.empty() ? !(rows > solver::amg_largest_coarsest(a_rows, at > 0, options) && rows > options.gather_rows &&
+                         h.levels.size() < options.max_levels)
+                     : at == kept.size())
       break;
     auto start = Clock::now();
-    // Aggregates of the strength graph: A's rows (on the device already), or its nodes' (made
-    // on the host from A's rows, which come back for it below the finest level).
     const RankSetup::Rows& a_here = *fine.a_here;
-    std::optional<RankSetup::Rows> nodes_here;
-    if (block > 1) {
-      const LocalRows a_rows_here = h.levels.size() == 1 ? LocalRows() : device.download(a_here);
-      nodes_here = device.upload(node_rows(h.levels.size() == 1 ? fine.rows() : a_rows_here, block),
-                                 scaled(fine.partition, 1, block));
+    RankSetup::Aggregates g;
+    if (!kept.empty()) {
+      g = std::move(kept[at]);
+    } else {
+      // Aggregates of the strength graph: A's rows (on the device already), or its nodes' (made
+      // on the host from A's rows, which come back for it below the finest level).
+      std::optional<RankSetup::Rows> nodes_here;
+      if (block > 1) {
+        const LocalRows a_rows_here = at == 0 ? LocalRows() : device.download(a_here);
+        nodes_here = device.upload(node_rows(at == 0 ? fine.rows() : a_rows_here, block),
+                                   scaled(fine.partition, 1, block));
+      }
+      g = device.aggregate(block > 1 ? *nodes_here : a_here, options.strength, chunk_nodes(fine.chunk_begin, block));
     }
-    const RankSetup::Aggregates g =
-        device.aggregate(block > 1 ? *nodes_here : a_here, options.strength, chunk_nodes(fine.chunk_begin, block));
-    nodes_here.reset();
     const std::int64_t count = g.coarse.rows();
     h.coarsening_seconds += since(start);
     if (count == 0 || double(count) * k > 0.8 * double(rows)) break;
+    h.aggregates.push_back(g);
     start = Clock::now();
     const ::cl::Buffer d = device.diagonal(a_here);
     fine.radius = device.radius(a_here, d, fine.chunk_begin, lanczos_steps);

@@ -74,7 +74,7 @@ struct DistributedAmg::Level {
 };
 
 struct DistributedAmg::Gathered {
-  std::optional<solver::AmgPreconditioner> amg;  // on the whole level, the same on every rank
+  std::unique_ptr<solver::AmgPreconditioner> amg;  // on the whole level, the same on every rank
   std::vector<int> counts, offsets;              // each rank's rows of the level
   std::vector<double> b;                         // the whole level's right-hand side on the host
   ::cl::Buffer whole_b, whole_x;
@@ -86,8 +86,25 @@ DistributedAmg::~DistributedAmg() = default;
 DistributedAmg::DistributedAmg(MPI_Comm comm, const cl::Env& env, const Partition& partition, const LocalRows& a,
                                solver::ElementType solve, solver::ElementType type, const solver::AmgOptions& options,
                                const FinestRows& finest)
-    : comm_(comm), env_(env), solve_(solve), type_(type) {
-  DistributedHierarchy h = build_hierarchy(comm, env, partition, a, options);
+    : comm_(comm), env_(env), solve_(solve), type_(type), partition_(partition), options_(options) {
+  set_up(build_hierarchy(comm, env, partition, a, options), finest);
+}
+
+void DistributedAmg::update_values(const LocalRows& a, const FinestRows& finest) {
+  // The old levels go first, their device memory with them; the gathered level's one-device
+  // AMG stays for its own update (upload_levels).
+  levels_.clear();
+  level_rows_.clear();
+  level_nnz_.clear();
+  narrow_.reset();
+  widen_.reset();
+  set_up(build_hierarchy(comm_, env_, partition_, a, options_, std::move(aggregates_)), finest);
+}
+
+void DistributedAmg::set_up(DistributedHierarchy h, const FinestRows& finest) {
+  const MPI_Comm comm = comm_;
+  const cl::Env& env = env_;
+  aggregates_ = std::move(h.aggregates);
   phases_ = {{"strength, aggregates, prolongators (devices)", h.coarsening_seconds},
              {"A on the devices, Lanczos estimates (devices)", h.lanczos_seconds},
              {"R = P^T and Galerkin products (devices; rows moved by the hosts)", h.galerkin_seconds}};
@@ -111,7 +128,7 @@ DistributedAmg::DistributedAmg(MPI_Comm comm, const cl::Env& env, const Partitio
   // On this rank's device alone; where it fails (memory), every rank leaves together.
   throw_if_any_rank_failed(comm, capture([&] {
     try {
-      upload_levels(h, layouts, options, finest);
+      upload_levels(h, layouts, finest);
     } catch (const cl::Error& e) {
       solver::rethrow_allocation_failure(e, env.info(), "the AMG levels of this rank",
                                          "more ranks hold less each; --precond chebyshev or jacobi need no hierarchy");
@@ -122,7 +139,8 @@ DistributedAmg::DistributedAmg(MPI_Comm comm, const cl::Env& env, const Partitio
 }
 
 void DistributedAmg::upload_levels(DistributedHierarchy& h, const std::vector<Layouts>& layouts,
-                                   const solver::AmgOptions& options, const FinestRows& finest) {
+                                   const FinestRows& finest) {
+  const solver::AmgOptions& options = options_;
   const cl::Env& env = env_;
   const solver::ElementType type = type_;
   const int rank = comm_rank(comm_);
@@ -179,6 +197,7 @@ void DistributedAmg::upload_levels(DistributedHierarchy& h, const std::vector<La
     }
   }
   if (h.gathered) {
+    std::unique_ptr<Gathered> before = std::move(gathered_);  // (an update's: its AMG takes the new values)
     gathered_ = std::make_unique<Gathered>();
     Gathered& g = *gathered_;
     const Partition& p = h.levels[last].partition;
@@ -198,7 +217,8 @@ void DistributedAmg::upload_levels(DistributedHierarchy& h, const std::vector<La
       if (!h.whole_candidates.empty())
         rest.near_nullspace = std::make_shared<const solver::NearNullspace>(
             solver::NearNullspace{std::size_t(h.whole.rows), h.vectors, std::move(h.whole_candidates)});
-      g.amg.emplace(env, whole, rest);
+      if (before && before->amg && before->amg->update_values(whole)) g.amg = std::move(before->amg);
+      else g.amg = std::make_unique<solver::AmgPreconditioner>(env, whole, rest);
       double over_a = 0;  // the one-device AMG's hierarchy besides its matrix, in the matrix's bytes
       for (const auto& [name, value] : g.amg->report().figures)
         if (name == "hierarchy_bytes_over_a") over_a = value;

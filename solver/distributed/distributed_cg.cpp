@@ -12,6 +12,7 @@
 #include "clcg/cl/launch_policy.hpp"
 #include "clcg/solver/distributed/distributed_amg.hpp"
 #include "clcg/solver/distributed/fixed_order_sum.hpp"
+#include "clcg/solver/distributed/launch.hpp"
 #include "clcg/solver/distributed/rank_failure.hpp"
 #include "clcg/solver/io/host_threads.hpp"
 #include "clcg/solver/krylov/plan.hpp"
@@ -75,8 +76,37 @@ constexpr cl_uint all_rows = 0, interior_rows = 1, boundary_rows = 2;
 DistributedCg::DistributedCg(MPI_Comm comm, const cl::Env& env, const Partition& partition, LocalRows rows,
                              ElementType type, const solver::Settings& settings,
                              const solver::PreconditionerOptions& options)
-    : comm_(comm), env_(env), type_(type), settings_(settings), chebyshev_(options.chebyshev) {
+    : comm_(comm), env_(env), type_(type), settings_(settings), partition_(partition), options_(options),
+      chebyshev_(options.chebyshev) {
   const auto start = Clock::now();
+  set_up(std::move(rows));
+  setup_seconds_ = since(start) - (amg_ ? amg_->setup_seconds() : 0.0);  // AMG's is the preconditioner's set-up
+}
+
+void DistributedCg::update_values(LocalRows rows) {
+  const auto start = Clock::now();
+  throw_if_any_rank_failed(comm_, capture([&] {
+    const int rank = comm_rank(comm_);
+    if (rows.global_rows != global_rows_ || rows.row_begin != partition_.begin(rank) || rows.rows() != rows_)
+      throw std::invalid_argument("new values for rows " + std::to_string(rows.row_begin) + " to " +
+                                  std::to_string(rows.row_begin + rows.rows()) + " of " +
+                                  std::to_string(rows.global_rows) + " on rank " + std::to_string(rank) +
+                                  ", which holds rows " + std::to_string(partition_.begin(rank)) + " to " +
+                                  std::to_string(partition_.begin(rank) + rows_) + " of " +
+                                  std::to_string(global_rows_));
+  }));
+  // The device's arrays go before the new ones come (the AMG's levels in its update).
+  for (::cl::Buffer* b : {&row_ptr_, &col_, &values_, &boundary_, &chunk_flag_, &chunk_list_, &inv_diag_, &cheb_d_,
+                          &cheb_w_, &r_, &z_, &p_, &p_old_, &q_, &s_, &b_, &x_, &partials_})
+    *b = ::cl::Buffer();
+  exchange_.reset();
+  set_up(std::move(rows));
+  update_seconds_ = since(start);
+}
+
+void DistributedCg::set_up(LocalRows rows) {
+  const Partition& partition = partition_;
+  const solver::PreconditionerOptions& options = options_;
   std::vector<double> diagonal;
   solver::BulkVector<std::int32_t> local_col;
   std::int64_t longest = 0;
@@ -115,19 +145,21 @@ DistributedCg::DistributedCg(MPI_Comm comm, const cl::Env& env, const Partition&
     theta_ = 0.5 * (upper + lower);
     delta_ = 0.5 * (upper - lower);
   }
+  rank_chunks_.clear();
   for (int r = 0; r < partition.ranks(); ++r)
     rank_chunks_.push_back(std::int64_t((partition.size(r) + chunk_ - 1) / chunk_));
   ell_ = choose_ell(longest);
   dot_wg_ = std::size_t(std::min<std::int64_t>(256, chunk_));
-  if (settings_.preconditioner == solver::Preconditioner::amg)  // A and its halo made from the set-up's on the device
-    amg_ = std::make_unique<DistributedAmg>(comm_, env_, partition, rows, type_, amg_precision(options), options.amg,
-                                            [&](const RankSetup::Rows& a) { take_rows(a); });
+  const auto take = [&](const RankSetup::Rows& a) { take_rows(a); };
+  if (settings_.preconditioner == solver::Preconditioner::amg && amg_)  // an update: the aggregates kept
+    amg_->update_values(rows, take);
+  else if (settings_.preconditioner == solver::Preconditioner::amg)  // A and its halo made from the set-up's on the device
+    amg_ = std::make_unique<DistributedAmg>(comm_, env_, partition, rows, type_, amg_precision(options), options.amg, take);
   else
     halo_ = build_halo(comm_, partition, rows, local_col);
   solver::BulkVector<std::int64_t>().swap(rows.col);  // the global columns are no longer needed
   // Device work, local to this rank; all ranks leave together if one fails.
   throw_if_any_rank_failed(comm_, capture([&] { upload(rows, diagonal, local_col); }));
-  setup_seconds_ = since(start) - (amg_ ? amg_->setup_seconds() : 0.0);  // AMG's is the preconditioner's set-up
 }
 
 DistributedCg::~DistributedCg() = default;

@@ -64,14 +64,21 @@ struct DistributedHierarchy {
   solver::HostCsr whole;
   unsigned block = 1, vectors = 1;       // the last level's rows a node, and its near-null-space vectors
   std::vector<double> whole_candidates;  // the gathered level's near-null space (rows x vectors), unless the constants
+  // Each coarsened level's aggregates, finest first: given back to build_hierarchy for new
+  // values of A (`kept`), they skip the aggregation and fix the levels.
+  std::vector<RankSetup::Aggregates> aggregates;
   double lanczos_seconds = 0, coarsening_seconds = 0, galerkin_seconds = 0;  // (lanczos: A's upload too)
 };
 
 // Collective. `a`: this rank's rows of A (partition.begin(rank) ..); options.near_nullspace, if
 // any, this rank's rows of the vectors. Throws std::invalid_argument for a block size that does
 // not divide the rows or a rank's first row, or a near-null space of another row count.
-// `env`: this rank's device, for the products (in double: it needs fp64).
+// `env`: this rank's device, for the products (in double: it needs fp64). `kept`, where not
+// empty, are an earlier hierarchy's aggregates (DistributedHierarchy::aggregates) on the same
+// rows, partition and options: each level is coarsened by them instead of aggregating (new
+// values of A: time stepping, Newton), and the hierarchy has as many levels as they do.
 DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Partition& partition,
-                                     const LocalRows& a, const solver::AmgOptions& options);
+                                     const LocalRows& a, const solver::AmgOptions& options,
+                                     std::vector<RankSetup::Aggregates> kept = {});
 
 }  // namespace clcg::distributed

@@ -49,6 +49,14 @@ class DistributedAmg {
   DistributedAmg(const DistributedAmg&) = delete;
   DistributedAmg& operator=(const DistributedAmg&) = delete;
 
+  // Collective. New values of A on the same rows (time stepping, Newton): `a` as the
+  // constructor's (the same partition; its pattern may differ). The hierarchy keeps its
+  // aggregates (so its levels and their sizes, and the gathered level's one-device AMG keeps its
+  // own: update_values) and makes the rest anew: strength, the independent set's rounds and the
+  // joins are skipped. The bits of a fresh set-up whose aggregation gives the same aggregates.
+  // `finest` as in the constructor. After an error the preconditioner is not usable.
+  void update_values(const LocalRows& a, const FinestRows& finest = {});
+
   // Collective. z = M^-1 r: r this rank's rows, z with room for the ghosts of A's columns after
   // them (both in the solve's precision).
   void apply(const ::cl::Buffer& r, ::cl::Buffer& z);
@@ -81,9 +89,10 @@ class DistributedAmg {
  private:
   struct Level;
   struct Layouts;  // a level's row layouts of A, P and R, agreed collectively
+  // The levels on the devices from a hierarchy built on the ranks (collective).
+  void set_up(DistributedHierarchy h, const FinestRows& finest);
   // Every level on this rank's device, from the set-up's device rows (no MPI: may fail on one rank alone).
-  void upload_levels(DistributedHierarchy& h, const std::vector<Layouts>& layouts, const solver::AmgOptions& options,
-                     const FinestRows& finest);
+  void upload_levels(DistributedHierarchy& h, const std::vector<Layouts>& layouts, const FinestRows& finest);
   void cycle(std::size_t l, const ::cl::Buffer& b, ::cl::Buffer& x);
   // The last level gathered onto every rank: its b gathered, the one-device AMG's cycle, this rank's x.
   void gathered_cycle(Level& level, const ::cl::Buffer& b, ::cl::Buffer& x);
@@ -91,6 +100,9 @@ class DistributedAmg {
   MPI_Comm comm_;
   cl::Env env_;
   solver::ElementType solve_, type_;
+  Partition partition_;
+  solver::AmgOptions options_;
+  std::vector<RankSetup::Aggregates> aggregates_;  // each coarsened level's, kept for update_values
   std::optional<solver::Conversion> narrow_, widen_;  // a hierarchy in another precision than the solve's
   ::cl::Buffer r_inner_, z_inner_;
   std::vector<std::unique_ptr<Level>> levels_;

@@ -66,6 +66,15 @@ class DistributedCg {
   DistributedCg(MPI_Comm comm, const cl::Env& env, const Partition& partition, LocalRows rows, ElementType type,
                 const solver::Settings& settings, const solver::PreconditionerOptions& options = {});
 
+  // Collective. New values of A on the same rows (time stepping, Newton): `rows` as the
+  // constructor's, for the same partition (std::invalid_argument otherwise, before anything
+  // changes). The solver sets itself up on them anew with what it was made with; AMG keeps its
+  // aggregates (DistributedAmg::update_values: the aggregation is skipped, the levels keep their
+  // sizes), so its pattern may differ but the aggregates stay the first matrix's. Chebyshev's
+  // bound is that of the new rows. update_seconds(): what it took. After a failure on any rank
+  // (a device's memory) every rank throws and the solver is not usable.
+  void update_values(LocalRows rows);
+
   ~DistributedCg();
   DistributedCg(const DistributedCg&) = delete;
   DistributedCg& operator=(const DistributedCg&) = delete;
@@ -84,6 +93,7 @@ class DistributedCg {
   const StepTimes& times() const noexcept { return times_; }
   const DistributedAmg* amg() const noexcept { return amg_.get(); }  // null unless the preconditioner is amg
   double setup_seconds() const noexcept { return setup_seconds_; }  // AMG's hierarchy left out (DistributedAmg's)
+  double update_seconds() const noexcept { return update_seconds_; }  // the last update_values, AMG's included
   std::uint64_t device_bytes() const noexcept { return device_bytes_; }
   // How the SpMV reads the rows, the same on every rank: "ell" (rows padded to the longest,
   // column-major) or "csr" (Settings::spmv, else ELL on GPUs where the rows suit it).
@@ -93,6 +103,9 @@ class DistributedCg {
   std::uint64_t bytes_per_step() const noexcept;
 
  private:
+  // Everything the constructor and update_values do (collective): the checks, the halo or the
+  // AMG's hierarchy, the upload.
+  void set_up(LocalRows rows);
   // Checks the device's memory, builds the kernels, uploads the rows and allocates the vectors.
   void upload(LocalRows& rows, const std::vector<double>& diagonal, solver::BulkVector<std::int32_t>& local_col);
   // The rows' layout on the device (ELL or CSR), one answer for every rank (collective).
@@ -138,6 +151,8 @@ class DistributedCg {
   cl::Env env_;
   ElementType type_;
   solver::Settings settings_;
+  Partition partition_;
+  solver::PreconditionerOptions options_;
   std::int64_t rows_ = 0, global_rows_ = 0, nnz_ = 0, chunk_ = 32;
   Halo halo_;
   std::vector<std::int64_t> rank_chunks_;  // dot chunks each rank holds, in rank order
@@ -159,7 +174,7 @@ class DistributedCg {
   std::optional<solver::VectorOps> ops_;  // built with the kernels, in upload()
   std::size_t dot_wg_ = 256;
   StepTimes times_;
-  double setup_seconds_ = 0;
+  double setup_seconds_ = 0, update_seconds_ = 0;
   std::uint64_t device_bytes_ = 0;
 };
 
