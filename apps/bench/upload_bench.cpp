@@ -7,7 +7,8 @@
 //             run (what one process pays), "reused" keeps it from the previous run.
 // and, to tell which side limits the staged path, for each chunk size: "pinned alloc" (the
 // two mapped halves), "fill only" (the same bytes memcpy'd into them on every core, no
-// transfer) and "dma only" (non-blocking writes of whole chunks from them, no fill).
+// transfer), "fill ordinary" (the same into ordinary memory: the host's own copy rate) and
+// "dma only" (non-blocking writes of whole chunks from them, no fill).
 // Every staged upload is read back once and compared bit for bit with the host arrays.
 // Exit codes: 0 ok, 1 the device contents differ, 2 bad usage, 3 OpenCL or device error.
 #include <algorithm>
@@ -87,14 +88,14 @@ std::vector<std::pair<const unsigned char*, std::size_t>> device_sized_arrays(co
           {bytes_of(a.row_ptr), a.row_ptr.size_bytes()}};
 }
 
-// Copies the arrays chunk by chunk into the two halves of `pinned` in turn, as StagedUpload
-// fills them, with no transfer.
-void fill_only(const clcg::cl::PinnedBuffer& pinned, std::size_t chunk,
+// Copies the arrays chunk by chunk into the two halves at `halves` (pinned, or ordinary memory
+// for the host's own copy rate) in turn, as StagedUpload fills them, with no transfer.
+void fill_only(unsigned char* halves, std::size_t chunk,
                const std::vector<std::pair<const unsigned char*, std::size_t>>& arrays) {
   int half = 0;
   for (const auto& [data, size] : arrays)
     for (std::size_t first = 0; first < size; first += chunk, half = 1 - half) {
-      unsigned char* to = pinned.data() + std::size_t(half) * chunk;
+      unsigned char* to = halves + std::size_t(half) * chunk;
       const unsigned char* from = data + first;
       clcg::cl::parallel_ranges(std::min(chunk, size - first), std::size_t(1) << 20,
                                 [&](std::size_t b, std::size_t e) { std::memcpy(to + b, from + b, e - b); });
@@ -174,7 +175,9 @@ int run(const po::variables_map& args) {
              pinned = clcg::cl::PinnedBuffer();
              pinned = clcg::cl::PinnedBuffer(env, 2 * chunk);
            }), false);
-      line("fill only", chunk, best_of(repeat, [&] { fill_only(pinned, chunk, device_sized_arrays(view, type)); }));
+      line("fill only", chunk, best_of(repeat, [&] { fill_only(pinned.data(), chunk, device_sized_arrays(view, type)); }));
+      std::vector<unsigned char> ordinary(2 * chunk, 1);
+      line("fill ordinary", chunk, best_of(repeat, [&] { fill_only(ordinary.data(), chunk, device_sized_arrays(view, type)); }));
       line("dma only", chunk, best_of(repeat, [&] { dma_only(env, pinned, chunk, std::size_t(bytes)); }));
       clcg::cl::StagedUpload staging(env, chunk);
       std::optional<DeviceCsrMatrix> last;
