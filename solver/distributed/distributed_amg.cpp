@@ -91,19 +91,22 @@ DistributedAmg::DistributedAmg(MPI_Comm comm, const cl::Env& env, const Partitio
 }
 
 void DistributedAmg::update_values(const LocalRows& a, const FinestRows& finest) {
-  // The old levels go first, their device memory with them; the gathered level's one-device
-  // AMG stays for its own update (upload_levels).
+  // The old levels go first, their device memory with them (the new hierarchy is built on the
+  // devices before set_up replaces them).
   levels_.clear();
-  level_rows_.clear();
-  level_nnz_.clear();
-  narrow_.reset();
-  widen_.reset();
   set_up(build_hierarchy(comm_, env_, partition_, a, options_, std::move(aggregates_)), finest);
 }
 
 void DistributedAmg::set_up(DistributedHierarchy h, const FinestRows& finest) {
   const MPI_Comm comm = comm_;
   const cl::Env& env = env_;
+  // (An update's state from before goes; the gathered level's one-device AMG stays for its own
+  // update: upload_levels.)
+  levels_.clear();
+  level_rows_.clear();
+  level_nnz_.clear();
+  narrow_.reset();
+  widen_.reset();
   aggregates_ = std::move(h.aggregates);
   phases_ = {{"strength, aggregates, prolongators (devices)", h.coarsening_seconds},
              {"A on the devices, Lanczos estimates (devices)", h.lanczos_seconds},
