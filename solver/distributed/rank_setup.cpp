@@ -1,5 +1,7 @@
 #include "rank_setup_members.hpp"
 
+#include <atomic>
+
 #include "clcg/solver/distributed/halo.hpp"
 #include "clcg/solver/distributed/launch.hpp"
 
@@ -74,30 +76,52 @@ RankSetup::Rows RankSetup::upload(const LocalRows& a, const Partition& columns) 
   out.row_begin = a.row_begin;
   out.owned = columns.size(rank);
   out.column_begin = columns.begin(rank);
-  out.halo = halo_of_rows(comm_, columns, a);
+  std::vector<std::int64_t> ghost;
   out.matrix = shared([&] {
     const std::size_t n = std::size_t(a.rows()), nnz = std::size_t(a.nnz());
     check_fits(a.rows(), "rows");
     check_fits(a.nnz(), "nonzeros in A's rows");
-    // Through the pinned halves, the host's threads making the 32-bit offsets and local columns
-    // (this rank's first, then the ghosts by their place) as they fill them.
+    check_fits(out.owned, "columns");
+    // One pass of the host's threads through the pinned halves: 32-bit offsets, each column as
+    // its distance from this rank's first (the owned ones from 0), the values. The device finds
+    // the ghosts and numbers them (no host scan of the columns for the halo).
     ::cl::Buffer row_ptr = env_.buffer(CL_MEM_READ_WRITE, (n + 1) * sizeof(cl_int), "allocating a level's rows");
     ::cl::Buffer col = env_.buffer(CL_MEM_READ_WRITE, std::max<std::size_t>(1, nnz) * sizeof(cl_int), "allocating a level's columns");
     ::cl::Buffer values = doubles(env_, nnz, "allocating a level's values");
     write<std::int32_t>(row_ptr, 0, n + 1, [&](std::size_t i) { return std::int32_t(a.row_ptr[i]); });
-    const std::int64_t first = out.column_begin, last = first + out.owned;
-    const std::vector<std::int64_t>& ghosts = out.halo.ghost_ids;
+    const std::int64_t first = out.column_begin;
+    std::atomic<bool> far{false};
     write<std::int32_t>(col, 0, nnz, [&](std::size_t k) {
-      const std::int64_t c = a.col[k];
-      return std::int32_t(c >= first && c < last ? c - first
-                                                 : out.owned + (std::lower_bound(ghosts.begin(), ghosts.end(), c) - ghosts.begin()));
+      const std::int64_t d = a.col[k] - first;
+      if (d != std::int32_t(d)) far.store(true, std::memory_order_relaxed);
+      return std::int32_t(d);
     });
+    if (far)
+      throw std::length_error("rows " + std::to_string(a.row_begin) + ".." + std::to_string(a.row_begin + a.rows()) +
+                              " name columns 2^31 or more from this rank's first (" + std::to_string(first) +
+                              "); the AMG set-up numbers a rank's columns in 32 bits; use another row order");
     write<double>(values, 0, nnz, [&](std::size_t k) { return a.values[k]; });
-    return solver::DeviceCsrMatrix(row_ptr, col, values, std::int32_t(n), std::int32_t(out.owned + out.halo.ghosts),
-                                   std::int64_t(nnz), solver::ElementType::f64,
-                                   std::int32_t(longest_row(a.row_ptr)));
+    const std::int32_t longest = std::int32_t(longest_row(a.row_ptr));
+    const solver::DeviceCsrMatrix distances(row_ptr, col, values, std::int32_t(n), 0, std::int64_t(nnz),
+                                            solver::ElementType::f64, longest);
+    ghost = ghost_columns(outside(distances, long_offsets(distances), 0, out.owned));
+    check_fits(out.owned + std::int64_t(ghost.size()), "columns and ghosts");
+    make_local(col, nnz, 0, out.owned, ghost);
+    for (std::int64_t& g : ghost) g += first;  // (sorted as the distances were)
+    return solver::DeviceCsrMatrix(row_ptr, col, values, std::int32_t(n), std::int32_t(out.owned + std::int64_t(ghost.size())),
+                                   std::int64_t(nnz), solver::ElementType::f64, longest);
   });
+  out.halo = halo_of_ghosts(comm_, columns, std::move(ghost));
   return out;
+}
+
+void RankSetup::make_local(const ::cl::Buffer& col, std::size_t nnz, std::int64_t first, std::int64_t last,
+                           const std::vector<std::int64_t>& ghost) {
+  if (nnz == 0) return;
+  ::cl::Buffer ghosts = env_.buffer(CL_MEM_READ_ONLY, std::max<std::size_t>(1, ghost.size()) * sizeof(cl_int),
+                                    "allocating a level's ghosts");
+  write<std::int32_t>(ghosts, 0, ghost.size(), [&](std::size_t g) { return std::int32_t(ghost[g]); });
+  kernels_->run(local_columns_, "local_columns", nnz, cl_int(first), cl_int(last), ghosts, cl_int(ghost.size()), col);
 }
 
 // A kept product from C, its offsets read back.

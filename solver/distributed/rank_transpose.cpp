@@ -9,15 +9,12 @@ namespace clcg::distributed {
 
 using namespace rank_setup_detail;
 
-namespace {
-// The columns of entries outside a rank's, sorted and distinct: the ghosts of their rows.
-std::vector<std::int64_t> ghost_columns(const OutgoingEntries& out) {
+std::vector<std::int64_t> RankSetup::ghost_columns(const OutgoingEntries& out) {
   std::vector<std::int64_t> ghost(out.cols.begin(), out.cols.end());
   std::sort(ghost.begin(), ghost.end());
   ghost.erase(std::unique(ghost.begin(), ghost.end()), ghost.end());
   return ghost;
 }
-}  // namespace
 
 OutgoingEntries RankSetup::outside(const solver::DeviceCsrMatrix& m, const ::cl::Buffer& m_row, std::int64_t first,
                                    std::int64_t last) {
@@ -67,13 +64,7 @@ RankSetup::Rows RankSetup::localised(KeptRows&& m, const Partition& columns,
       row_ptr = env_.buffer(CL_MEM_READ_WRITE, (n + 1) * sizeof(cl_int), "allocating a level's rows");
       write<std::int32_t>(row_ptr, 0, n + 1, [&](std::size_t i) { return std::int32_t(m.row_ptr[i]); });
     }
-    if (m.matrix.nnz() > 0) {
-      ::cl::Buffer ghosts = env_.buffer(CL_MEM_READ_ONLY, std::max<std::size_t>(1, ghost.size()) * sizeof(cl_int),
-                                        "allocating a level's ghosts");
-      write<std::int32_t>(ghosts, 0, ghost.size(), [&](std::size_t g) { return std::int32_t(ghost[g]); });
-      kernels_->run(local_columns_, "local_columns", std::size_t(m.matrix.nnz()), cl_int(first), cl_int(last), ghosts,
-                    cl_int(ghost.size()), m.matrix.col_idx());
-    }
+    make_local(m.matrix.col_idx(), std::size_t(m.matrix.nnz()), first, last, ghost);
     return solver::DeviceCsrMatrix(row_ptr, m.matrix.col_idx(), m.matrix.values(), std::int32_t(n),
                                    std::int32_t(out.owned + std::int64_t(ghost.size())), m.matrix.nnz(),
                                    solver::ElementType::f64, std::int32_t(longest));

@@ -458,9 +458,34 @@ TEST(RemoteRows, FetchTransposeAndMultiplyEqualTheHostReference) {
     }
 
   clcg::distributed::RankSetup device(world, clcg::test::test_env());
-  const LocalRows c = device.download(device.multiply_kept(device.upload(a_mine, pb), b_mine, remote, b.cols, "A B"));
+  // A's upload finds its ghosts on the device: the host's scan's, and the halo built from them.
+  const clcg::distributed::RankSetup::Rows a_here = device.upload(a_mine, pb);
+  EXPECT_EQ(a_here.halo.ghost_ids, wanted) << "rank " << rank;
+  EXPECT_EQ(a_here.matrix.cols(), pb.size(rank) + std::int64_t(wanted.size()));
+  expect_same(to_csr(gather_rows(device.download(a_here)), a.cols), a, "A uploaded and back");
+  const LocalRows c = device.download(device.multiply_kept(a_here, b_mine, remote, b.cols, "A B"));
   expect_same(to_csr(gather_rows(c), b.cols), clcg::solver::multiply(a, b), "A B");
   expect_kept_product(device, a, b, pa, pb, a_mine, b_mine, remote, "E (A B), A B kept");
+}
+
+// A row naming a column 2^31 or more from its rank's first is refused (the upload numbers a
+// rank's columns in 32 bits from it), before anything is asked of the device's memory for it.
+TEST(RemoteRows, UploadRefusesColumnsPast32BitsFromTheRanksFirst) {
+  LocalRows far;
+  far.global_rows = std::int64_t(3) << 30;
+  far.row_ptr = {0, 2, 3};
+  far.col = {0, (std::int64_t(1) << 31) + 5, 1};
+  far.values = {2.0, -1.0, 2.0};
+  Partition columns;
+  columns.offsets = {0, 1000};  // (this rank's columns; the far one is past them)
+  try {
+    self_device().upload(far, columns);
+    ADD_FAILURE() << "a column 2^31 past the rank's first was uploaded";
+  } catch (const std::length_error& e) {
+    EXPECT_NE(std::string(e.what()).find("2^31"), std::string::npos) << e.what();
+  }
+  far.col[1] = 999;  // the same rows, near: uploaded
+  EXPECT_EQ(self_device().download(self_device().upload(far, columns)).col, far.col);
 }
 
 // The same on several host threads (CLCG_THREADS 3 here; the hierarchy tests' rows are too few

@@ -68,7 +68,8 @@ class RankSetup {
     std::int64_t column_begin = 0;  // the global number of the first of them
   };
   // Collective: `a`'s rows (global columns, which `columns` spreads over the ranks) uploaded,
-  // the halo built on the hosts.
+  // their ghosts found on the device, the halo built on the hosts. std::length_error where a
+  // row names a column 2^31 or more from this rank's first.
   Rows upload(const LocalRows& a, const Partition& columns);
   // The rows back on the host with global columns (for tests).
   LocalRows download(const Rows& rows);
@@ -185,6 +186,12 @@ class RankSetup {
   // The entries of `m` (row offsets `m_row`) outside the columns [first, last), in row order.
   OutgoingEntries outside(const solver::DeviceCsrMatrix& m, const ::cl::Buffer& m_row, std::int64_t first,
                           std::int64_t last);
+  // The columns of entries outside a rank's (outside()), sorted and distinct: the ghosts of their rows.
+  static std::vector<std::int64_t> ghost_columns(const OutgoingEntries& out);
+  // `col` (nnz 32-bit columns) local in place: [first, last) from 0, then the ghosts (sorted,
+  // holding every other column) by their place.
+  void make_local(const ::cl::Buffer& col, std::size_t nnz, std::int64_t first, std::int64_t last,
+                  const std::vector<std::int64_t>& ghost);
   void read_offsets(const solver::DeviceCsrMatrix& c, solver::BulkVector<std::int64_t>& row_ptr);
   LocalRows read_rows(const solver::DeviceCsrMatrix& c, std::int64_t global_rows, std::int64_t row_begin);  // to the host
   AnsweredRows answer(const KeptRows& rows, const std::vector<std::int64_t>& asked);
