@@ -111,18 +111,16 @@ RankSetup::Product RankSetup::product(const Rows& a, const solver::BulkVector<st
   const std::size_t rows = owned_rows + remote.ids.size();
   const std::size_t mine = std::size_t(owned_ptr[owned_rows]), nnz = mine + std::size_t(remote.row_ptr.back());
   const bool wide = nnz > wide_from_;
-  const auto offset = [&](std::size_t i) {
-    return i <= owned_rows ? owned_ptr[i] : std::int64_t(mine) + remote.row_ptr[i - owned_rows];
-  };
+  const auto fetched_offset = [&](std::size_t g) { return std::int64_t(mine) + remote.row_ptr[g + 1]; };
   const std::size_t offset_bytes = wide ? sizeof(std::int64_t) : sizeof(std::int32_t);
   ::cl::Buffer b_row = env_.buffer(CL_MEM_READ_ONLY, (rows + 1) * offset_bytes, "allocating a product's rows of B");
   ::cl::Buffer b_col = env_.buffer(CL_MEM_READ_ONLY, std::max<std::size_t>(1, nnz) * 4, "allocating B's columns");
   ::cl::Buffer b_val = env_.buffer(CL_MEM_READ_ONLY, std::max<std::size_t>(1, nnz) * 8, "allocating B's values");
+  fill_owned(b_row, wide, b_col, b_val, mine);
   if (wide)
-    write<std::int64_t>(b_row, 0, rows + 1, offset);
+    write<std::int64_t>(b_row, owned_rows + 1, remote.ids.size(), fetched_offset);
   else
-    write<std::int32_t>(b_row, 0, rows + 1, offset);
-  fill_owned(b_col, b_val, mine);
+    write<std::int32_t>(b_row, owned_rows + 1, remote.ids.size(), fetched_offset);
   const std::size_t fetched = nnz - mine;
   write<std::int32_t>(b_col, mine, fetched, [&](std::size_t k) { return std::int32_t(remote.col[k]); });
   write<double>(b_val, mine, fetched, [&](std::size_t k) { return remote.values[k]; });
@@ -134,23 +132,39 @@ RankSetup::Product RankSetup::product(const Rows& a, const solver::BulkVector<st
   return out;
 }
 
-// Fills B's first `mine` entries from this rank's rows on the host (columns in 32 bits).
+// Fills B's owned rows (their offsets, then their `mine` entries) from this rank's rows on the
+// host (columns in 32 bits).
 inline auto RankSetup::from_host(const LocalRows& owned) {
-  return [this, &owned](const ::cl::Buffer& b_col, const ::cl::Buffer& b_val, std::size_t mine) {
+  return [this, &owned](const ::cl::Buffer& b_row, bool wide, const ::cl::Buffer& b_col, const ::cl::Buffer& b_val,
+                        std::size_t mine) {
+    const auto offset = [&](std::size_t i) { return owned.row_ptr[i]; };
+    if (wide)
+      write<std::int64_t>(b_row, 0, owned.row_ptr.size(), offset);
+    else
+      write<std::int32_t>(b_row, 0, owned.row_ptr.size(), offset);
     write<std::int32_t>(b_col, 0, mine, [&](std::size_t k) { return std::int32_t(owned.col[k]); });
     write<double>(b_val, 0, mine, [&](std::size_t k) { return owned.values[k]; });
   };
 }
 
-// Fills B's first `mine` entries from a kept product (copied on the device); `used_up`: a
-// product whose device copy is then freed (B holds its rows), or none.
+// Fills B's owned rows from a kept product, copied on the device (its offsets widened where B's
+// are 64-bit and its own are not); `used_up`: a product whose device copy is then freed (B holds
+// its rows), or none.
 inline auto RankSetup::from_device(const KeptRows& owned, KeptRows* used_up) {
-  return [this, &owned, used_up](const ::cl::Buffer& b_col, const ::cl::Buffer& b_val, std::size_t mine) {
-    if (mine > 0)
-      cl::checked("copying a kept product into B", [&] {
-        env_.queue().enqueueCopyBuffer(owned.matrix.col_idx(), b_col, 0, 0, mine * sizeof(std::int32_t));
-        env_.queue().enqueueCopyBuffer(owned.matrix.values(), b_val, 0, 0, mine * sizeof(double));
-      });
+  return [this, &owned, used_up](const ::cl::Buffer& b_row, bool wide, const ::cl::Buffer& b_col,
+                                 const ::cl::Buffer& b_val, std::size_t mine) {
+    const solver::DeviceCsrMatrix& m = owned.matrix;
+    const std::size_t offsets = owned.row_ptr.size();
+    const bool m_wide = m.offsets() == solver::RowOffsets::wide;
+    if (m_wide && !wide) throw std::logic_error("RankSetup: a kept product's 64-bit offsets for B's 32-bit ones");
+    const ::cl::Buffer from = wide && !m_wide ? products_->widened(m.row_offsets(), offsets - 1) : m.row_offsets();
+    cl::checked("copying a kept product into B", [&] {
+      env_.queue().enqueueCopyBuffer(from, b_row, 0, 0, offsets * (wide ? sizeof(std::int64_t) : sizeof(std::int32_t)));
+      if (mine > 0) {
+        env_.queue().enqueueCopyBuffer(m.col_idx(), b_col, 0, 0, mine * sizeof(std::int32_t));
+        env_.queue().enqueueCopyBuffer(m.values(), b_val, 0, 0, mine * sizeof(double));
+      }
+    });
     if (used_up) used_up->matrix = {};
   };
 }

@@ -468,6 +468,35 @@ TEST(RemoteRows, FetchTransposeAndMultiplyEqualTheHostReference) {
   expect_kept_product(device, a, b, pa, pb, a_mine, b_mine, remote, "E (A B), A B kept");
 }
 
+// B's owned rows from a kept product with 32-bit offsets, its fetched rows taking B past them:
+// the kept offsets are widened on the device. Each rank sets its own threshold at its kept
+// product's size (every rank with fetched rows takes that path).
+TEST(RemoteRows, KeptRowsWithNarrowOffsetsFillAWideB) {
+  const int ranks = world_size(), rank = world_rank();
+  const HostCsr a = random_csr(45, 70, 12, 7), b = random_csr(70, 33, 6, 8), e = random_csr(20, 45, 9, 11);
+  const Partition pa = rough_partition(a.rows, ranks), pb = rough_partition(b.rows, ranks),
+                  pe = rough_partition(e.rows, ranks);
+  const LocalRows a_mine = rows_of(a, pa.begin(rank), pa.begin(rank) + pa.size(rank));
+  const LocalRows b_mine = rows_of(b, pb.begin(rank), pb.begin(rank) + pb.size(rank));
+  const LocalRows e_mine = rows_of(e, pe.begin(rank), pe.begin(rank) + pe.size(rank));
+  const clcg::distributed::RemoteRows remote =
+      clcg::distributed::fetch_rows(world, pb, b_mine, clcg::distributed::foreign_columns(a_mine, pb, rank));
+  std::int64_t ab_entries = 0;
+  {
+    clcg::distributed::RankSetup probe(world, clcg::test::test_env());
+    ab_entries = probe.multiply_kept(probe.upload(a_mine, pb), b_mine, remote, b.cols, "A B").matrix.nnz();
+  }
+  clcg::distributed::RankSetup device(world, clcg::test::test_env(), std::size_t(64) << 10, std::uint64_t(ab_entries));
+  clcg::distributed::RankSetup::KeptRows ab = device.multiply_kept(device.upload(a_mine, pb), b_mine, remote, b.cols, "A B");
+  EXPECT_EQ(ab.matrix.offsets(), clcg::solver::RowOffsets::narrow);
+  const clcg::distributed::RemoteRows ab_remote =
+      device.fetch_rows(pa, ab, clcg::distributed::foreign_columns(e_mine, pa, rank));
+  const LocalRows eab = device.download(
+      device.multiply_kept(device.upload(e_mine, pa), std::move(ab), ab_remote, b.cols, "E (A B)"));
+  expect_same(to_csr(gather_rows(eab), b.cols), clcg::solver::multiply(e, clcg::solver::multiply(a, b)),
+              "E (A B), B past the kept rows' 32-bit offsets");
+}
+
 // A row naming a column 2^31 or more from its rank's first is refused (the upload numbers a
 // rank's columns in 32 bits from it), before anything is asked of the device's memory for it.
 TEST(RemoteRows, UploadRefusesColumnsPast32BitsFromTheRanksFirst) {

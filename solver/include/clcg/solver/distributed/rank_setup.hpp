@@ -172,7 +172,8 @@ class RankSetup {
   template <class F>
   auto shared(F&& step) const;
   // C = A B on this rank's device alone: B's owned rows with offsets `owned_ptr`, their entries
-  // put in B's first places by fill_owned(b_col, b_val, count), then the remote rows.
+  // put in B's first places by fill_owned(b_row, wide offsets, b_col, b_val, count) with their
+  // offsets, then the remote rows.
   struct Product {
     solver::DeviceCsrMatrix c, b;
   };
