@@ -126,6 +126,20 @@ __kernel void gather_rows(const uint rows, __global const long* first, __global 
   }
 }
 
+// ---- Where each asked row (local numbers) of a kept product starts, and its length; its
+// offsets are B_OFFSET (32-bit, or 64-bit with -DB_OFFSET=long; below).
+#ifndef B_OFFSET
+#define B_OFFSET int
+#endif
+__kernel void row_spans(const uint count, __global const long* asked, __global const B_OFFSET* row,
+                        __global long* first, __global long* length) {
+  CLCG_FOR_EACH(uint, q, count) {
+    const long i = asked[q];
+    first[q] = row[i];
+    length[q] = (long)row[i + 1] - (long)row[i];
+  }
+}
+
 // ---- A transpose's columns, M's rows in global order (the `below` ghosts before this rank's
 // `owned` rows, then its rows, then the ghosts after them), renumbered as local columns: the
 // rank's rows first, then the ghosts in order.
@@ -139,9 +153,6 @@ __kernel void ghosts_last(const uint entries, const int below, const int owned, 
 // ---- P = P_tent - omega D^-1 (A P_tent), in place on C = A P_tent, as the host reference's
 // smoothed_prolongator(): row i of P_tent is B's row i (this rank's rows come first in B), its
 // columns consecutive. B's offsets are 32-bit, or 64-bit with -DB_OFFSET=long.
-#ifndef B_OFFSET
-#define B_OFFSET int
-#endif
 __kernel void smooth_rows(const uint rows, __global const long* c_row, __global const int* c_col, __global REAL* c_val,
                           __global const B_OFFSET* t_row, __global const int* t_col, __global const REAL* t_val,
                           __global const REAL* d, const REAL omega) {
@@ -279,7 +290,7 @@ __kernel void join_step(const uint rows, const uint first, __global const int* r
   }
 }
 
-// out[i] = in[i] in 32 bits (aggregates: their count fits).
+// out[i] = in[i] in 32 bits (aggregates, whose count fits; row offsets below 2^31).
 __kernel void narrowed_ids(const uint rows, __global const long* in, __global int* out) {
   CLCG_FOR_EACH(uint, i, rows) out[i] = (int)in[i];
 }

@@ -121,7 +121,6 @@ RankSetup::KeptRows RankSetup::tentative(const ::cl::Buffer& of_node, int block,
     out.global_rows = rows.rows();
     out.row_begin = rows.begin(rank);
     out.matrix = std::move(filled);
-    read_offsets(out.matrix, out.row_ptr);
     return out;
   });
   // Each aggregate's block on its seed's rank, factored there.
@@ -157,11 +156,10 @@ RankSetup::KeptRows RankSetup::tentative(const ::cl::Buffer& of_node, int block,
   shared([&] {
     const std::size_t got = got_values.size();
     if (got == 0) return 0;
-    std::vector<std::int64_t> entry(got);  // each value's place in P_tent's values
-    for (std::size_t e = 0; e < got; ++e) {
-      const std::int64_t row = got_where[e] / k - t.row_begin;
-      entry[e] = t.row_ptr[std::size_t(row)] + got_where[e] % k;
-    }
+    std::vector<std::int64_t> row(got), lengths;  // each value's row here, then its place in P_tent's values
+    for (std::size_t e = 0; e < got; ++e) row[e] = got_where[e] / k - t.row_begin;
+    std::vector<std::int64_t> entry = row_starts(t.matrix, row, lengths);
+    for (std::size_t e = 0; e < got; ++e) entry[e] += got_where[e] % k;
     ::cl::Buffer place = env_.buffer(CL_MEM_READ_ONLY, got * sizeof(std::int64_t), "allocating Q's entries");
     write_bytes(env_, place, 0, got * sizeof(std::int64_t), entry.data());
     ::cl::Buffer value = doubles(env_, got, "allocating Q's entries");

@@ -10,31 +10,28 @@ using namespace rank_setup_detail;
 
 RankSetup::KeptRows RankSetup::multiply_kept(const Rows& a, const LocalRows& owned, const RemoteRows& remote,
                                              std::int64_t columns, const std::string& label) {
-  return shared([&] { return kept(a, product(a, owned.row_ptr, from_host(owned), remote, columns, label).c); });
+  return shared([&] { return kept(a, product(a, std::size_t(owned.rows()), std::size_t(owned.nnz()), from_host(owned), remote, columns, label).c); });
 }
 
 RankSetup::KeptRows RankSetup::multiply_kept(const Rows& a, const KeptRows& owned, const RemoteRows& remote,
                                              std::int64_t columns, const std::string& label) {
   return shared([&] {
-    return kept(a, product(a, owned.row_ptr, from_device(owned, nullptr), remote, columns, label).c);
+    return kept(a, product(a, std::size_t(owned.matrix.rows()), std::size_t(owned.matrix.nnz()), from_device(owned, nullptr), remote, columns, label).c);
   });
 }
 
 RankSetup::KeptRows RankSetup::multiply_kept(const Rows& a, KeptRows&& owned, const RemoteRows& remote,
                                              std::int64_t columns, const std::string& label) {
-  return shared([&] { return kept(a, product(a, owned.row_ptr, from_device(owned, &owned), remote, columns, label).c); });
+  return shared([&] { return kept(a, product(a, std::size_t(owned.matrix.rows()), std::size_t(owned.matrix.nnz()), from_device(owned, &owned), remote, columns, label).c); });
 }
 
 RankSetup::KeptRows RankSetup::smoothed(const Rows& a, const KeptRows& tentative, const RemoteRows& remote,
                                         std::int64_t columns, const ::cl::Buffer& diagonal, double omega) {
   return shared([&] {
-    const Product ap = product(a, tentative.row_ptr, from_device(tentative, nullptr), remote, columns, "A P_tent");
+    const Product ap = product(a, std::size_t(tentative.matrix.rows()), std::size_t(tentative.matrix.nnz()),
+                                 from_device(tentative, nullptr), remote, columns, "A P_tent");
     const std::size_t n = std::size_t(ap.c.rows());
-    const bool wide = ap.b.offsets() == solver::RowOffsets::wide;
-    if (wide && !smooth_rows_wide_)
-      smooth_rows_wide_ = env_.kernel("distributed_setup.cl", "smooth_rows",
-                                      solver::real_build_options(solver::ElementType::f64) + " -DB_OFFSET=long");
-    ::cl::Kernel& smooth = wide ? *smooth_rows_wide_ : smooth_rows_;
+    ::cl::Kernel& smooth = for_offsets(ap.b, smooth_rows_, smooth_rows_wide_, "smooth_rows");
     if (n > 0) {
       const ::cl::Buffer c_row = long_offsets(ap.c);
       kernels_->run(smooth, "smooth_rows", n, c_row, ap.c.col_idx(), ap.c.values(), ap.b.row_offsets(), ap.b.col_idx(),
@@ -55,19 +52,42 @@ RemoteRows RankSetup::fetch_rows(const Partition& partition, const KeptRows& row
   });
 }
 
+::cl::Kernel& RankSetup::for_offsets(const solver::DeviceCsrMatrix& m, ::cl::Kernel& narrow,
+                                     std::optional<::cl::Kernel>& wide, const char* name) {
+  if (m.offsets() != solver::RowOffsets::wide) return narrow;
+  if (!wide)
+    wide = env_.kernel("distributed_setup.cl", name, solver::real_build_options(solver::ElementType::f64) + " -DB_OFFSET=long");
+  return *wide;
+}
+
+std::vector<std::int64_t> RankSetup::row_starts(const solver::DeviceCsrMatrix& m, const std::vector<std::int64_t>& rows,
+                                                std::vector<std::int64_t>& lengths) {
+  const std::size_t count = rows.size();
+  std::vector<std::int64_t> first(count);
+  lengths.resize(count);
+  if (count == 0) return first;
+  ::cl::Buffer asked = env_.buffer(CL_MEM_READ_ONLY, count * sizeof(std::int64_t), "allocating the rows asked for");
+  write_bytes(env_, asked, 0, count * sizeof(std::int64_t), rows.data());
+  ::cl::Buffer starts = env_.buffer(CL_MEM_WRITE_ONLY, count * sizeof(std::int64_t), "allocating the rows asked for");
+  ::cl::Buffer sizes = env_.buffer(CL_MEM_WRITE_ONLY, count * sizeof(std::int64_t), "allocating the rows asked for");
+  kernels_->run(for_offsets(m, row_spans_, row_spans_wide_, "row_spans"), "row_spans", count, asked, m.row_offsets(),
+                starts, sizes);
+  read<std::int64_t>(starts, count, first.data());
+  read<std::int64_t>(sizes, count, lengths.data());
+  return first;
+}
+
 AnsweredRows RankSetup::answer(const KeptRows& rows, const std::vector<std::int64_t>& asked) {
   AnsweredRows out;
   const std::size_t count = asked.size();
-  out.lengths.resize(count);
-  std::vector<std::int64_t> first(count), at(count + 1, 0);  // each row's first entry in the product, and in the answer
+  std::vector<std::int64_t> local(count), at(count + 1, 0);  // each row's number here, and its first entry in the answer
   for (std::size_t q = 0; q < count; ++q) {
-    const std::int64_t i = asked[q] - rows.row_begin;
-    if (i < 0 || i >= std::int64_t(rows.row_ptr.size()) - 1)
+    local[q] = asked[q] - rows.row_begin;
+    if (local[q] < 0 || local[q] >= rows.matrix.rows())
       throw std::logic_error("fetch_rows: row " + std::to_string(asked[q]) + " asked of a rank that lacks it");
-    first[q] = rows.row_ptr[std::size_t(i)];
-    out.lengths[q] = rows.row_ptr[std::size_t(i) + 1] - first[q];
-    at[q + 1] = at[q] + out.lengths[q];
   }
+  const std::vector<std::int64_t> first = row_starts(rows.matrix, local, out.lengths);
+  for (std::size_t q = 0; q < count; ++q) at[q + 1] = at[q] + out.lengths[q];
   const std::size_t entries = std::size_t(at[count]);
   out.col.resize(entries);
   out.values.resize(entries);

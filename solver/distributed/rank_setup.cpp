@@ -49,6 +49,7 @@ RankSetup::RankSetup(MPI_Comm comm, const cl::Env& env, std::size_t chunk_bytes,
     gather_rows_ = kernel("gather_rows");
     ghosts_last_ = kernel("ghosts_last");
     smooth_rows_ = kernel("smooth_rows");
+    row_spans_ = kernel("row_spans");
     count_in_range_ = kernel("count_in_range");
     entries_in_range_ = kernel("entries_in_range");
     entries_outside_ = kernel("entries_outside");
@@ -124,13 +125,12 @@ void RankSetup::make_local(const ::cl::Buffer& col, std::size_t nnz, std::int64_
   kernels_->run(local_columns_, "local_columns", nnz, cl_int(first), cl_int(last), ghosts, cl_int(ghost.size()), col);
 }
 
-// A kept product from C, its offsets read back.
+// A kept product from C.
 RankSetup::KeptRows RankSetup::kept(const Rows& a, solver::DeviceCsrMatrix c) {
   KeptRows out;
   out.global_rows = a.global_rows;
   out.row_begin = a.row_begin;
   out.matrix = std::move(c);
-  read_offsets(out.matrix, out.row_ptr);
   return out;
 }
 

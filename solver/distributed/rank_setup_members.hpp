@@ -100,16 +100,14 @@ void RankSetup::write(const ::cl::Buffer& to, std::size_t at, std::size_t count,
 }
 
 template <class Fill>
-RankSetup::Product RankSetup::product(const Rows& a, const solver::BulkVector<std::int64_t>& owned_ptr,
-                                           Fill&& fill_owned, const RemoteRows& remote, std::int64_t columns,
-                                           const std::string& label) {
-  const std::size_t owned_rows = owned_ptr.size() - 1;
+RankSetup::Product RankSetup::product(const Rows& a, std::size_t owned_rows, std::size_t mine, Fill&& fill_owned,
+                                      const RemoteRows& remote, std::int64_t columns, const std::string& label) {
   if (std::int64_t(owned_rows) != a.owned || remote.ids != a.halo.ghost_ids)
     throw std::logic_error("RankSetup: B's rows are not those of A's columns");
   rank_setup_detail::check_fits(columns, "columns");
   // B: this rank's rows, then the fetched ones; 64-bit offsets where its entries pass 32-bit ones.
   const std::size_t rows = owned_rows + remote.ids.size();
-  const std::size_t mine = std::size_t(owned_ptr[owned_rows]), nnz = mine + std::size_t(remote.row_ptr.back());
+  const std::size_t nnz = mine + std::size_t(remote.row_ptr.back());
   const bool wide = nnz > wide_from_;
   const auto fetched_offset = [&](std::size_t g) { return std::int64_t(mine) + remote.row_ptr[g + 1]; };
   const std::size_t offset_bytes = wide ? sizeof(std::int64_t) : sizeof(std::int32_t);
@@ -154,7 +152,7 @@ inline auto RankSetup::from_device(const KeptRows& owned, KeptRows* used_up) {
   return [this, &owned, used_up](const ::cl::Buffer& b_row, bool wide, const ::cl::Buffer& b_col,
                                  const ::cl::Buffer& b_val, std::size_t mine) {
     const solver::DeviceCsrMatrix& m = owned.matrix;
-    const std::size_t offsets = owned.row_ptr.size();
+    const std::size_t offsets = std::size_t(m.rows()) + 1;
     const bool m_wide = m.offsets() == solver::RowOffsets::wide;
     if (m_wide && !wide) throw std::logic_error("RankSetup: a kept product's 64-bit offsets for B's 32-bit ones");
     const ::cl::Buffer from = wide && !m_wide ? products_->widened(m.row_offsets(), offsets - 1) : m.row_offsets();

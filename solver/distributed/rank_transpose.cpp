@@ -44,7 +44,7 @@ RankSetup::Rows RankSetup::localised(KeptRows&& m, const Partition& columns,
                                      std::optional<std::vector<std::int64_t>> ghosts) {
   const int rank = comm_rank(comm_);
   const std::int64_t first = columns.begin(rank), last = first + columns.size(rank);
-  const std::size_t n = m.row_ptr.size() - 1;
+  const std::size_t n = std::size_t(m.matrix.rows());
   // The ghosts: the other ranks' columns the rows name, sorted.
   std::vector<std::int64_t> ghost = ghosts ? std::move(*ghosts) : shared([&] {
     return ghost_columns(outside(m.matrix, long_offsets(m.matrix), first, last));
@@ -57,12 +57,13 @@ RankSetup::Rows RankSetup::localised(KeptRows&& m, const Partition& columns,
   out.matrix = shared([&] {
     check_fits(out.owned + std::int64_t(ghost.size()), "columns and ghosts");
     check_fits(m.matrix.nnz(), "nonzeros in a kept product's rows");
-    const std::int64_t longest = longest_row(m.row_ptr);
+    const std::int32_t longest = m.matrix.max_row_length();
+    if (longest == 0 && m.matrix.nnz() > 0) throw std::logic_error("RankSetup::localised: a kept matrix's longest row unknown");
     // 32-bit offsets (the SpMV's) and local columns, in place.
     ::cl::Buffer row_ptr = m.matrix.row_offsets();
     if (m.matrix.offsets() == solver::RowOffsets::wide) {
       row_ptr = env_.buffer(CL_MEM_READ_WRITE, (n + 1) * sizeof(cl_int), "allocating a level's rows");
-      write<std::int32_t>(row_ptr, 0, n + 1, [&](std::size_t i) { return std::int32_t(m.row_ptr[i]); });
+      kernels_->run(narrowed_ids_, "narrowed_ids", n + 1, m.matrix.row_offsets(), row_ptr);
     }
     make_local(m.matrix.col_idx(), std::size_t(m.matrix.nnz()), first, last, ghost);
     return solver::DeviceCsrMatrix(row_ptr, m.matrix.col_idx(), m.matrix.values(), std::int32_t(n),
@@ -78,7 +79,7 @@ RankSetup::Rows RankSetup::transpose(const KeptRows& m, const Partition& rows_of
                                      std::vector<std::int64_t>* m_ghosts) {
   const int rank = comm_rank(comm_);
   const std::int64_t first = columns.begin(rank), last = first + columns.size(rank);
-  const std::size_t n = m.row_ptr.size() - 1;
+  const std::size_t n = std::size_t(m.matrix.rows());
   const ::cl::Buffer m_row = shared([&] { return long_offsets(m.matrix); });
   const OutgoingEntries out = shared([&] { return outside(m.matrix, m_row, first, last); });
   if (m_ghosts) *m_ghosts = ghost_columns(out);

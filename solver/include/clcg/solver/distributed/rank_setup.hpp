@@ -74,12 +74,12 @@ class RankSetup {
   // The rows back on the host with global columns (for tests).
   LocalRows download(const Rows& rows);
 
-  // A product left on this rank's device (global columns as 32-bit indices), its row offsets
-  // on the host too: the owned rows of a later product's B, copied on the device, and the rows
-  // other ranks fetch (fetch_rows below). A P is kept for R (A P): no host copy of it is made.
+  // A product left on this rank's device (global columns as 32-bit indices; its exact longest
+  // row as the products give it): the owned rows of a later product's B, copied on the device,
+  // and the rows other ranks fetch (fetch_rows below). No host copy of it is made, not even of
+  // its row offsets.
   struct KeptRows {
     solver::DeviceCsrMatrix matrix;
-    solver::BulkVector<std::int64_t> row_ptr;
     std::int64_t global_rows = 0, row_begin = 0;
   };
   // C = A B: `owned` this rank's rows of B, `remote` the ghosts' rows (checked against the
@@ -171,15 +171,15 @@ class RankSetup {
   // step() on this rank's device, its failure shared with every rank (see above).
   template <class F>
   auto shared(F&& step) const;
-  // C = A B on this rank's device alone: B's owned rows with offsets `owned_ptr`, their entries
-  // put in B's first places by fill_owned(b_row, wide offsets, b_col, b_val, count) with their
-  // offsets, then the remote rows.
+  // C = A B on this rank's device alone: B's `owned_rows` rows and their `mine` entries put in
+  // B's first places by fill_owned(b_row, wide offsets, b_col, b_val, mine) with their offsets,
+  // then the remote rows.
   struct Product {
     solver::DeviceCsrMatrix c, b;
   };
   template <class Fill>
-  Product product(const Rows& a, const solver::BulkVector<std::int64_t>& owned_ptr, Fill&& fill_owned,
-                                  const RemoteRows& remote, std::int64_t columns, const std::string& label);
+  Product product(const Rows& a, std::size_t owned_rows, std::size_t mine, Fill&& fill_owned, const RemoteRows& remote,
+                  std::int64_t columns, const std::string& label);
   auto from_host(const LocalRows& owned);  // a fill_owned from the host's rows
   auto from_device(const KeptRows& owned, KeptRows* used_up);
   KeptRows kept(const Rows& a, solver::DeviceCsrMatrix c);
@@ -194,6 +194,14 @@ class RankSetup {
   void make_local(const ::cl::Buffer& col, std::size_t nnz, std::int64_t first, std::int64_t last,
                   const std::vector<std::int64_t>& ghost);
   void read_offsets(const solver::DeviceCsrMatrix& c, solver::BulkVector<std::int64_t>& row_ptr);
+  // Where the rows `rows` (local numbers) of `m` start, and their lengths, from its offsets on
+  // the device.
+  std::vector<std::int64_t> row_starts(const solver::DeviceCsrMatrix& m, const std::vector<std::int64_t>& rows,
+                                       std::vector<std::int64_t>& lengths);
+  // `narrow`, or where `m` has 64-bit offsets its variant built with -DB_OFFSET=long (`wide`,
+  // built the first time).
+  ::cl::Kernel& for_offsets(const solver::DeviceCsrMatrix& m, ::cl::Kernel& narrow, std::optional<::cl::Kernel>& wide,
+                            const char* name);
   LocalRows read_rows(const solver::DeviceCsrMatrix& c, std::int64_t global_rows, std::int64_t row_begin);  // to the host
   AnsweredRows answer(const KeptRows& rows, const std::vector<std::int64_t>& asked);
 
@@ -207,7 +215,8 @@ class RankSetup {
   ::cl::Kernel row_diagonal_, coupling_max_, strength_mask_, mis_begin_, mis_keys_, mis_spread_, mis_settle_;
   ::cl::Kernel seed_flags_, seed_numbers_, join_step_, narrowed_ids_;
   ::cl::Kernel gather_rows_, ghosts_last_, smooth_rows_;
-  std::optional<::cl::Kernel> smooth_rows_wide_;  // (built where a B first has 64-bit offsets)
+  ::cl::Kernel row_spans_;
+  std::optional<::cl::Kernel> smooth_rows_wide_, row_spans_wide_;  // (built where a matrix first has 64-bit offsets)
   ::cl::Kernel count_in_range_, entries_in_range_, entries_outside_, local_columns_;
   ::cl::Kernel tentative_count_, tentative_fill_, tentative_qr_, scatter_own_, scatter_values_, component_constants_;
   cl::PinnedBuffer pinned_;  // two halves of chunk_bytes, for reads and writes
