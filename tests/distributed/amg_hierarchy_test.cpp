@@ -497,6 +497,26 @@ TEST(RemoteRows, KeptRowsWithNarrowOffsetsFillAWideB) {
               "E (A B), B past the kept rows' 32-bit offsets");
 }
 
+// A kept product with 64-bit offsets (every product wide past 0 entries) given local columns:
+// its offsets narrowed on the device for the solve's 32-bit ones.
+TEST(RemoteRows, WideKeptRowsLocalisedEqualTheHostReference) {
+  const int ranks = world_size(), rank = world_rank();
+  const HostCsr a = random_csr(45, 70, 12, 7), b = random_csr(70, 33, 6, 8);
+  const Partition pa = rough_partition(a.rows, ranks), pb = rough_partition(b.rows, ranks);
+  const LocalRows a_mine = rows_of(a, pa.begin(rank), pa.begin(rank) + pa.size(rank));
+  const LocalRows b_mine = rows_of(b, pb.begin(rank), pb.begin(rank) + pb.size(rank));
+  const clcg::distributed::RemoteRows remote =
+      clcg::distributed::fetch_rows(world, pb, b_mine, clcg::distributed::foreign_columns(a_mine, pb, rank));
+  clcg::distributed::RankSetup device(world, clcg::test::test_env(), std::size_t(64) << 10, 0);
+  clcg::distributed::RankSetup::KeptRows ab = device.multiply_kept(device.upload(a_mine, pb), b_mine, remote, b.cols, "A B");
+  if (ab.matrix.nnz() > 0) EXPECT_EQ(ab.matrix.offsets(), clcg::solver::RowOffsets::wide);
+  const Partition columns = rough_partition(b.cols, ranks);
+  const clcg::distributed::RankSetup::Rows ab_here = device.localised(std::move(ab), columns);
+  EXPECT_EQ(ab_here.matrix.offsets(), clcg::solver::RowOffsets::narrow);
+  expect_same(to_csr(gather_rows(device.download(ab_here)), b.cols), clcg::solver::multiply(a, b),
+              "A B kept with 64-bit offsets, localised");
+}
+
 // A row naming a column 2^31 or more from its rank's first is refused (the upload numbers a
 // rank's columns in 32 bits from it), before anything is asked of the device's memory for it.
 TEST(RemoteRows, UploadRefusesColumnsPast32BitsFromTheRanksFirst) {
