@@ -4,16 +4,14 @@
 #include "clcg/solver/distributed/halo.hpp"
 #include "clcg/solver/distributed/launch.hpp"
 #include "clcg/solver/distributed/remote_rows.hpp"
+#include "clcg/solver/distributed/sorted_ids.hpp"
 
 namespace clcg::distributed {
 
 using namespace rank_setup_detail;
 
 std::vector<std::int64_t> RankSetup::ghost_columns(const OutgoingEntries& out) {
-  std::vector<std::int64_t> ghost(out.cols.begin(), out.cols.end());
-  std::sort(ghost.begin(), ghost.end());
-  ghost.erase(std::unique(ghost.begin(), ghost.end()), ghost.end());
-  return ghost;
+  return sorted_distinct(std::vector<std::int64_t>(out.cols.begin(), out.cols.end()));
 }
 
 OutgoingEntries RankSetup::outside(const solver::DeviceCsrMatrix& m, const ::cl::Buffer& m_row, std::int64_t first,

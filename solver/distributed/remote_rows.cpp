@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "clcg/solver/distributed/launch.hpp"
+#include "clcg/solver/distributed/sorted_ids.hpp"
 #include "clcg/solver/io/host_threads.hpp"
 
 namespace clcg::distributed {
@@ -34,21 +35,17 @@ std::vector<int> slots_by_thread(std::vector<std::vector<int>>& sent) {
 
 std::vector<std::int64_t> foreign_columns(const LocalRows& rows, const Partition& partition, int rank) {
   const std::int64_t begin = partition.begin(rank), end = begin + partition.size(rank);
-  // Each thread its share of the entries, sorted and unique; then one merge.
+  // Each thread its share of the entries (in row order), then sorted together.
   const std::size_t entries = rows.col.size();
   const unsigned threads = solver::threads_for(entries, std::size_t(1) << 20);
   std::vector<std::vector<std::int64_t>> found(threads);
   solver::parallel_ranges(entries, threads, [&](std::size_t first, std::size_t last, unsigned t) {
     for (std::size_t k = first; k < last; ++k)
       if (rows.col[k] < begin || rows.col[k] >= end) found[t].push_back(rows.col[k]);
-    std::sort(found[t].begin(), found[t].end());
-    found[t].erase(std::unique(found[t].begin(), found[t].end()), found[t].end());
   });
   std::vector<std::int64_t> out;
   for (const auto& part : found) out.insert(out.end(), part.begin(), part.end());
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
+  return sorted_distinct(std::move(out));
 }
 
 RemoteRows fetch_rows(MPI_Comm comm, const Partition& partition, const std::vector<std::int64_t>& wanted,

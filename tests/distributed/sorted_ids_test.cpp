@@ -1,0 +1,64 @@
+// clcg::distributed::sorted_distinct against std::set on the same ids: sorted input, random
+// input with repeats on 1 and several threads (sizes past the threads' grain, odd part
+// counts), the empty list and one id.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <algorithm>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "clcg/solver/distributed/sorted_ids.hpp"
+
+namespace {
+
+using clcg::distributed::sorted_distinct;
+
+std::vector<std::int64_t> reference(const std::vector<std::int64_t>& ids) {
+  const std::set<std::int64_t> s(ids.begin(), ids.end());
+  return {s.begin(), s.end()};
+}
+
+std::vector<std::int64_t> random_ids(std::size_t n, std::int64_t range, unsigned seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<std::int64_t> id(-range, range);  // (negative: distances below a rank's first)
+  std::vector<std::int64_t> v(n);
+  for (std::int64_t& x : v) x = id(rng);
+  return v;
+}
+
+// CLCG_THREADS set for a scope, then as it was.
+struct Threads {
+  explicit Threads(const char* n) : had(std::getenv("CLCG_THREADS") != nullptr), before(had ? std::getenv("CLCG_THREADS") : "") {
+    setenv("CLCG_THREADS", n, 1);
+  }
+  ~Threads() { had ? setenv("CLCG_THREADS", before.c_str(), 1) : unsetenv("CLCG_THREADS"); }
+  bool had;
+  std::string before;
+};
+
+TEST(SortedDistinct, EqualsASetOnRandomIdsOnAnyThreadCount) {
+  for (const char* threads : {"1", "3", "7"}) {
+    const Threads scope(threads);
+    for (const std::size_t n : {std::size_t(1000), std::size_t(3) * 65536 + 17, std::size_t(7) * 65536 + 5}) {
+      const std::vector<std::int64_t> ids = random_ids(n, std::int64_t(n) / 3, unsigned(n));
+      EXPECT_EQ(sorted_distinct(ids), reference(ids)) << n << " ids on " << threads << " threads";
+    }
+  }
+}
+
+TEST(SortedDistinct, SortedInputKeepsOneOfEach) {
+  std::vector<std::int64_t> ids = random_ids(200003, 50000, 5);
+  std::sort(ids.begin(), ids.end());
+  EXPECT_EQ(sorted_distinct(ids), reference(ids));
+}
+
+TEST(SortedDistinct, EmptyAndOne) {
+  EXPECT_TRUE(sorted_distinct({}).empty());
+  EXPECT_EQ(sorted_distinct({42}), std::vector<std::int64_t>{42});
+  EXPECT_EQ(sorted_distinct({7, 7, 7}), std::vector<std::int64_t>{7});
+}
+
+}  // namespace
