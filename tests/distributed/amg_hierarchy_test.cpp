@@ -509,48 +509,12 @@ TEST(RemoteRows, WideKeptRowsLocalisedEqualTheHostReference) {
       clcg::distributed::fetch_rows(world, pb, b_mine, clcg::distributed::foreign_columns(a_mine, pb, rank));
   clcg::distributed::RankSetup device(world, clcg::test::test_env(), std::size_t(64) << 10, 0);
   clcg::distributed::RankSetup::KeptRows ab = device.multiply_kept(device.upload(a_mine, pb), b_mine, remote, b.cols, "A B");
-  if (ab.matrix.nnz() > 0) {
-    EXPECT_EQ(ab.matrix.offsets(), clcg::solver::RowOffsets::wide);
-  }
+  if (ab.matrix.nnz() > 0) EXPECT_EQ(ab.matrix.offsets(), clcg::solver::RowOffsets::wide);
   const Partition columns = rough_partition(b.cols, ranks);
   const clcg::distributed::RankSetup::Rows ab_here = device.localised(std::move(ab), columns);
   EXPECT_EQ(ab_here.matrix.offsets(), clcg::solver::RowOffsets::narrow);
   expect_same(to_csr(gather_rows(device.download(ab_here)), b.cols), clcg::solver::multiply(a, b),
               "A B kept with 64-bit offsets, localised");
-}
-
-// exchange() through shared memory and through MPI give MPI_Alltoallv's result: random parts
-// (some empty, some ranks sending nothing) of doubles and of 64-bit ids.
-TEST(NodeExchange, SharedMemoryAndMpiEqualAlltoallv) {
-  const int ranks = world_size(), rank = world_rank();
-  std::mt19937_64 rng(1234 + unsigned(rank));
-  std::vector<int> send_counts(static_cast<std::size_t>(ranks));
-  for (int r = 0; r < ranks; ++r) send_counts[std::size_t(r)] = (rank + r) % 3 == 0 ? 0 : int(rng() % 5000);
-  std::vector<int> recv_counts(static_cast<std::size_t>(ranks));
-  MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, world);
-  std::size_t sends = 0, receives = 0;
-  for (int r = 0; r < ranks; ++r) sends += std::size_t(send_counts[std::size_t(r)]), receives += std::size_t(recv_counts[std::size_t(r)]);
-  std::vector<double> values(sends);
-  for (double& v : values) v = double(std::int64_t(rng() % 1000000)) / 7.0;
-  std::vector<double> want(receives), got_mpi(receives, -1.0), got_shared(receives, -2.0);
-  MPI_Alltoallv(values.data(), send_counts.data(), clcg::distributed::offsets_of(send_counts).data(), MPI_DOUBLE,
-                want.data(), recv_counts.data(), clcg::distributed::offsets_of(recv_counts).data(), MPI_DOUBLE, world);
-  const std::int64_t before = clcg::distributed::shared_exchange_from();
-  clcg::distributed::set_shared_exchange_from(std::int64_t(1) << 62);
-  clcg::distributed::exchange(world, values.data(), send_counts, got_mpi.data(), recv_counts, sizeof(double), MPI_DOUBLE);
-  clcg::distributed::set_shared_exchange_from(0);
-  clcg::distributed::exchange(world, values.data(), send_counts, got_shared.data(), recv_counts, sizeof(double), MPI_DOUBLE);
-  clcg::distributed::set_shared_exchange_from(before);
-  EXPECT_EQ(got_mpi, want) << "rank " << rank;
-  EXPECT_EQ(got_shared, want) << "rank " << rank;
-  // The template over 64-bit ids, as the row fetches use it.
-  const std::vector<std::int64_t> ids(sends, std::int64_t(rank) << 40);
-  std::vector<int> from;
-  const std::vector<std::int64_t> got_ids = clcg::distributed::all_to_all(world, ids, send_counts, &from);
-  EXPECT_EQ(from, recv_counts);
-  ASSERT_EQ(got_ids.size(), receives);
-  for (std::size_t r = 0, at = 0; r < std::size_t(ranks); ++r)
-    for (int q = 0; q < recv_counts[r]; ++q, ++at) EXPECT_EQ(got_ids[at], std::int64_t(r) << 40);
 }
 
 // A row naming a column 2^31 or more from its rank's first is refused (the upload numbers a
@@ -693,9 +657,6 @@ class RankFailures : public ::testing::EmptyTestEventListener {
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   ::testing::InitGoogleTest(&argc, argv);
-  // Every exchange of these tests through shared memory (all ranks on this host); cg-solve's
-  // MPI tests keep the default, under which their small exchanges go through MPI.
-  clcg::distributed::set_shared_exchange_from(0);
   const int rank = world_rank();
   if (rank != 0) {
     ::testing::TestEventListeners& listeners = ::testing::UnitTest::GetInstance()->listeners();
