@@ -203,7 +203,7 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
     RankSetup::KeptRows ap = device.multiply_kept(
         a_here, p_here, device.fetch_rows(fine.partition, p_here, a_here.halo.ghost_ids), coarse_rows, "A P");
     fine.p_here = device.localised(std::move(p_here), coarse_partition, std::move(p_ghosts));  // for the solve
-    const RemoteRows ap_ghosts = device.fetch_rows(fine.partition, ap, r_here.halo.ghost_ids);
+    const KeptRemoteRows ap_ghosts = device.fetch_rows(fine.partition, ap, r_here.halo.ghost_ids);
     DistributedLevel coarse;
     coarse.partition = coarse_partition;
     coarse.chunk_begin = coarse_chunks(g, k);

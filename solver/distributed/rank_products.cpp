@@ -13,19 +13,19 @@ RankSetup::KeptRows RankSetup::multiply_kept(const Rows& a, const LocalRows& own
   return shared([&] { return kept(a, product(a, std::size_t(owned.rows()), std::size_t(owned.nnz()), from_host(owned), remote, columns, label).c); });
 }
 
-RankSetup::KeptRows RankSetup::multiply_kept(const Rows& a, const KeptRows& owned, const RemoteRows& remote,
+RankSetup::KeptRows RankSetup::multiply_kept(const Rows& a, const KeptRows& owned, const KeptRemoteRows& remote,
                                              std::int64_t columns, const std::string& label) {
   return shared([&] {
     return kept(a, product(a, std::size_t(owned.matrix.rows()), std::size_t(owned.matrix.nnz()), from_device(owned, nullptr), remote, columns, label).c);
   });
 }
 
-RankSetup::KeptRows RankSetup::multiply_kept(const Rows& a, KeptRows&& owned, const RemoteRows& remote,
+RankSetup::KeptRows RankSetup::multiply_kept(const Rows& a, KeptRows&& owned, const KeptRemoteRows& remote,
                                              std::int64_t columns, const std::string& label) {
   return shared([&] { return kept(a, product(a, std::size_t(owned.matrix.rows()), std::size_t(owned.matrix.nnz()), from_device(owned, &owned), remote, columns, label).c); });
 }
 
-RankSetup::KeptRows RankSetup::smoothed(const Rows& a, const KeptRows& tentative, const RemoteRows& remote,
+RankSetup::KeptRows RankSetup::smoothed(const Rows& a, const KeptRows& tentative, const KeptRemoteRows& remote,
                                         std::int64_t columns, const ::cl::Buffer& diagonal, double omega) {
   return shared([&] {
     const Product ap = product(a, std::size_t(tentative.matrix.rows()), std::size_t(tentative.matrix.nnz()),
@@ -45,9 +45,9 @@ LocalRows RankSetup::download(const KeptRows& rows) {
   return shared([&] { return read_rows(rows.matrix, rows.global_rows, rows.row_begin); });
 }
 
-RemoteRows RankSetup::fetch_rows(const Partition& partition, const KeptRows& rows,
-                                 const std::vector<std::int64_t>& wanted) {
-  return distributed::fetch_rows(comm_, partition, wanted, [&](const std::vector<std::int64_t>& asked) {
+KeptRemoteRows RankSetup::fetch_rows(const Partition& partition, const KeptRows& rows,
+                                     const std::vector<std::int64_t>& wanted) {
+  return distributed::fetch_rows<std::int32_t>(comm_, partition, wanted, [&](const std::vector<std::int64_t>& asked) {
     return shared([&] { return answer(rows, asked); });
   });
 }
@@ -77,8 +77,8 @@ std::vector<std::int64_t> RankSetup::row_starts(const solver::DeviceCsrMatrix& m
   return first;
 }
 
-AnsweredRows RankSetup::answer(const KeptRows& rows, const std::vector<std::int64_t>& asked) {
-  AnsweredRows out;
+KeptAnswer RankSetup::answer(const KeptRows& rows, const std::vector<std::int64_t>& asked) {
+  KeptAnswer out;
   const std::size_t count = asked.size();
   std::vector<std::int64_t> local(count), at(count + 1, 0);  // each row's number here, and its first entry in the answer
   for (std::size_t q = 0; q < count; ++q) {

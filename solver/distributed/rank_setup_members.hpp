@@ -99,9 +99,9 @@ void RankSetup::write(const ::cl::Buffer& to, std::size_t at, std::size_t count,
     if (e()) cl::checked("writing a product's B", [&] { e.wait(); });
 }
 
-template <class Fill>
+template <class Fill, class Column>
 RankSetup::Product RankSetup::product(const Rows& a, std::size_t owned_rows, std::size_t mine, Fill&& fill_owned,
-                                      const RemoteRows& remote, std::int64_t columns, const std::string& label) {
+                                      const FetchedRows<Column>& remote, std::int64_t columns, const std::string& label) {
   if (std::int64_t(owned_rows) != a.owned || remote.ids != a.halo.ghost_ids)
     throw std::logic_error("RankSetup: B's rows are not those of A's columns");
   rank_setup_detail::check_fits(columns, "columns");

@@ -48,18 +48,19 @@ std::vector<std::int64_t> foreign_columns(const LocalRows& rows, const Partition
   return sorted_distinct(std::move(out));
 }
 
-RemoteRows fetch_rows(MPI_Comm comm, const Partition& partition, const std::vector<std::int64_t>& wanted,
-                      const std::function<AnsweredRows(const std::vector<std::int64_t>& asked)>& answer) {
+template <class Column>
+FetchedRows<Column> fetch_rows(MPI_Comm comm, const Partition& partition, const std::vector<std::int64_t>& wanted,
+                               const std::function<Answer<Column>(const std::vector<std::int64_t>& asked)>& answer) {
   const int ranks = partition.ranks();
   std::vector<int> ask_counts(std::size_t(ranks), 0);
   for (std::int64_t id : wanted) ++ask_counts[std::size_t(partition.owner(id))];
   std::vector<int> asked_counts;
   const std::vector<std::int64_t> asked = all_to_all(comm, wanted, ask_counts, &asked_counts);
-  const AnsweredRows answered = answer(asked);
+  const Answer<Column> answered = answer(asked);
   std::vector<int> entry_counts(std::size_t(ranks), 0);  // the entries answered to each rank
   for (std::size_t r = 0, at = 0; r < std::size_t(ranks); ++r)
     for (int q = 0; q < asked_counts[r]; ++q, ++at) entry_counts[r] += int(answered.lengths[at]);
-  RemoteRows out;
+  FetchedRows<Column> out;
   out.ids = wanted;
   const std::vector<std::int64_t> got_lengths = all_to_all(comm, answered.lengths, asked_counts);
   out.row_ptr.resize(got_lengths.size() + 1);
@@ -68,10 +69,14 @@ RemoteRows fetch_rows(MPI_Comm comm, const Partition& partition, const std::vect
   out.values = all_to_all(comm, answered.values, entry_counts);
   return out;
 }
+template RemoteRows fetch_rows(MPI_Comm, const Partition&, const std::vector<std::int64_t>&,
+                               const std::function<AnsweredRows(const std::vector<std::int64_t>&)>&);
+template KeptRemoteRows fetch_rows(MPI_Comm, const Partition&, const std::vector<std::int64_t>&,
+                                   const std::function<KeptAnswer(const std::vector<std::int64_t>&)>&);
 
 RemoteRows fetch_rows(MPI_Comm comm, const Partition& partition, const LocalRows& rows,
                       const std::vector<std::int64_t>& wanted) {
-  return fetch_rows(comm, partition, wanted, [&](const std::vector<std::int64_t>& asked) {
+  return fetch_rows<std::int64_t>(comm, partition, wanted, [&](const std::vector<std::int64_t>& asked) {
     AnsweredRows out;
     out.lengths.resize(asked.size());
     for (std::size_t q = 0; q < asked.size(); ++q) {

@@ -405,7 +405,7 @@ void expect_kept_product(clcg::distributed::RankSetup& device, const HostCsr& a,
   const LocalRows e_mine = rows_of(e, pe.begin(rank), pe.begin(rank) + pe.size(rank));
   clcg::distributed::RankSetup::KeptRows ab = device.multiply_kept(device.upload(a_mine, pb), b_mine, remote, b.cols, "A B");
   const std::vector<std::int64_t> wanted = clcg::distributed::foreign_columns(e_mine, pa, rank);
-  const clcg::distributed::RemoteRows ab_remote = device.fetch_rows(pa, ab, wanted);
+  const clcg::distributed::KeptRemoteRows ab_remote = device.fetch_rows(pa, ab, wanted);
   const HostCsr whole_ab = clcg::solver::multiply(a, b);
   EXPECT_EQ(ab_remote.ids, wanted);
   ASSERT_EQ(ab_remote.row_ptr.size(), wanted.size() + 1);
@@ -489,7 +489,7 @@ TEST(RemoteRows, KeptRowsWithNarrowOffsetsFillAWideB) {
   clcg::distributed::RankSetup device(world, clcg::test::test_env(), std::size_t(64) << 10, std::uint64_t(ab_entries));
   clcg::distributed::RankSetup::KeptRows ab = device.multiply_kept(device.upload(a_mine, pb), b_mine, remote, b.cols, "A B");
   EXPECT_EQ(ab.matrix.offsets(), clcg::solver::RowOffsets::narrow);
-  const clcg::distributed::RemoteRows ab_remote =
+  const clcg::distributed::KeptRemoteRows ab_remote =
       device.fetch_rows(pa, ab, clcg::distributed::foreign_columns(e_mine, pa, rank));
   const LocalRows eab = device.download(
       device.multiply_kept(device.upload(e_mine, pa), std::move(ab), ab_remote, b.cols, "E (A B)"));
@@ -594,7 +594,7 @@ TEST(RemoteRows, SmoothedProlongatorEqualsTheHostReference) {
     const clcg::distributed::RankSetup::KeptRows t_here = device.multiply_kept(
         device.upload(identity_mine, pa), t_mine, clcg::distributed::fetch_rows(world, pa, t_mine, wanted_by_i),
         tentative.cols, "I P_tent");
-    const clcg::distributed::RemoteRows remote = device.fetch_rows(pa, t_here, a_here.halo.ghost_ids);
+    const clcg::distributed::KeptRemoteRows remote = device.fetch_rows(pa, t_here, a_here.halo.ghost_ids);
     const LocalRows p =
         device.download(device.smoothed(a_here, t_here, remote, tentative.cols, device.diagonal(a_here), omega));
     expect_same(to_csr(gather_rows(p), tentative.cols), reference, "P, 64-bit offsets from " + std::to_string(wide_from));

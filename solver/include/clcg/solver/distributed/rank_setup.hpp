@@ -87,14 +87,14 @@ class RankSetup {
   KeptRows multiply_kept(const Rows& a, const LocalRows& owned, const RemoteRows& remote, std::int64_t columns,
                          const std::string& label);
   // The same with B's owned rows a kept product (copied on the device, and kept).
-  KeptRows multiply_kept(const Rows& a, const KeptRows& owned, const RemoteRows& remote, std::int64_t columns,
+  KeptRows multiply_kept(const Rows& a, const KeptRows& owned, const KeptRemoteRows& remote, std::int64_t columns,
                          const std::string& label);
   // The same, the kept product used up (its device copy freed once B holds its rows).
-  KeptRows multiply_kept(const Rows& a, KeptRows&& owned, const RemoteRows& remote, std::int64_t columns,
+  KeptRows multiply_kept(const Rows& a, KeptRows&& owned, const KeptRemoteRows& remote, std::int64_t columns,
                          const std::string& label);
   // The rows `wanted` of a kept product whose rows `partition` spreads over the ranks, from
   // their owners' devices (remote_rows.hpp's fetch_rows, collective).
-  RemoteRows fetch_rows(const Partition& partition, const KeptRows& rows, const std::vector<std::int64_t>& wanted);
+  KeptRemoteRows fetch_rows(const Partition& partition, const KeptRows& rows, const std::vector<std::int64_t>& wanted);
   LocalRows download(const KeptRows& rows);  // back on the host (global columns)
 
   // aggregate() of the host reference over the ranks on a level's graph `g` (uploaded as
@@ -141,7 +141,7 @@ class RankSetup {
   // P = P_tent - omega D^-1 A P_tent (smoothed_prolongator() of the host reference), kept:
   // `tentative` this rank's rows of P_tent, `remote` its ghost rows, `diagonal` A's on this
   // rank's rows (diagonal()).
-  KeptRows smoothed(const Rows& a, const KeptRows& tentative, const RemoteRows& remote, std::int64_t columns,
+  KeptRows smoothed(const Rows& a, const KeptRows& tentative, const KeptRemoteRows& remote, std::int64_t columns,
                     const ::cl::Buffer& diagonal, double omega);
 
   // The rows of M^T that `columns` (M's column partition) gives this rank, on its device with
@@ -177,9 +177,9 @@ class RankSetup {
   struct Product {
     solver::DeviceCsrMatrix c, b;
   };
-  template <class Fill>
-  Product product(const Rows& a, std::size_t owned_rows, std::size_t mine, Fill&& fill_owned, const RemoteRows& remote,
-                  std::int64_t columns, const std::string& label);
+  template <class Fill, class Column>
+  Product product(const Rows& a, std::size_t owned_rows, std::size_t mine, Fill&& fill_owned,
+                  const FetchedRows<Column>& remote, std::int64_t columns, const std::string& label);
   auto from_host(const LocalRows& owned);  // a fill_owned from the host's rows
   auto from_device(const KeptRows& owned, KeptRows* used_up);
   KeptRows kept(const Rows& a, solver::DeviceCsrMatrix c);
@@ -203,7 +203,7 @@ class RankSetup {
   ::cl::Kernel& for_offsets(const solver::DeviceCsrMatrix& m, ::cl::Kernel& narrow, std::optional<::cl::Kernel>& wide,
                             const char* name);
   LocalRows read_rows(const solver::DeviceCsrMatrix& c, std::int64_t global_rows, std::int64_t row_begin);  // to the host
-  AnsweredRows answer(const KeptRows& rows, const std::vector<std::int64_t>& asked);
+  KeptAnswer answer(const KeptRows& rows, const std::vector<std::int64_t>& asked);
 
   MPI_Comm comm_;
   const cl::Env& env_;

@@ -25,15 +25,17 @@ std::vector<int> offsets_of(const std::vector<int>& counts);
 // Returns the counts by rank.
 std::vector<int> slots_by_thread(std::vector<std::vector<int>>& sent);
 
-// MPI_Alltoallv of `sent` (grouped by destination rank, send_counts[r] for rank r; elements of 8
-// bytes: double or 64-bit integers) into a new vector of the same kind, grouped by source rank
+// MPI_Alltoallv of `sent` (grouped by destination rank, send_counts[r] for rank r; elements:
+// double, 64-bit or 32-bit integers) into a new vector of the same kind, grouped by source rank
 // (recv_counts, if given, gets how many came from each). Collective.
 template <class Vector>
 Vector all_to_all(MPI_Comm comm, const Vector& sent, const std::vector<int>& send_counts,
                   std::vector<int>* recv_counts_out = nullptr) {
   using T = typename Vector::value_type;
-  static_assert(sizeof(T) == 8);
-  const MPI_Datatype type = std::is_floating_point_v<T> ? MPI_DOUBLE : MPI_INT64_T;
+  static_assert(std::is_same_v<T, double> || std::is_same_v<T, std::int64_t> || std::is_same_v<T, std::int32_t>);
+  const MPI_Datatype type = std::is_same_v<T, double>         ? MPI_DOUBLE
+                            : std::is_same_v<T, std::int64_t> ? MPI_INT64_T
+                                                              : MPI_INT32_T;
   std::vector<int> recv_counts(send_counts.size());
   MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, comm);
   Vector received(std::size_t(std::accumulate(recv_counts.begin(), recv_counts.end(), std::int64_t(0))));
@@ -43,27 +45,36 @@ Vector all_to_all(MPI_Comm comm, const Vector& sent, const std::vector<int>& sen
   return received;
 }
 
-// Rows of a distributed matrix fetched from their owners: `ids` sorted, the rows in that order.
-struct RemoteRows {
+// Rows of a distributed matrix fetched from their owners: `ids` sorted, the rows in that order,
+// with global columns as the owners hold them: 64-bit (LocalRows), or 32-bit (a product kept on
+// a device, whose columns fit them: half the bytes between the ranks).
+template <class Column>
+struct FetchedRows {
   std::vector<std::int64_t> ids;
   solver::BulkVector<std::int64_t> row_ptr{0};
-  solver::BulkVector<std::int64_t> col;
+  solver::BulkVector<Column> col;
   solver::BulkVector<double> values;
 };
+using RemoteRows = FetchedRows<std::int64_t>;
+using KeptRemoteRows = FetchedRows<std::int32_t>;
 
 // The rows another rank asked of this one, in the order asked: their lengths, then all their
 // entries (global columns) row after row.
-struct AnsweredRows {
+template <class Column>
+struct Answer {
   std::vector<std::int64_t> lengths;
-  solver::BulkVector<std::int64_t> col;
+  solver::BulkVector<Column> col;
   solver::BulkVector<double> values;
 };
+using AnsweredRows = Answer<std::int64_t>;
+using KeptAnswer = Answer<std::int32_t>;
 
 // Collective: this rank gets the rows `wanted` (sorted, unique, none its own) of the matrix
 // whose rows `partition` spreads over the ranks, and answers the others' requests (global
-// rows of its own, in the order asked) with answer(asked).
-RemoteRows fetch_rows(MPI_Comm comm, const Partition& partition, const std::vector<std::int64_t>& wanted,
-                      const std::function<AnsweredRows(const std::vector<std::int64_t>& asked)>& answer);
+// rows of its own, in the order asked) with answer(asked). Column: std::int64_t or std::int32_t.
+template <class Column>
+FetchedRows<Column> fetch_rows(MPI_Comm comm, const Partition& partition, const std::vector<std::int64_t>& wanted,
+                               const std::function<Answer<Column>(const std::vector<std::int64_t>& asked)>& answer);
 // The same, answered from `rows`, this rank's rows of the matrix (global columns).
 RemoteRows fetch_rows(MPI_Comm comm, const Partition& partition, const LocalRows& rows,
                       const std::vector<std::int64_t>& wanted);
