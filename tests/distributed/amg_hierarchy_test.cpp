@@ -20,6 +20,7 @@
 #include <map>
 #include <numeric>
 #include <random>
+#include <tuple>
 #include <string>
 #include <vector>
 
@@ -430,18 +431,24 @@ void expect_kept_product(clcg::distributed::RankSetup& device, const HostCsr& a,
   expect_same(to_csr(gather_rows(eab), b.cols), clcg::solver::multiply(e, whole_ab), what);
 }
 
+// A (45 x 70) and B (70 x 33) of the row movers' tests, random, spread unevenly over the ranks,
+// this rank's rows of each, and B's rows A's columns name off this rank as their owners hold them.
+struct RowMoverMatrices {
+  int ranks = world_size(), rank = world_rank();
+  HostCsr a = random_csr(45, 70, 12, 7), b = random_csr(70, 33, 6, 8);
+  Partition pa = rough_partition(a.rows, ranks), pb = rough_partition(b.rows, ranks);
+  LocalRows a_mine = rows_of(a, pa.begin(rank), pa.begin(rank) + pa.size(rank));
+  LocalRows b_mine = rows_of(b, pb.begin(rank), pb.begin(rank) + pb.size(rank));
+  std::vector<std::int64_t> wanted = clcg::distributed::foreign_columns(a_mine, pb, rank);
+  clcg::distributed::RemoteRows remote = clcg::distributed::fetch_rows(world, pb, b_mine, wanted);
+};
+
 // fetch_rows and RankSetup's products and transposes on rectangular matrices (A 45 x 70, B 70 x 33),
 // spread unevenly, against the whole rows, transpose() and multiply().
 TEST(RemoteRows, FetchTransposeAndMultiplyEqualTheHostReference) {
-  const int ranks = world_size(), rank = world_rank();
-  const HostCsr a = random_csr(45, 70, 12, 7), b = random_csr(70, 33, 6, 8);
-  const Partition pa = rough_partition(a.rows, ranks), pb = rough_partition(b.rows, ranks);
-  const LocalRows a_mine = rows_of(a, pa.begin(rank), pa.begin(rank) + pa.size(rank));
-  const LocalRows b_mine = rows_of(b, pb.begin(rank), pb.begin(rank) + pb.size(rank));
-
-  // B's rows A's columns name off this rank, as their owners hold them.
-  const std::vector<std::int64_t> wanted = clcg::distributed::foreign_columns(a_mine, pb, rank);
-  const clcg::distributed::RemoteRows remote = clcg::distributed::fetch_rows(world, pb, b_mine, wanted);
+  const RowMoverMatrices m;
+  const int rank = m.rank;
+  const auto& [a, b, pa, pb, a_mine, b_mine, wanted, remote] = std::tie(m.a, m.b, m.pa, m.pb, m.a_mine, m.b_mine, m.wanted, m.remote);
   EXPECT_EQ(remote.ids, wanted);
   EXPECT_EQ(remote.row_ptr.size(), wanted.size() + 1);
   if (remote.row_ptr.size() == wanted.size() + 1)
@@ -472,15 +479,12 @@ TEST(RemoteRows, FetchTransposeAndMultiplyEqualTheHostReference) {
 // the kept offsets are widened on the device. Each rank sets its own threshold at its kept
 // product's size (every rank with fetched rows takes that path).
 TEST(RemoteRows, KeptRowsWithNarrowOffsetsFillAWideB) {
-  const int ranks = world_size(), rank = world_rank();
-  const HostCsr a = random_csr(45, 70, 12, 7), b = random_csr(70, 33, 6, 8), e = random_csr(20, 45, 9, 11);
-  const Partition pa = rough_partition(a.rows, ranks), pb = rough_partition(b.rows, ranks),
-                  pe = rough_partition(e.rows, ranks);
-  const LocalRows a_mine = rows_of(a, pa.begin(rank), pa.begin(rank) + pa.size(rank));
-  const LocalRows b_mine = rows_of(b, pb.begin(rank), pb.begin(rank) + pb.size(rank));
+  const RowMoverMatrices m;
+  const int rank = m.rank;
+  const auto& [a, b, pa, pb, a_mine, b_mine, remote] = std::tie(m.a, m.b, m.pa, m.pb, m.a_mine, m.b_mine, m.remote);
+  const HostCsr e = random_csr(20, 45, 9, 11);
+  const Partition pe = rough_partition(e.rows, m.ranks);
   const LocalRows e_mine = rows_of(e, pe.begin(rank), pe.begin(rank) + pe.size(rank));
-  const clcg::distributed::RemoteRows remote =
-      clcg::distributed::fetch_rows(world, pb, b_mine, clcg::distributed::foreign_columns(a_mine, pb, rank));
   std::int64_t ab_entries = 0;
   {
     clcg::distributed::RankSetup probe(world, clcg::test::test_env());
@@ -500,16 +504,14 @@ TEST(RemoteRows, KeptRowsWithNarrowOffsetsFillAWideB) {
 // A kept product with 64-bit offsets (every product wide past 0 entries) given local columns:
 // its offsets narrowed on the device for the solve's 32-bit ones.
 TEST(RemoteRows, WideKeptRowsLocalisedEqualTheHostReference) {
-  const int ranks = world_size(), rank = world_rank();
-  const HostCsr a = random_csr(45, 70, 12, 7), b = random_csr(70, 33, 6, 8);
-  const Partition pa = rough_partition(a.rows, ranks), pb = rough_partition(b.rows, ranks);
-  const LocalRows a_mine = rows_of(a, pa.begin(rank), pa.begin(rank) + pa.size(rank));
-  const LocalRows b_mine = rows_of(b, pb.begin(rank), pb.begin(rank) + pb.size(rank));
-  const clcg::distributed::RemoteRows remote =
-      clcg::distributed::fetch_rows(world, pb, b_mine, clcg::distributed::foreign_columns(a_mine, pb, rank));
+  const RowMoverMatrices m;
+  const auto& [a, b, pb, a_mine, b_mine, remote] = std::tie(m.a, m.b, m.pb, m.a_mine, m.b_mine, m.remote);
+  const int ranks = m.ranks;
   clcg::distributed::RankSetup device(world, clcg::test::test_env(), std::size_t(64) << 10, 0);
   clcg::distributed::RankSetup::KeptRows ab = device.multiply_kept(device.upload(a_mine, pb), b_mine, remote, b.cols, "A B");
-  if (ab.matrix.nnz() > 0) EXPECT_EQ(ab.matrix.offsets(), clcg::solver::RowOffsets::wide);
+  if (ab.matrix.nnz() > 0) {
+    EXPECT_EQ(ab.matrix.offsets(), clcg::solver::RowOffsets::wide);
+  }
   const Partition columns = rough_partition(b.cols, ranks);
   const clcg::distributed::RankSetup::Rows ab_here = device.localised(std::move(ab), columns);
   EXPECT_EQ(ab_here.matrix.offsets(), clcg::solver::RowOffsets::narrow);
