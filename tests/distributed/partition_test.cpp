@@ -8,6 +8,7 @@
 #include "clcg/solver/distributed/local_rows.hpp"
 #include "clcg/solver/distributed/partition.hpp"
 #include "clcg/solver/problems/generators.hpp"
+#include "support/threads_variable.hpp"
 
 namespace {
 
@@ -107,6 +108,24 @@ TEST(LocalRows, PoissonRowsMatchTheOneDeviceGenerator) {
   expect_same_rows(3, 5, 4, 3);
   expect_same_rows(2, 7, 3, 1);
   expect_same_rows(3, 1, 1, 1);
+}
+
+// The same arrays on one thread and on several (past a thread's 65536 rows: the offsets'
+// running sums made by ranges, then joined).
+TEST(LocalRows, PoissonRowsAreTheSameOnAnyThreadCount) {
+  const auto generated = [](const char* threads) {
+    const clcg::test::ThreadsVariable scope(threads);
+    return poisson_rows(3, 61, 64, 53, 1000, 61 * 64 * 53 - 7);  // 206,905 rows
+  };
+  const LocalRows one = generated("1");
+  for (const char* threads : {"3", "4"}) {
+    const LocalRows several = generated(threads);
+    EXPECT_EQ(several.row_ptr, one.row_ptr) << threads << " threads";
+    EXPECT_EQ(several.col, one.col) << threads << " threads";
+    EXPECT_EQ(several.values, one.values) << threads << " threads";
+  }
+  EXPECT_EQ(one.row_ptr.front(), 0);
+  EXPECT_EQ(one.nnz(), std::int64_t(one.col.size()));
 }
 
 TEST(LocalRows, RowSumsAreAOnes) {

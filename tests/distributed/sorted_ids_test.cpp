@@ -3,14 +3,13 @@
 // counts), the empty list and one id.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <algorithm>
 #include <random>
 #include <set>
-#include <string>
 #include <vector>
 
 #include "clcg/solver/distributed/sorted_ids.hpp"
+#include "support/threads_variable.hpp"
 
 namespace {
 
@@ -29,19 +28,9 @@ std::vector<std::int64_t> random_ids(std::size_t n, std::int64_t range, unsigned
   return v;
 }
 
-// CLCG_THREADS set for a scope, then as it was.
-struct Threads {
-  explicit Threads(const char* n) : had(std::getenv("CLCG_THREADS") != nullptr), before(had ? std::getenv("CLCG_THREADS") : "") {
-    setenv("CLCG_THREADS", n, 1);
-  }
-  ~Threads() { had ? setenv("CLCG_THREADS", before.c_str(), 1) : unsetenv("CLCG_THREADS"); }
-  bool had;
-  std::string before;
-};
-
 TEST(SortedDistinct, EqualsASetOnRandomIdsOnAnyThreadCount) {
   for (const char* threads : {"1", "3", "7"}) {
-    const Threads scope(threads);
+    const clcg::test::ThreadsVariable scope(threads);
     for (const std::size_t n : {std::size_t(1000), std::size_t(3) * 65536 + 17, std::size_t(7) * 65536 + 5}) {
       const std::vector<std::int64_t> ids = random_ids(n, std::int64_t(n) / 3, unsigned(n));
       EXPECT_EQ(sorted_distinct(ids), reference(ids)) << n << " ids on " << threads << " threads";

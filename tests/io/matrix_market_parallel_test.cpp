@@ -22,6 +22,7 @@
 #include "clcg/solver/problems/generators.hpp"
 #include "io/mm_test_support.hpp"
 #include "support/temp_dir.hpp"
+#include "support/threads_variable.hpp"
 
 namespace {
 
@@ -222,21 +223,7 @@ TEST(MatrixMarketParallel, PipesAreReadOnceWholeThenParsed) {
     }
 }
 
-// Sets CLCG_THREADS for one test and restores what was there.
-class ThreadsVariable {
-public:
-    explicit ThreadsVariable(const char* value) {
-        if (const char* old = std::getenv("CLCG_THREADS")) old_ = old;
-        ::setenv("CLCG_THREADS", value, 1);
-    }
-    ~ThreadsVariable() {
-        if (old_.empty()) ::unsetenv("CLCG_THREADS");
-        else ::setenv("CLCG_THREADS", old_.c_str(), 1);
-    }
-
-private:
-    std::string old_;
-};
+using clcg::test::ThreadsVariable;
 
 TEST(HostThreads, ClcgThreadsIsReadAndCheckedByName) {
     {
