@@ -385,9 +385,10 @@ int run_ranks(World& world, int argc, char** argv) {
     } else {
       const GeneratedProblem& p = cli.problem;
       const std::int64_t begin = partition.begin(world.rank);
-      local = dist::poisson_rows(p.dimensions, p.nx, p.ny, p.nz, begin, begin + partition.size(world.rank));
+      local = dist::poisson_rows(p.dimensions, p.nx, p.ny, p.nz, begin, begin + partition.size(world.rank),
+                                 has_rhs ? nullptr : &b);  // b = A 1, made with the rows
     }
-    if (!has_rhs) b = local.row_sums();  // b = A 1
+    if (!has_rhs && cli.generate.empty()) b = local.row_sums();  // b = A 1
     if (shape[1] > 0) precond.amg.near_nullspace = scatter_near_nullspace(world, partition, precond.amg, shape[1]);
   });
   if (Failure agreed = agree(world, failure); agreed.code) return agreed.code;

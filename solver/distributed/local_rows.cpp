@@ -49,7 +49,7 @@ std::vector<double> LocalRows::diagonal() const {
 }
 
 LocalRows poisson_rows(int dimensions, std::int64_t nx, std::int64_t ny, std::int64_t nz, std::int64_t row_begin,
-                       std::int64_t row_end) {
+                       std::int64_t row_end, std::vector<double>* row_sums) {
   if (nx < 1 || ny < 1 || nz < 1) throw std::invalid_argument("Poisson grid sizes must be >= 1");
   const std::int64_t n = nx * ny * nz;
   if (row_begin < 0 || row_end < row_begin || row_end > n) throw std::invalid_argument("rows outside the grid");
@@ -93,13 +93,17 @@ LocalRows poisson_rows(int dimensions, std::int64_t nx, std::int64_t ny, std::in
   });
   a.col.resize(std::size_t(a.row_ptr.back()));
   a.values.resize(std::size_t(a.row_ptr.back()));
+  if (row_sums) row_sums->resize(rows);
   for_each_row(rows, [&](std::size_t k) {
     std::size_t at = std::size_t(a.row_ptr[k]);
+    double sum = 0;  // (in stored order, as row_sums())
     stencil(row_begin + std::int64_t(k), [&](std::int64_t c, double v) {
       a.col[at] = c;
       a.values[at] = v;
+      sum += v;
       ++at;
     });
+    if (row_sums) (*row_sums)[k] = sum;
   });
   return a;
 }

@@ -133,6 +133,11 @@ TEST(LocalRows, RowSumsAreAOnes) {
   const std::vector<double> sums = rows.row_sums();
   EXPECT_EQ(sums[0], 2.0);  // corner: 4 - 1 - 1
   EXPECT_EQ(sums[4], 0.0);  // centre
+  for (const int dimensions : {2, 3}) {  // made with the rows: the same bits
+    std::vector<double> made;
+    const LocalRows more = poisson_rows(dimensions, 7, 6, dimensions == 3 ? 5 : 1, 11, dimensions == 3 ? 200 : 40, &made);
+    EXPECT_EQ(made, more.row_sums()) << dimensions << "D";
+  }
   EXPECT_THROW(poisson_rows(4, 2, 2, 2, 0, 8), std::invalid_argument);
   EXPECT_THROW(poisson_rows(3, 2, 2, 2, 0, 9), std::invalid_argument);
 }
