@@ -10,26 +10,31 @@ using namespace rank_setup_detail;
 
 RankSetup::KeptRows RankSetup::multiply_kept(const Rows& a, const LocalRows& owned, const RemoteRows& remote,
                                              std::int64_t columns, const std::string& label) {
-  return shared([&] { return kept(a, product(a, std::size_t(owned.rows()), std::size_t(owned.nnz()), from_host(owned), remote, columns, label).c); });
+  return shared([&] {
+    return kept(a, product(a, std::size_t(owned.rows()), std::size_t(owned.nnz()), from_host(owned), remote, columns, label).c);
+  });
+}
+
+RankSetup::Product RankSetup::product(const Rows& a, const KeptRows& owned, KeptRows* used_up,
+                                      const KeptRemoteRows& remote, std::int64_t columns, const std::string& label) {
+  return product(a, std::size_t(owned.matrix.rows()), std::size_t(owned.matrix.nnz()), from_device(owned, used_up),
+                 remote, columns, label);
 }
 
 RankSetup::KeptRows RankSetup::multiply_kept(const Rows& a, const KeptRows& owned, const KeptRemoteRows& remote,
                                              std::int64_t columns, const std::string& label) {
-  return shared([&] {
-    return kept(a, product(a, std::size_t(owned.matrix.rows()), std::size_t(owned.matrix.nnz()), from_device(owned, nullptr), remote, columns, label).c);
-  });
+  return shared([&] { return kept(a, product(a, owned, nullptr, remote, columns, label).c); });
 }
 
 RankSetup::KeptRows RankSetup::multiply_kept(const Rows& a, KeptRows&& owned, const KeptRemoteRows& remote,
                                              std::int64_t columns, const std::string& label) {
-  return shared([&] { return kept(a, product(a, std::size_t(owned.matrix.rows()), std::size_t(owned.matrix.nnz()), from_device(owned, &owned), remote, columns, label).c); });
+  return shared([&] { return kept(a, product(a, owned, &owned, remote, columns, label).c); });
 }
 
 RankSetup::KeptRows RankSetup::smoothed(const Rows& a, const KeptRows& tentative, const KeptRemoteRows& remote,
                                         std::int64_t columns, const ::cl::Buffer& diagonal, double omega) {
   return shared([&] {
-    const Product ap = product(a, std::size_t(tentative.matrix.rows()), std::size_t(tentative.matrix.nnz()),
-                                 from_device(tentative, nullptr), remote, columns, "A P_tent");
+    const Product ap = product(a, tentative, nullptr, remote, columns, "A P_tent");
     const std::size_t n = std::size_t(ap.c.rows());
     ::cl::Kernel& smooth = for_offsets(ap.b, smooth_rows_, smooth_rows_wide_, "smooth_rows");
     if (n > 0) {

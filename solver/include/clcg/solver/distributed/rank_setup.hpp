@@ -180,6 +180,9 @@ class RankSetup {
   template <class Fill, class Column>
   Product product(const Rows& a, std::size_t owned_rows, std::size_t mine, Fill&& fill_owned,
                   const FetchedRows<Column>& remote, std::int64_t columns, const std::string& label);
+  // The same with B's owned rows a kept product's, copied on the device (from_device).
+  Product product(const Rows& a, const KeptRows& owned, KeptRows* used_up, const KeptRemoteRows& remote,
+                  std::int64_t columns, const std::string& label);
   auto from_host(const LocalRows& owned);  // a fill_owned from the host's rows
   auto from_device(const KeptRows& owned, KeptRows* used_up);
   KeptRows kept(const Rows& a, solver::DeviceCsrMatrix c);
