@@ -257,6 +257,7 @@ struct RankFigures {
   double coarse_seconds = 0;          // AMG: the gathered level's cycles (DistributedAmg::coarse_seconds)
   double transfer_seconds = 0;        // b (and x0) to the device, x back: outside the solve's seconds
   double preconditioner_seconds = 0;  // AMG's set-up (the hierarchy over the ranks, its levels on the device)
+  WallTime time;                      // this rank's parts of its wall time, to its report
   std::array<char, 128> device{};
 };
 
@@ -298,10 +299,11 @@ nlohmann::json rank_json(int rank, const RankFigures& f) {
           {"transfer_seconds", f.transfer_seconds},
           {"halo_bytes_per_exchange", std::int64_t(f.halo_bytes_per_exchange)},
           {"device_bytes", f.device_bytes},
+          {"timing", wall_time_json(f.time)},
           {"bytes_per_step", f.bytes_per_step}};
 }
 
-int run_ranks(World& world, int argc, char** argv) {
+int run_ranks(World& world, int argc, char** argv, WallTime& time) {
   CliOptions cli;
   // Phase 1, every rank: the command line (the same everywhere), rank 0's files.
   std::optional<FileProblem> file;
@@ -311,13 +313,16 @@ int run_ranks(World& world, int argc, char** argv) {
     if (cli.help || cli.version || cli.list_devices) return;
     (void)distributed_settings(cli, 1);  // reject what MPI cannot run before reading anything
     if (world.rank != 0) return;
+    time.generated = !cli.generate.empty();
     if (cli.generate.empty()) {
-      file.emplace();
-      const solver::HostMatrix a = read_problem(cli, file->info);
-      file->csr = solver::to_host_csr(a);
-      file->rhs = read_vector_option(cli.rhs, a.rows(), "right-hand side");
-      file->x0 = read_vector_option(cli.x0, a.rows(), "initial guess");
-      rows = a.rows();
+      timed(time.read, [&] {
+        file.emplace();
+        const solver::HostMatrix a = read_problem(cli, file->info);
+        file->csr = solver::to_host_csr(a);
+        file->rhs = read_vector_option(cli.rhs, a.rows(), "right-hand side");
+        file->x0 = read_vector_option(cli.x0, a.rows(), "initial guess");
+        rows = a.rows();
+      });
     } else {
       rows = cli.problem.rows();
     }
@@ -375,7 +380,9 @@ int run_ranks(World& world, int argc, char** argv) {
   if (Failure agreed = agree(world, failure); agreed.code) return agreed.code;
   MPI_Bcast(partition.offsets.data(), world.size + 1, MPI_INT64_T, 0, world.comm);
   const bool has_rhs = !cli.rhs.empty(), has_x0 = !cli.x0.empty();
+  time.generated = !cli.generate.empty();
   failure = attempt(cli, [&] {
+    const WallClock::time_point start = WallClock::now();
     if (cli.generate.empty()) {
       local = distribute_rows(world, partition, world.rank == 0 ? &file->csr : nullptr);
       b = scatter(world, partition, world.rank == 0 ? file->rhs : Eigen::VectorXd(), has_rhs);
@@ -390,6 +397,7 @@ int run_ranks(World& world, int argc, char** argv) {
     }
     if (!has_rhs && cli.generate.empty()) b = local.row_sums();  // b = A 1
     if (shape[1] > 0) precond.amg.near_nullspace = scatter_near_nullspace(world, partition, precond.amg, shape[1]);
+    time.read += WallTime::seconds_since(start);
   });
   if (Failure agreed = agree(world, failure); agreed.code) return agreed.code;
   std::int64_t nnz = local.nnz(), first_row = local.row_begin, local_rows = local.rows();
@@ -399,12 +407,22 @@ int run_ranks(World& world, int argc, char** argv) {
   std::optional<clcg::cl::Env> env;
   std::optional<dist::DistributedCg> cg;
   solver::Settings settings = distributed_settings(cli, rows);
-  failure = attempt(cli, [&] { env.emplace(rank_env(cli, world)); });
+  failure = attempt(cli, [&] { timed(time.device_open, [&] { env.emplace(rank_env(cli, world)); }); });
   if (Failure agreed = agree(world, failure); agreed.code) return agreed.code;
   // collective inside: all ranks leave it together, the failed ones with their own error
-  failure = attempt(cli, [&] { cg.emplace(world.comm, *env, partition, std::move(local), cli.precision, settings,
-                                             precond); });
+  const double built_before = env->programs().build_seconds();
+  double constructed = 0;
+  failure = attempt(cli, [&] {
+    timed(constructed, [&] {
+      cg.emplace(world.comm, *env, partition, std::move(local), cli.precision, settings, precond);
+    });
+  });
   if (Failure agreed = agree(world, failure); agreed.code) return agreed.code;
+  // The construction: OpenCL programs (from the disk cache after a first run), AMG's set-up
+  // (A's rows to the device among it), the rest (the CG's own copy of A, its halo) is upload.
+  time.build = env->programs().build_seconds() - built_before;
+  time.setup = cg->amg() ? cg->amg()->setup_seconds() : 0.0;
+  time.upload = constructed - time.build - time.setup;
 
   // Phase 4: the solve (collective inside; a device error mid-solve ends every rank: MPI_Abort).
   solver::SolveInfo info;
@@ -443,6 +461,10 @@ int run_ranks(World& world, int argc, char** argv) {
   mine.partials_seconds = t.partials;
   mine.coarse_seconds = t.coarse;
   mine.transfer_seconds = t.transfer;
+  time.solve = info.seconds;
+  time.upload += t.transfer;  // b to the device, x back (outside the solve's seconds)
+  time.finish();              // (each rank's parts to here; rank 0's go on to the report)
+  mine.time = time;
   mine.halo_bytes_per_exchange = per_exchange;
   std::snprintf(mine.device.data(), mine.device.size(), "%s", env->info().name.c_str());
   std::vector<RankFigures> all(world.rank == 0 ? std::size_t(world.size) : 0);
@@ -463,19 +485,20 @@ int run_ranks(World& world, int argc, char** argv) {
     report.variant = settings.variant;
     report.preconditioner = settings.preconditioner;
     double amg_setup = 0;
-    for (const auto& f : all) {
-      report.time.upload = std::max(report.time.upload, f.setup_seconds);
-      amg_setup = std::max(amg_setup, f.preconditioner_seconds);
-    }
+    for (const auto& f : all) amg_setup = std::max(amg_setup, f.preconditioner_seconds);
     if (cg->amg()) report.preconditioner_report = amg_report(*cg->amg(), amg_setup);
     report.error_vs_ones = error_vs_ones;
     report.output_written = write_x;
-    try {
-      if (!cli.history.empty()) write_file(cli.history, history_csv(info, {}));
-      if (write_x) solver::write_vector_market(cli.output, x_all);
-    } catch (const std::runtime_error& e) {
-      throw OutputError(e.what());
-    }
+    timed(time.write, [&] {
+      try {
+        if (!cli.history.empty()) write_file(cli.history, history_csv(info, {}));
+        if (write_x) solver::write_vector_market(cli.output, x_all);
+      } catch (const std::runtime_error& e) {
+        throw OutputError(e.what());
+      }
+    });
+    time.finish();
+    report.time = time;  // rank 0's parts: they add up to its wall time (per_rank: each rank's)
     if (cli.json) {
       nlohmann::json json = to_json(report);
       json["ranks"] = world.size;
@@ -505,9 +528,14 @@ int run_ranks(World& world, int argc, char** argv) {
 
 }  // namespace
 
-int run_distributed(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  dist::share_host_threads(MPI_COMM_WORLD);
+int run_distributed(int argc, char** argv, WallClock::time_point process_start) {
+  WallTime time;
+  time.process_start = process_start;  // (MPI's start is among "other")
+  time.distributed = true;
+  timed(time.mpi_init, [&] {
+    MPI_Init(&argc, &argv);
+    dist::share_host_threads(MPI_COMM_WORLD);
+  });
   std::signal(SIGINT, on_interrupt);
   std::signal(SIGTERM, on_interrupt);
   World world;
@@ -516,7 +544,7 @@ int run_distributed(int argc, char** argv) {
   // Rank 0 alone prints: the others' stdout (help text, JSON) goes nowhere; stderr stays for
   // a rank that must abort with its own message.
   if (world.rank != 0 && !std::freopen("/dev/null", "w", stdout)) return exit_device;
-  const int code = run_ranks(world, argc, argv);
+  const int code = run_ranks(world, argc, argv, time);
   MPI_Finalize();
   return code;
 }

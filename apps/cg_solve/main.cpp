@@ -210,7 +210,7 @@ int fail(const std::string& message, int code) {
 int main(int argc, char** argv) {
   const WallClock::time_point process_start = WallClock::now();  // the wall time's start
 #ifdef CLCG_HAVE_MPI
-  if (clcg::distributed::launched_by_mpi()) return run_distributed(argc, argv);  // distributed_run.cpp
+  if (clcg::distributed::launched_by_mpi()) return run_distributed(argc, argv, process_start);  // distributed_run.cpp
 #endif
   std::signal(SIGINT, on_interrupt);
   std::signal(SIGTERM, on_interrupt);

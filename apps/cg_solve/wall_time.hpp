@@ -15,6 +15,8 @@ using WallClock = std::chrono::steady_clock;
 struct WallTime {
   WallClock::time_point process_start{};  // main's first line; unset: nothing is reported
   bool generated = false;  // --generate: the read part is the generator's
+  bool distributed = false;  // under mpirun: mpi_init is a part
+  double mpi_init = 0;       // MPI_Init and the ranks' share of the host's threads
   double read = 0;         // A (read or generated), b and x0
   double device_open = 0;  // platforms listed, device chosen, context and queue created
   double upload = 0;       // A and b to the device, solver objects, x back, residual on the host
@@ -26,7 +28,9 @@ struct WallTime {
   double wall = 0;         // process_start to the report (set by finish())
 
   void finish() { wall = seconds_since(process_start); }
-  double other() const { return wall - (read + device_open + upload + build + setup + solve + reference + write); }
+  double other() const {
+    return wall - (mpi_init + read + device_open + upload + build + setup + solve + reference + write);
+  }
   bool measured() const { return process_start != WallClock::time_point{}; }
 
   static double seconds_since(WallClock::time_point start) {

@@ -248,6 +248,52 @@ class BitsTest(DistributedTest):
                 self.assertLessEqual(report["result"]["relative_residual"], 1e-7)
 
 
+class WallTimeTest(DistributedTest):
+    PARTS = ("mpi_init_seconds", "device_open_seconds", "upload_seconds", "build_seconds", "setup_seconds",
+             "solve_seconds", "write_seconds", "other_seconds")
+
+    def check_parts(self, timing, first, wall_limit):
+        parts = (first,) + self.PARTS
+        self.assertEqual(sorted(timing), sorted(parts + ("wall_seconds",)))
+        self.assertAlmostEqual(sum(timing[p] for p in parts), timing["wall_seconds"], delta=1e-9 * timing["wall_seconds"])
+        for part in parts:
+            self.assertGreaterEqual(timing[part], 0, part)
+        self.assertGreater(timing[first], 0)
+        self.assertGreater(timing["mpi_init_seconds"], 0)
+        # what no part covers (the partition, x's error, the gathers) stays small
+        self.assertLess(timing["other_seconds"], 0.05 + 0.05 * timing["wall_seconds"],
+                        "a part of the run is not timed: %s" % timing)
+        self.assertLessEqual(timing["wall_seconds"], wall_limit)
+
+    def test_wall_time_parts_add_up_on_every_rank(self):
+        # rank 0's parts in `timing` (its wall time to the report), each rank's in per_rank
+        matrix = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "data", "poisson3d_10.mtx")
+        for np, args, first in ((2, ["--generate", "poisson3d:15x13x11", "--precond", "amg"], "generate_seconds"),
+                                (3, ["--matrix", matrix, "--precond", "jacobi", "--output", self.path("x.mtx")],
+                                 "read_seconds")):
+            with self.subTest(args=args):
+                started = time.monotonic()
+                proc = mpirun(np, args + ["--json", "--quiet"])
+                elapsed = time.monotonic() - started
+                self.assertEqual(proc.returncode, EXIT_CONVERGED, describe(proc))
+                report = json.loads(proc.stdout)
+                self.check_parts(report["timing"], first, elapsed)
+                self.assertEqual(report["timing"]["solve_seconds"], report["result"]["solve_seconds"])
+                self.assertEqual(report["timing"]["upload_seconds"], report["result"]["upload_seconds"])
+                if "--output" in args:
+                    self.assertGreater(report["timing"]["write_seconds"], 0)
+                self.assertEqual(len(report["per_rank"]), np)
+                for rank in report["per_rank"]:
+                    timing = rank["timing"]
+                    # (ranks other than 0 read nothing from files: rank 0 sends them their rows)
+                    self.check_parts(timing, first, elapsed)
+                    self.assertLessEqual(timing["wall_seconds"], report["timing"]["wall_seconds"] + 1.0)
+                    self.assertEqual(timing["write_seconds"], 0)
+                if "--precond" in args and "amg" in args:
+                    # AMG's set-up is the slowest rank's (result), rank 0's (timing) one of them
+                    self.assertLessEqual(report["timing"]["setup_seconds"], report["result"]["setup_seconds"])
+
+
 class FailureTest(DistributedTest):
     def assert_one_message(self, proc, code, fragment, seconds=None, started=None):
         self.assertEqual(proc.returncode, code, describe(proc))

@@ -67,7 +67,9 @@ struct DistributedHierarchy {
   // Each coarsened level's aggregates, finest first: given back to build_hierarchy for new
   // values of A (`kept`), they skip the aggregation and fix the levels.
   std::vector<RankSetup::Aggregates> aggregates;
+  // The phases' wall time, the OpenCL programs compiled meanwhile left out (build_seconds).
   double lanczos_seconds = 0, coarsening_seconds = 0, galerkin_seconds = 0;  // (lanczos: A's upload too)
+  double build_seconds = 0;
 };
 
 // Collective. `a`: this rank's rows of A (partition.begin(rank) ..); options.near_nullspace, if
