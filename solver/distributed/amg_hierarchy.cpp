@@ -127,6 +127,10 @@ std::vector<double> gather_candidates(MPI_Comm comm, const DistributedLevel& lev
 
 }  // namespace
 
+bool hierarchy_reads_entries(const solver::AmgOptions& options, std::int64_t global_rows) {
+  return options.block_size > 1 || std::size_t(global_rows) <= std::max(options.gather_rows, solver::amg_coarse_factor_limit);
+}
+
 DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Partition& partition,
                                      const LocalRows& a, const solver::AmgOptions& options,
                                      std::vector<RankSetup::Aggregates> kept) {
@@ -134,6 +138,8 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
   global.near_nullspace.reset();
   solver::check_block_options(global, std::size_t(partition.rows()));
   const solver::NearNullspace* given = options.near_nullspace.get();
+  if (a.entries_pending() && hierarchy_reads_entries(options, partition.rows()))
+    throw std::logic_error("build_hierarchy: A's entries are read on the host here; make() them first");
   throw_if_any_rank_failed(comm, capture([&] {  // a rank's own rows: every rank leaves if one is wrong
     if (given && (given->rows != std::size_t(a.rows()) || given->columns < 1 ||
                   given->columns > solver::max_block_size || given->values.size() != given->rows * given->columns))

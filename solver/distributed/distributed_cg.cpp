@@ -10,6 +10,7 @@
 
 #include "clcg/cl/error.hpp"
 #include "clcg/cl/launch_policy.hpp"
+#include "clcg/solver/distributed/amg_hierarchy.hpp"
 #include "clcg/solver/distributed/distributed_amg.hpp"
 #include "clcg/solver/distributed/fixed_order_sum.hpp"
 #include "clcg/solver/distributed/launch.hpp"
@@ -126,6 +127,10 @@ void DistributedCg::set_up(LocalRows rows) {
     if (settings_.spmv == solver::SpmvKernel::vector)
       throw std::invalid_argument("the distributed solver reads its rows as CSR (scalar) or ELL, not the vector layout");
     solver::require_precision(env_.info(), type_);
+    // Rows with their entries pending (a generator's) go as they are to an AMG set-up that makes
+    // them straight into its upload; every other pass reads them on the host.
+    if (settings_.preconditioner != Preconditioner::amg || hierarchy_reads_entries(options.amg, partition.rows()))
+      rows.make();
     rows_ = rows.rows();
     global_rows_ = partition.rows();
     nnz_ = rows.nnz();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
 #include "clcg/solver/io/host_threads.hpp"
 
@@ -17,6 +18,18 @@ void for_each_row(std::size_t rows, F&& f) {
 }
 }  // namespace
 
+void LocalRows::make() {
+  if (!make_entries) return;
+  col.resize(std::size_t(nnz()));
+  values.resize(std::size_t(nnz()));
+  solver::parallel_ranges(std::size_t(rows()), solver::threads_for(std::size_t(rows()), rows_a_thread),
+                          [&](std::size_t begin, std::size_t end, unsigned) {
+                            const std::size_t at = std::size_t(row_ptr[begin]);
+                            make_entries(begin, end, col.data() + at, values.data() + at);
+                          });
+  make_entries = nullptr;
+}
+
 std::int64_t longest_row(const solver::BulkVector<std::int64_t>& row_ptr) {
   const std::size_t n = row_ptr.size() - 1;
   const unsigned threads = solver::threads_for(n, std::size_t(1) << 16);
@@ -27,7 +40,14 @@ std::int64_t longest_row(const solver::BulkVector<std::int64_t>& row_ptr) {
   return *std::max_element(longest_of.begin(), longest_of.end());
 }
 
+namespace {
+void require_entries(const LocalRows& a, const char* pass) {
+  if (a.entries_pending()) throw std::logic_error(std::string("LocalRows::") + pass + ": the entries are not made (make())");
+}
+}  // namespace
+
 std::vector<double> LocalRows::row_sums() const {
+  require_entries(*this, "row_sums");
   std::vector<double> sums(std::size_t(rows()), 0.0);
   for_each_row(sums.size(), [&](std::size_t i) {
     double sum = 0;
@@ -38,6 +58,7 @@ std::vector<double> LocalRows::row_sums() const {
 }
 
 std::vector<double> LocalRows::diagonal() const {
+  require_entries(*this, "diagonal");
   std::vector<double> d(std::size_t(rows()), 0.0);
   for_each_row(d.size(), [&](std::size_t i) {
     const auto first = col.begin() + row_ptr[i], last = col.begin() + row_ptr[i + 1];
@@ -48,21 +69,15 @@ std::vector<double> LocalRows::diagonal() const {
   return d;
 }
 
-LocalRows poisson_rows(int dimensions, std::int64_t nx, std::int64_t ny, std::int64_t nz, std::int64_t row_begin,
-                       std::int64_t row_end, std::vector<double>* row_sums) {
-  if (nx < 1 || ny < 1 || nz < 1) throw std::invalid_argument("Poisson grid sizes must be >= 1");
-  const std::int64_t n = nx * ny * nz;
-  if (row_begin < 0 || row_end < row_begin || row_end > n) throw std::invalid_argument("rows outside the grid");
-  if (dimensions != 2 && dimensions != 3) throw std::invalid_argument("Poisson problems are 2D or 3D");
-  const bool three_d = dimensions == 3;
-  const double diagonal = three_d ? 6.0 : 4.0;
-  LocalRows a;
-  a.global_rows = n;
-  a.row_begin = row_begin;
-  const std::size_t rows = std::size_t(row_end - row_begin);
-  const std::int64_t plane = nx * ny;
-  // Row r's stencil, in column order: calls put(column, value) for each entry.
-  const auto stencil = [&](std::int64_t r, auto&& put) {
+namespace {
+// Row r's entries of the Dirichlet Laplacian on nx x ny x nz, in column order: put(column, value).
+struct PoissonStencil {
+  std::int64_t nx, ny, nz, plane;
+  bool three_d;
+  double diagonal;
+
+  template <class Put>
+  void operator()(std::int64_t r, Put&& put) const {
     const std::int64_t i = r % nx, j = (r / nx) % ny, l = r / plane;
     if (three_d && l > 0) put(r - plane, -1.0);
     if (j > 0) put(r - nx, -1.0);
@@ -71,7 +86,22 @@ LocalRows poisson_rows(int dimensions, std::int64_t nx, std::int64_t ny, std::in
     if (i + 1 < nx) put(r + 1, -1.0);
     if (j + 1 < ny) put(r + nx, -1.0);
     if (three_d && l + 1 < nz) put(r + plane, -1.0);
-  };
+  }
+};
+}  // namespace
+
+LocalRows poisson_rows(int dimensions, std::int64_t nx, std::int64_t ny, std::int64_t nz, std::int64_t row_begin,
+                       std::int64_t row_end, std::vector<double>* row_sums, bool pending) {
+  if (nx < 1 || ny < 1 || nz < 1) throw std::invalid_argument("Poisson grid sizes must be >= 1");
+  const std::int64_t n = nx * ny * nz;
+  if (row_begin < 0 || row_end < row_begin || row_end > n) throw std::invalid_argument("rows outside the grid");
+  if (dimensions != 2 && dimensions != 3) throw std::invalid_argument("Poisson problems are 2D or 3D");
+  const bool three_d = dimensions == 3;
+  const PoissonStencil stencil{nx, ny, nz, nx * ny, three_d, three_d ? 6.0 : 4.0};
+  LocalRows a;
+  a.global_rows = n;
+  a.row_begin = row_begin;
+  const std::size_t rows = std::size_t(row_end - row_begin);
   // The offsets (each range of rows its running sum of lengths, then the ranges before it
   // added), then every row's entries, on the host's threads: the same arrays for any thread
   // count, and no pass over them on one thread (1024^3's 268M rows a rank took ~0.5 s so).
@@ -91,20 +121,24 @@ LocalRows poisson_rows(int dimensions, std::int64_t nx, std::int64_t ny, std::in
   solver::parallel_ranges(rows, threads, [&](std::size_t begin, std::size_t end, unsigned t) {
     for (std::size_t k = begin; k < end; ++k) a.row_ptr[k + 1] += before[t];
   });
-  a.col.resize(std::size_t(a.row_ptr.back()));
-  a.values.resize(std::size_t(a.row_ptr.back()));
-  if (row_sums) row_sums->resize(rows);
-  for_each_row(rows, [&](std::size_t k) {
-    std::size_t at = std::size_t(a.row_ptr[k]);
-    double sum = 0;  // (in stored order, as row_sums())
-    stencil(row_begin + std::int64_t(k), [&](std::int64_t c, double v) {
-      a.col[at] = c;
-      a.values[at] = v;
-      sum += v;
-      ++at;
+  if (row_sums) {  // (in stored order, as row_sums(): the stencil's, with nothing stored)
+    row_sums->resize(rows);
+    for_each_row(rows, [&](std::size_t k) {
+      double sum = 0;
+      stencil(row_begin + std::int64_t(k), [&](std::int64_t, double v) { sum += v; });
+      (*row_sums)[k] = sum;
     });
-    if (row_sums) (*row_sums)[k] = sum;
-  });
+  }
+  a.make_entries = [stencil, row_begin](std::size_t first, std::size_t last, std::int64_t* col, double* values) {
+    std::size_t at = 0;
+    for (std::size_t k = first; k < last; ++k)
+      stencil(row_begin + std::int64_t(k), [&](std::int64_t c, double v) {
+        col[at] = c;
+        values[at] = v;
+        ++at;
+      });
+  };
+  if (!pending) a.make();
   return a;
 }
 

@@ -1,6 +1,7 @@
 #include "rank_setup_members.hpp"
 
 #include <atomic>
+#include <vector>
 
 #include "clcg/solver/distributed/halo.hpp"
 #include "clcg/solver/distributed/launch.hpp"
@@ -92,16 +93,20 @@ RankSetup::Rows RankSetup::upload(const LocalRows& a, const Partition& columns) 
     write<std::int32_t>(row_ptr, 0, n + 1, [&](std::size_t i) { return std::int32_t(a.row_ptr[i]); });
     const std::int64_t first = out.column_begin;
     std::atomic<bool> far{false};
-    write<std::int32_t>(col, 0, nnz, [&](std::size_t k) {
-      const std::int64_t d = a.col[k] - first;
-      if (d != std::int32_t(d)) far.store(true, std::memory_order_relaxed);
-      return std::int32_t(d);
-    });
+    if (a.entries_pending()) {
+      far = !write_made_entries(a, col, values, first);
+    } else {
+      write<std::int32_t>(col, 0, nnz, [&](std::size_t k) {
+        const std::int64_t d = a.col[k] - first;
+        if (d != std::int32_t(d)) far.store(true, std::memory_order_relaxed);
+        return std::int32_t(d);
+      });
+      write<double>(values, 0, nnz, [&](std::size_t k) { return a.values[k]; });
+    }
     if (far)
       throw std::length_error("rows " + std::to_string(a.row_begin) + ".." + std::to_string(a.row_begin + a.rows()) +
                               " name columns 2^31 or more from this rank's first (" + std::to_string(first) +
                               "); the AMG set-up numbers a rank's columns in 32 bits; use another row order");
-    write<double>(values, 0, nnz, [&](std::size_t k) { return a.values[k]; });
     const std::int32_t longest = std::int32_t(longest_row(a.row_ptr));
     const solver::DeviceCsrMatrix distances(row_ptr, col, values, std::int32_t(n), 0, std::int64_t(nnz),
                                             solver::ElementType::f64, longest);
@@ -114,6 +119,56 @@ RankSetup::Rows RankSetup::upload(const LocalRows& a, const Partition& columns) 
   });
   out.halo = halo_of_ghosts(comm_, columns, std::move(ghost));
   return out;
+}
+
+bool RankSetup::write_made_entries(const LocalRows& a, const ::cl::Buffer& col, const ::cl::Buffer& values,
+                                   std::int64_t first) {
+  constexpr std::size_t entry = sizeof(double) + sizeof(std::int32_t);
+  constexpr std::size_t block = 4096;  // rows a thread makes at once (their 64-bit columns stay in its cache)
+  const std::size_t half = pinned_.size() / 2 / 8 * 8, per = half / entry;
+  const std::size_t n = std::size_t(a.rows());
+  const auto offset = [&](std::size_t row) { return std::size_t(a.row_ptr[row]); };
+  std::atomic<bool> far{false};
+  ::cl::Event sent[2][2];
+  for (std::size_t row = 0, c = 0; row < n; ++c) {
+    // rows [row, end): as many as the half holds (at least one; a longer row than that throws)
+    const auto past = std::upper_bound(a.row_ptr.begin() + std::ptrdiff_t(row) + 1, a.row_ptr.end(),
+                                       a.row_ptr[row] + std::int64_t(per));
+    const std::size_t end = std::size_t(past - a.row_ptr.begin()) - 1;
+    if (end == row)
+      throw std::length_error("row " + std::to_string(a.row_begin + std::int64_t(row)) + " has more entries than the "
+                              "set-up's pinned memory holds (" + std::to_string(per) + ")");
+    for (::cl::Event& e : sent[c % 2])
+      if (e()) cl::checked("writing A's rows", [&] { e.wait(); });  // the half is free again
+    unsigned char* const base = pinned_.data() + (c % 2) * half;
+    double* const out_values = reinterpret_cast<double*>(base);
+    std::int32_t* const out_col = reinterpret_cast<std::int32_t*>(base + per * sizeof(double));
+    const std::size_t at = offset(row), count = offset(end) - at, blocks = (end - row + block - 1) / block;
+    solver::parallel_for(blocks, 1, [&](std::size_t b) {
+      thread_local std::vector<std::int64_t> columns;
+      const std::size_t r0 = row + b * block, r1 = std::min(end, r0 + block), from = offset(r0) - at;
+      columns.resize(offset(r1) - offset(r0));
+      a.make_entries(r0, r1, columns.data(), out_values + from);
+      bool outside = false;
+      for (std::size_t k = 0; k < columns.size(); ++k) {
+        const std::int64_t d = columns[k] - first;
+        outside |= d != std::int32_t(d);
+        out_col[from + k] = std::int32_t(d);
+      }
+      if (outside) far.store(true, std::memory_order_relaxed);
+    });
+    if (count > 0) cl::checked("writing A's rows", [&] {
+      env_.queue().enqueueWriteBuffer(values, CL_FALSE, at * sizeof(double), count * sizeof(double), out_values,
+                                      nullptr, &sent[c % 2][0]);
+      env_.queue().enqueueWriteBuffer(col, CL_FALSE, at * sizeof(std::int32_t), count * sizeof(std::int32_t), out_col,
+                                      nullptr, &sent[c % 2][1]);
+    });
+    row = end;
+  }
+  for (auto& pair : sent)
+    for (::cl::Event& e : pair)
+      if (e()) cl::checked("writing A's rows", [&] { e.wait(); });
+  return !far;
 }
 
 void RankSetup::make_local(const ::cl::Buffer& col, std::size_t nnz, std::int64_t first, std::int64_t last,

@@ -72,6 +72,11 @@ struct DistributedHierarchy {
   double build_seconds = 0;
 };
 
+// Whether build_hierarchy reads A's entries on the host (nodes of block_size > 1 rows, or a
+// hierarchy of one level gathered whole); where not, A's rows may come with their entries
+// pending (LocalRows::make_entries), made as they are uploaded.
+bool hierarchy_reads_entries(const solver::AmgOptions& options, std::int64_t global_rows);
+
 // Collective. `a`: this rank's rows of A (partition.begin(rank) ..); options.near_nullspace, if
 // any, this rank's rows of the vectors. Throws std::invalid_argument for a block size that does
 // not divide the rows or a rank's first row, or a near-null space of another row count.

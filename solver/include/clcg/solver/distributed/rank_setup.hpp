@@ -168,6 +168,11 @@ class RankSetup {
   // the other half goes to the device (B's columns in 32 bits with no host copy of B).
   template <class To, class F>
   void write(const ::cl::Buffer& to, std::size_t at, std::size_t count, F&& value_of);  // from element `at`
+  // Rows whose entries are still to be made (LocalRows::make_entries): made by the host's threads
+  // a run of rows at a time into a pinned half (values, then columns as their distances from
+  // `first`) while the other half goes to the device. Returns false where a column lies 2^31 or
+  // more from `first`.
+  bool write_made_entries(const LocalRows& a, const ::cl::Buffer& col, const ::cl::Buffer& values, std::int64_t first);
   // step() on this rank's device, its failure shared with every rank (see above).
   template <class F>
   auto shared(F&& step) const;
