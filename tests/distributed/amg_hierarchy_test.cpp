@@ -33,6 +33,7 @@
 #include "clcg/solver/multigrid/amg.hpp"
 #include "clcg/solver/multigrid/coarsening.hpp"
 #include "support/device_fixture.hpp"
+#include "support/threads_variable.hpp"
 
 namespace {
 
@@ -537,6 +538,52 @@ TEST(RemoteRows, UploadRefusesColumnsPast32BitsFromTheRanksFirst) {
   }
   far.col[1] = 999;  // the same rows, near: uploaded
   EXPECT_EQ(self_device().download(self_device().upload(far, columns)).col, far.col);
+}
+
+// Rows whose entries are made as they are uploaded (a generator's, LocalRows::make_entries)
+// reach the device as the same rows made on the host first: many pinned halves of a few
+// thousand rows, each made by several threads; a far column and a row longer than a half refused.
+TEST(RemoteRows, PendingEntriesUploadAsMadeOnes) {
+  const int ranks = world_size(), rank = world_rank();
+  const clcg::test::ThreadsVariable threads("3");
+  const std::int64_t nx = 41, ny = 40, nz = 39;
+  const Partition p = clcg::distributed::uniform_partition(nx * ny * nz, ranks);
+  const std::int64_t begin = p.begin(rank), end = begin + p.size(rank);
+  const LocalRows made = clcg::distributed::poisson_rows(3, nx, ny, nz, begin, end);
+  const LocalRows pending = clcg::distributed::poisson_rows(3, nx, ny, nz, begin, end, nullptr, true);
+  ASSERT_TRUE(pending.entries_pending());
+  // halves of 1 MiB: 87,381 entries, ~12,500 rows (4 blocks of 4,096 rows for the threads)
+  clcg::distributed::RankSetup device(world, clcg::test::test_env(), std::size_t(1) << 20);
+  const LocalRows from_pending = device.download(device.upload(pending, p));
+  const LocalRows from_made = device.download(device.upload(made, p));
+  EXPECT_EQ(from_pending.row_ptr, made.row_ptr);
+  EXPECT_EQ(from_pending.col, made.col);
+  EXPECT_EQ(from_pending.values, made.values);
+  EXPECT_EQ(from_made.col, made.col);
+
+  LocalRows far;  // one row, its second column 2^31 past the rank's first
+  far.global_rows = std::int64_t(3) << 30;
+  far.row_ptr = {0, 2};
+  far.make_entries = [](std::size_t, std::size_t, std::int64_t* col, double* values) {
+    col[0] = 0, col[1] = (std::int64_t(1) << 31) + 5;
+    values[0] = 2.0, values[1] = -1.0;
+  };
+  Partition columns;
+  columns.offsets = {0, 1000};
+  EXPECT_THROW((void)self_device().upload(far, columns), std::length_error);
+  LocalRows wide;  // one row of 100 entries, for halves of 64 entries
+  wide.global_rows = 1000;
+  wide.row_ptr = {0, 100};
+  wide.make_entries = [](std::size_t, std::size_t, std::int64_t* col, double* values) {
+    for (int k = 0; k < 100; ++k) col[k] = k, values[k] = 1.0;
+  };
+  clcg::distributed::RankSetup small(MPI_COMM_SELF, clcg::test::test_env(), 64 * 12);
+  try {
+    (void)small.upload(wide, columns);
+    ADD_FAILURE() << "a row longer than a pinned half was uploaded";
+  } catch (const std::length_error& e) {
+    EXPECT_NE(std::string(e.what()).find("more entries"), std::string::npos) << e.what();
+  }
 }
 
 // The same on several host threads (CLCG_THREADS 3 here; the hierarchy tests' rows are too few

@@ -1,6 +1,8 @@
 // Row partitions over ranks (cuts on dot-chunk boundaries) and rank-local Poisson rows.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <numeric>
 #include <stdexcept>
 #include <vector>
@@ -126,6 +128,36 @@ TEST(LocalRows, PoissonRowsAreTheSameOnAnyThreadCount) {
   }
   EXPECT_EQ(one.row_ptr.front(), 0);
   EXPECT_EQ(one.nnz(), std::int64_t(one.col.size()));
+}
+
+// Entries left pending (the AMG set-up's upload makes them): the offsets and b = A 1 made now,
+// the entries by make() or make_entries exactly as the generator makes them, on any thread count.
+TEST(LocalRows, PendingEntriesAreTheGeneratorsOnAnyThreadCount) {
+  std::vector<double> sums_made, sums_pending;
+  const LocalRows made = poisson_rows(3, 61, 64, 53, 1000, 61 * 64 * 53 - 7, &sums_made);  // 206,905 rows
+  for (const char* threads : {"1", "3"}) {
+    const clcg::test::ThreadsVariable scope(threads);
+    LocalRows pending = poisson_rows(3, 61, 64, 53, 1000, 61 * 64 * 53 - 7, &sums_pending, true);
+    ASSERT_TRUE(pending.entries_pending());
+    EXPECT_TRUE(pending.col.empty());
+    EXPECT_TRUE(pending.values.empty());
+    EXPECT_EQ(pending.row_ptr, made.row_ptr) << threads << " threads";
+    EXPECT_EQ(sums_pending, sums_made) << threads << " threads";
+    EXPECT_THROW((void)pending.row_sums(), std::logic_error);
+    EXPECT_THROW((void)pending.diagonal(), std::logic_error);
+    // rows 5..9 alone, from their first entry
+    const std::size_t first = std::size_t(made.row_ptr[5]), count = std::size_t(made.row_ptr[9]) - first;
+    std::vector<std::int64_t> col(count);
+    std::vector<double> values(count);
+    pending.make_entries(5, 9, col.data(), values.data());
+    EXPECT_TRUE(std::equal(col.begin(), col.end(), made.col.begin() + std::ptrdiff_t(first)));
+    EXPECT_TRUE(std::equal(values.begin(), values.end(), made.values.begin() + std::ptrdiff_t(first)));
+    pending.make();
+    EXPECT_FALSE(pending.entries_pending());
+    EXPECT_EQ(pending.col, made.col) << threads << " threads";
+    EXPECT_EQ(pending.values, made.values) << threads << " threads";
+    EXPECT_EQ(pending.row_sums(), sums_made);
+  }
 }
 
 TEST(LocalRows, RowSumsAreAOnes) {
