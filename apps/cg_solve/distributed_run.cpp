@@ -358,7 +358,7 @@ int run_ranks(World& world, int argc, char** argv, WallTime& time) {
   // Phase 2: the partition and each rank's rows (rank 0 sends them, or each rank builds its own).
   dist::Partition partition;
   dist::LocalRows local;
-  std::vector<double> b;
+  solver::BulkVector<double> b;  // (b = A 1 of generated rows: set by the generator's threads)
   solver::BulkVector<double> x;  // (left unset until the solve's read back writes it)
   failure = attempt(cli, [&] {
     if (!cli.partition.empty()) {
@@ -385,7 +385,8 @@ int run_ranks(World& world, int argc, char** argv, WallTime& time) {
     const WallClock::time_point start = WallClock::now();
     if (cli.generate.empty()) {
       local = distribute_rows(world, partition, world.rank == 0 ? &file->csr : nullptr);
-      b = scatter(world, partition, world.rank == 0 ? file->rhs : Eigen::VectorXd(), has_rhs);
+      const std::vector<double> mine = scatter(world, partition, world.rank == 0 ? file->rhs : Eigen::VectorXd(), has_rhs);
+      b.assign(mine.begin(), mine.end());
       const std::vector<double> x0 = scatter(world, partition, world.rank == 0 ? file->x0 : Eigen::VectorXd(), has_x0);
       x.assign(x0.begin(), x0.end());
       if (world.rank == 0) file->csr = {};  // rank 0 keeps its share only
@@ -397,7 +398,10 @@ int run_ranks(World& world, int argc, char** argv, WallTime& time) {
       local = dist::poisson_rows(p.dimensions, p.nx, p.ny, p.nz, begin, begin + partition.size(world.rank),
                                  has_rhs ? nullptr : &b, true);
     }
-    if (!has_rhs && cli.generate.empty()) b = local.row_sums();  // b = A 1
+    if (!has_rhs && cli.generate.empty()) {  // b = A 1
+      const std::vector<double> sums = local.row_sums();
+      b.assign(sums.begin(), sums.end());
+    }
     if (shape[1] > 0) precond.amg.near_nullspace = scatter_near_nullspace(world, partition, precond.amg, shape[1]);
     time.read += WallTime::seconds_since(start);
   });

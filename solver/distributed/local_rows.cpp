@@ -100,7 +100,7 @@ struct PoissonStencil {
 }  // namespace
 
 LocalRows poisson_rows(int dimensions, std::int64_t nx, std::int64_t ny, std::int64_t nz, std::int64_t row_begin,
-                       std::int64_t row_end, std::vector<double>* row_sums, bool pending) {
+                       std::int64_t row_end, solver::BulkVector<double>* row_sums, bool pending) {
   if (nx < 1 || ny < 1 || nz < 1) throw std::invalid_argument("Poisson grid sizes must be >= 1");
   const std::int64_t n = nx * ny * nz;
   if (row_begin < 0 || row_end < row_begin || row_end > n) throw std::invalid_argument("rows outside the grid");
@@ -135,7 +135,7 @@ LocalRows poisson_rows(int dimensions, std::int64_t nx, std::int64_t ny, std::in
     for (std::size_t k = begin; k < end; ++k) a.row_ptr[k + 1] += before[t];
   });
   if (row_sums) {  // (in stored order, as row_sums(): the stencil's, with nothing stored)
-    row_sums->resize(rows);
+    row_sums->resize(rows);  // (unset: each range sets its rows)
     solver::parallel_ranges(rows, threads, [&](std::size_t begin, std::size_t end, unsigned) {
       double* sum = nullptr;
       stencil.rows(

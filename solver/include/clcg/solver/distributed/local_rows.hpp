@@ -46,6 +46,6 @@ std::int64_t longest_row(const solver::BulkVector<std::int64_t>& row_ptr);
 // over the rows: at 1024^3 a rank's 15 GB of values). `pending`: the entries left to
 // make_entries (the offsets and row_sums made now).
 LocalRows poisson_rows(int dimensions, std::int64_t nx, std::int64_t ny, std::int64_t nz, std::int64_t row_begin,
-                       std::int64_t row_end, std::vector<double>* row_sums = nullptr, bool pending = false);
+                       std::int64_t row_end, solver::BulkVector<double>* row_sums = nullptr, bool pending = false);
 
 }  // namespace clcg::distributed
