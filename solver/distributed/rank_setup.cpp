@@ -90,7 +90,14 @@ RankSetup::Rows RankSetup::upload(const LocalRows& a, const Partition& columns) 
     ::cl::Buffer row_ptr = env_.buffer(CL_MEM_READ_WRITE, (n + 1) * sizeof(cl_int), "allocating a level's rows");
     ::cl::Buffer col = env_.buffer(CL_MEM_READ_WRITE, std::max<std::size_t>(1, nnz) * sizeof(cl_int), "allocating a level's columns");
     ::cl::Buffer values = doubles(env_, nnz, "allocating a level's values");
-    write<std::int32_t>(row_ptr, 0, n + 1, [&](std::size_t i) { return std::int32_t(a.row_ptr[i]); });
+    std::atomic<std::int64_t> longest{0};  // (found in the offsets' pass: another host pass over them cost as much)
+    write<std::int32_t>(row_ptr, 0, n + 1, [&](std::size_t i) {
+      const std::int64_t length = i > 0 ? a.row_ptr[i] - a.row_ptr[i - 1] : 0;
+      for (std::int64_t seen = longest.load(std::memory_order_relaxed);
+           length > seen && !longest.compare_exchange_weak(seen, length, std::memory_order_relaxed);) {
+      }
+      return std::int32_t(a.row_ptr[i]);
+    });
     const std::int64_t first = out.column_begin;
     std::atomic<bool> far{false};
     if (a.entries_pending()) {
@@ -107,15 +114,14 @@ RankSetup::Rows RankSetup::upload(const LocalRows& a, const Partition& columns) 
       throw std::length_error("rows " + std::to_string(a.row_begin) + ".." + std::to_string(a.row_begin + a.rows()) +
                               " name columns 2^31 or more from this rank's first (" + std::to_string(first) +
                               "); the AMG set-up numbers a rank's columns in 32 bits; use another row order");
-    const std::int32_t longest = std::int32_t(longest_row(a.row_ptr));
     const solver::DeviceCsrMatrix distances(row_ptr, col, values, std::int32_t(n), 0, std::int64_t(nnz),
-                                            solver::ElementType::f64, longest);
+                                            solver::ElementType::f64, std::int32_t(longest.load()));
     ghost = ghost_columns(outside(distances, long_offsets(distances), 0, out.owned));
     check_fits(out.owned + std::int64_t(ghost.size()), "columns and ghosts");
     make_local(col, nnz, 0, out.owned, ghost);
     for (std::int64_t& g : ghost) g += first;  // (sorted as the distances were)
     return solver::DeviceCsrMatrix(row_ptr, col, values, std::int32_t(n), std::int32_t(out.owned + std::int64_t(ghost.size())),
-                                   std::int64_t(nnz), solver::ElementType::f64, longest);
+                                   std::int64_t(nnz), solver::ElementType::f64, std::int32_t(longest.load()));
   });
   out.halo = halo_of_ghosts(comm_, columns, std::move(ghost));
   return out;
