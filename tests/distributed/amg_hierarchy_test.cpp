@@ -554,8 +554,12 @@ TEST(RemoteRows, PendingEntriesUploadAsMadeOnes) {
   ASSERT_TRUE(pending.entries_pending());
   // halves of 1 MiB: 87,381 entries, ~12,500 rows (4 blocks of 4,096 rows for the threads)
   clcg::distributed::RankSetup device(world, clcg::test::test_env(), std::size_t(1) << 20);
-  const LocalRows from_pending = device.download(device.upload(pending, p));
-  const LocalRows from_made = device.download(device.upload(made, p));
+  const clcg::distributed::RankSetup::Rows up_pending = device.upload(pending, p), up_made = device.upload(made, p);
+  // (the longest row sets the ELL width of the level's layout on a GPU)
+  EXPECT_EQ(up_pending.matrix.max_row_length(), clcg::distributed::longest_row(made.row_ptr));
+  EXPECT_EQ(up_made.matrix.max_row_length(), clcg::distributed::longest_row(made.row_ptr));
+  const LocalRows from_pending = device.download(up_pending);
+  const LocalRows from_made = device.download(up_made);
   EXPECT_EQ(from_pending.row_ptr, made.row_ptr);
   EXPECT_EQ(from_pending.col, made.col);
   EXPECT_EQ(from_pending.values, made.values);
