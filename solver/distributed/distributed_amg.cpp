@@ -149,6 +149,13 @@ void DistributedAmg::upload_levels(DistributedHierarchy& h, const std::vector<La
   const solver::ElementType type = type_;
   const int rank = comm_rank(comm_);
   const std::size_t last = h.levels.size() - 1;
+  // An ELL level's products read its copy alone: the CSR arrays go (a sixth of a rank's device
+  // memory at 1024^3 on four GPUs; layouts made after this hold no handle of them).
+  const auto read_alone = [](solver::Spmv& spmv, solver::DeviceCsrMatrix& m) {
+    if (spmv.kernel() != solver::SpmvKernel::ell) return;
+    spmv.release_csr();
+    m = m.shape_only();
+  };
   for (std::size_t l = 0; l <= last; ++l) {
     levels_.push_back(std::make_unique<Level>());
     Level& level = *levels_.back();
@@ -168,9 +175,10 @@ void DistributedAmg::upload_levels(DistributedHierarchy& h, const std::vector<La
       level.halo_a.emplace(comm_, env, a->halo, std::int64_t(level.n), type);
       x_ghosts = a->halo.ghosts;
       level.spmv.emplace(env, level.a, layouts[l].a.kernel, layouts[l].a.vector_size);
-      level.layout.emplace(env, *level.spmv);
       level.inv_diag = solver::make_vector(env, type, std::max<std::size_t>(1, level.n));
       if (level.n) solver::jacobi_inverse_diagonal(env, level.a, level.inv_diag);
+      read_alone(*level.spmv, level.a);
+      level.layout.emplace(env, *level.spmv);
       const auto [lower, upper] = solver::amg_smoother_interval(h.levels[l].radius, l == last, options);
       level.smoother.emplace(env, *level.spmv, level.inv_diag, lower, upper,
                              l == last ? solver::amg_coarse_chebyshev_degree : options.smoother_degree);
@@ -186,6 +194,8 @@ void DistributedAmg::upload_levels(DistributedHierarchy& h, const std::vector<La
       level.halo_r.emplace(comm_, env, r->halo, std::int64_t(level.n), type);
       level.spmv_p.emplace(env, level.p, layouts[l].p.kernel, layouts[l].p.vector_size);
       level.spmv_r.emplace(env, level.r, layouts[l].r.kernel, layouts[l].r.vector_size);
+      read_alone(*level.spmv_p, level.p);
+      read_alone(*level.spmv_r, level.r);
       level.layout_p.emplace(env, *level.spmv_p);
       level.residual = solver::make_vector(env, type, std::max<std::size_t>(1, level.n + std::size_t(r->halo.ghosts)));
       level.residual_kernel = cl::CachedKernel(

@@ -150,6 +150,12 @@ const ::cl::Buffer& DeviceCsrMatrix::row_ptr() const {
   return row_ptr_;
 }
 
+DeviceCsrMatrix DeviceCsrMatrix::shape_only() const {
+  DeviceCsrMatrix shape = *this;
+  shape.row_ptr_ = shape.col_idx_ = shape.values_ = ::cl::Buffer();
+  return shape;
+}
+
 DeviceCsrMatrix DeviceCsrMatrix::with_values(::cl::Buffer values, ElementType type) const {
   return DeviceCsrMatrix(row_ptr_, col_idx_, std::move(values), rows_, cols_, nnz_, type, max_row_length_, offsets_);
 }

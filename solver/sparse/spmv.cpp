@@ -117,6 +117,14 @@ void Spmv::update_values(const DeviceCsrMatrix& a) {
   if (kernel_ == SpmvKernel::ell) fill_ell(false);
 }
 
+void Spmv::release_csr() {
+  if (kernel_ != SpmvKernel::ell) throw std::logic_error("Spmv::release_csr: a CSR kernel reads the CSR arrays");
+  a_ = a_.shape_only();
+  // (csr_to_ell's arguments pointed at the copy until fill_ell sets them again: OpenCL leaves
+  // open whether a kernel's arguments keep their buffers alive)
+  for (cl_uint arg : {2u, 3u, 4u}) convert_.setArg(arg, ell_col_);
+}
+
 void Spmv::enqueue(const ::cl::Buffer& x, ::cl::Buffer& y) {
   const cl_uint rows = as_count(std::size_t(a_.rows()));
   const std::size_t max_groups = groups_per_unit * env_.info().compute_units;
@@ -154,6 +162,7 @@ void Spmv::enqueue(const ::cl::Buffer& x, ::cl::Buffer& y) {
 
 void Spmv::residual_f64(const ::cl::Buffer& x, const ::cl::Buffer& b, ::cl::Buffer& r) {
   if (!env_.info().fp64) throw std::logic_error("csr_residual_f64 needs a device with fp64");
+  if (!a_.has_arrays()) throw std::logic_error("csr_residual_f64 reads the CSR arrays, released (release_csr)");
   const cl_uint rows = as_count(std::size_t(a_.rows()));
   residual_.setArg(0, rows);
   residual_.setArg(1, a_.row_ptr());

@@ -267,6 +267,42 @@ TEST(Spmv, NewValuesOnTheSamePatternGiveAFreshSpmvsBits) {
     }
   }
 }
+// An ELL SpMV lets its CSR arrays go (the distributed AMG's levels: a sixth of a rank's device
+// memory at 1024^3) and multiplies with its copy alone: the same bits; its memory freed where it
+// held the last handles; a CSR kernel refuses; update_values brings arrays back.
+TEST(Spmv, EllWithoutItsCsrArraysGivesTheSameBits) {
+  const auto& env = test_env();
+  const auto a = clcg::test::ragged_matrix(301, 257, 40, 6);
+  const VectorXd x = random_vector(257, 7);
+  for (ElementType type : types) {
+    SCOPED_TRACE(std::string(clcg::reduction::type_name(type)));
+    ::cl::Buffer xb = upload(x, type), yb = clcg::solver::make_vector(env, type, 301);
+    clcg::solver::Spmv kept(env, DeviceCsrMatrix::upload(env, a, type), SpmvKernel::ell);
+    kept.enqueue(xb, yb);
+    const VectorXd want = download(yb, 301, type);
+    clcg::solver::Spmv alone(env, DeviceCsrMatrix::upload(env, a, type), SpmvKernel::ell);
+    const ::cl::Buffer col = alone.matrix().col_idx();  // (a handle of ours: the array outlives the release)
+    alone.release_csr();
+    EXPECT_FALSE(alone.matrix().has_arrays());
+    EXPECT_EQ(alone.matrix().bytes(), 0u);
+    EXPECT_EQ(alone.matrix().rows(), 301);
+    EXPECT_EQ(alone.matrix().nnz(), kept.matrix().nnz());
+    EXPECT_EQ(alone.matrix().max_row_length(), kept.matrix().max_row_length());
+    env.queue().finish();  // (an enqueued command holds its buffers until it is done)
+    EXPECT_EQ(col.getInfo<CL_MEM_REFERENCE_COUNT>(), 1u) << "the SpMV still holds the CSR columns";
+    alone.enqueue(xb, yb);
+    EXPECT_EQ(download(yb, 301, type), want);
+    if (env.info().fp64) {
+      EXPECT_THROW(alone.residual_f64(xb, yb, yb), std::logic_error);
+    }
+    clcg::solver::Spmv scalar(env, DeviceCsrMatrix::upload(env, a, type), SpmvKernel::scalar);
+    EXPECT_THROW(scalar.release_csr(), std::logic_error);
+    alone.update_values(kept.matrix());
+    EXPECT_TRUE(alone.matrix().has_arrays());
+    alone.enqueue(xb, yb);
+    EXPECT_EQ(download(yb, 301, type), want);
+  }
+}
 // A matrix with more rows than columns (AMG's P): ELL padding must not read x past its columns.
 // x sits in a longer buffer whose tail is NaN, so a read past column 256 shows in y.
 TEST(Spmv, EllPaddingStaysInsideTheColumnsOfATallMatrix) {

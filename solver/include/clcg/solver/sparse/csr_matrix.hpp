@@ -117,6 +117,10 @@ class DeviceCsrMatrix {
     return DeviceCsrMatrix(env, to_host_csr(matrix, storage), type);
   }
 
+  // The same shape (rows, columns, nonzeros, type, longest row) holding no arrays: what a holder
+  // keeps of a matrix it no longer reads (Spmv::release_csr, beside its ELL copy).
+  DeviceCsrMatrix shape_only() const;
+  bool has_arrays() const noexcept { return col_idx_() != nullptr; }
   // The same sparsity (row pointers and column indices shared, not copied) with other values:
   // nnz() elements of `type` (checked against the buffer's size).
   DeviceCsrMatrix with_values(::cl::Buffer values, ElementType type) const;
@@ -139,8 +143,8 @@ class DeviceCsrMatrix {
   double mean_row_length() const noexcept { return rows_ == 0 ? 0.0 : double(nnz_) / double(rows_); }
   // The longest row, known when uploaded from the host; for wrapped buffers as given (0: unknown).
   std::int32_t max_row_length() const noexcept { return max_row_length_; }
-  std::uint64_t bytes() const noexcept {
-    return bytes_needed(std::uint64_t(rows_), std::uint64_t(nnz_), type_, offsets_);
+  std::uint64_t bytes() const noexcept {  // its arrays' (0 for a shape_only() one)
+    return has_arrays() ? bytes_needed(std::uint64_t(rows_), std::uint64_t(nnz_), type_, offsets_) : 0;
   }
 
  private:

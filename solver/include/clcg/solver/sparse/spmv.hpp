@@ -60,6 +60,10 @@ class Spmv {
   // refilled in place; a RowLayout made from this Spmv must be made again where the buffers
   // changed). std::invalid_argument where the shape, nonzeros or type differ.
   void update_values(const DeviceCsrMatrix& a);
+  // An ELL SpMV lets its matrix's CSR arrays go (it reads its copy alone; std::logic_error for
+  // another kernel): where it held the last handles, their memory. matrix() keeps the shape;
+  // residual_f64 needs the arrays again (update_values gives them).
+  void release_csr();
   void enqueue(const ::cl::Buffer& x, ::cl::Buffer& y);  // y = A x (x: cols, y: rows elements)
   // r = b - A x in double (needs fp64; throws std::logic_error without it).
   void residual_f64(const ::cl::Buffer& x, const ::cl::Buffer& b, ::cl::Buffer& r);
