@@ -221,9 +221,11 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
     start = PhaseClock(env);
     std::vector<std::int64_t> p_ghosts;  // (found by the transpose, for P's local columns)
     RankSetup::Rows r_here = device.transpose(p_here, fine.partition, coarse_partition, &p_ghosts);
-    RankSetup::KeptRows ap = device.multiply_kept(
-        a_here, p_here, device.fetch_rows(fine.partition, p_here, a_here.halo.ghost_ids), coarse_rows, "A P");
-    fine.p_here = device.localised(std::move(p_here), coarse_partition, std::move(p_ghosts));  // for the solve
+    // (P's rows come back from B, A P's right factor: one copy of P through the set-up's peak)
+    const KeptRemoteRows p_ghost_rows = device.fetch_rows(fine.partition, p_here, a_here.halo.ghost_ids);
+    RankSetup::KeptRows p_in_b;
+    RankSetup::KeptRows ap = device.multiply_kept(a_here, std::move(p_here), p_ghost_rows, coarse_rows, "A P", &p_in_b);
+    fine.p_here = device.localised(std::move(p_in_b), coarse_partition, std::move(p_ghosts));  // for the solve
     const KeptRemoteRows ap_ghosts = device.fetch_rows(fine.partition, ap, r_here.halo.ghost_ids);
     DistributedLevel coarse;
     coarse.partition = coarse_partition;

@@ -27,8 +27,18 @@ RankSetup::KeptRows RankSetup::multiply_kept(const Rows& a, const KeptRows& owne
 }
 
 RankSetup::KeptRows RankSetup::multiply_kept(const Rows& a, KeptRows&& owned, const KeptRemoteRows& remote,
-                                             std::int64_t columns, const std::string& label) {
-  return shared([&] { return kept(a, product(a, owned, &owned, remote, columns, label).c); });
+                                             std::int64_t columns, const std::string& label, KeptRows* owned_back) {
+  return shared([&] {
+    const solver::DeviceCsrMatrix shape = owned.matrix.shape_only();
+    const std::int64_t global_rows = owned.global_rows, row_begin = owned.row_begin;
+    const Product p = product(a, owned, &owned, remote, columns, label);
+    if (owned_back)
+      *owned_back = {solver::DeviceCsrMatrix(p.b.row_offsets(), p.b.col_idx(), p.b.values(), shape.rows(), shape.cols(),
+                                             shape.nnz(), solver::ElementType::f64, shape.max_row_length(),
+                                             p.b.offsets()),
+                     global_rows, row_begin};
+    return kept(a, p.c);
+  });
 }
 
 RankSetup::KeptRows RankSetup::smoothed(const Rows& a, const KeptRows& tentative, const KeptRemoteRows& remote,

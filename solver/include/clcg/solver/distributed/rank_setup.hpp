@@ -89,9 +89,12 @@ class RankSetup {
   // The same with B's owned rows a kept product (copied on the device, and kept).
   KeptRows multiply_kept(const Rows& a, const KeptRows& owned, const KeptRemoteRows& remote, std::int64_t columns,
                          const std::string& label);
-  // The same, the kept product used up (its device copy freed once B holds its rows).
+  // The same, the kept product used up (its device copy freed once B holds its rows). Where
+  // `owned_back` is given it gets those rows back as B holds them (B's first rows, in B's
+  // buffers), so that one copy of them is on the device through the product (A P at level 0
+  // is the set-up's peak).
   KeptRows multiply_kept(const Rows& a, KeptRows&& owned, const KeptRemoteRows& remote, std::int64_t columns,
-                         const std::string& label);
+                         const std::string& label, KeptRows* owned_back = nullptr);
   // The rows `wanted` of a kept product whose rows `partition` spreads over the ranks, from
   // their owners' devices (remote_rows.hpp's fetch_rows, collective).
   KeptRemoteRows fetch_rows(const Partition& partition, const KeptRows& rows, const std::vector<std::int64_t>& wanted);
