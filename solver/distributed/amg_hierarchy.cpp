@@ -219,13 +219,12 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
                         coarse_rows, d, solver::prolongator_weight(fine.radius));
     h.coarsening_seconds += start.seconds();
     start = PhaseClock(env);
-    // A P first, then R = P^T: level 0's A P is the set-up's peak, and P is on the device once
-    // through it (its rows come back from B, A P's right factor), R not yet.
+    std::vector<std::int64_t> p_ghosts;  // (found by the transpose, for P's local columns)
+    RankSetup::Rows r_here = device.transpose(p_here, fine.partition, coarse_partition, &p_ghosts);
+    // (P's rows come back from B, A P's right factor: one copy of P through the set-up's peak)
     const KeptRemoteRows p_ghost_rows = device.fetch_rows(fine.partition, p_here, a_here.halo.ghost_ids);
     RankSetup::KeptRows p_in_b;
     RankSetup::KeptRows ap = device.multiply_kept(a_here, std::move(p_here), p_ghost_rows, coarse_rows, "A P", &p_in_b);
-    std::vector<std::int64_t> p_ghosts;  // (found by the transpose, for P's local columns)
-    RankSetup::Rows r_here = device.transpose(p_in_b, fine.partition, coarse_partition, &p_ghosts);
     fine.p_here = device.localised(std::move(p_in_b), coarse_partition, std::move(p_ghosts));  // for the solve
     const KeptRemoteRows ap_ghosts = device.fetch_rows(fine.partition, ap, r_here.halo.ghost_ids);
     DistributedLevel coarse;
