@@ -313,7 +313,6 @@ int run_ranks(World& world, int argc, char** argv, WallTime& time) {
     if (cli.help || cli.version || cli.list_devices) return;
     (void)distributed_settings(cli, 1);  // reject what MPI cannot run before reading anything
     if (world.rank != 0) return;
-    time.generated = !cli.generate.empty();
     if (cli.generate.empty()) {
       timed(time.read, [&] {
         file.emplace();
@@ -536,7 +535,7 @@ int run_ranks(World& world, int argc, char** argv, WallTime& time) {
 
 int run_distributed(int argc, char** argv, WallClock::time_point process_start) {
   WallTime time;
-  time.process_start = process_start;  // (MPI's start is among "other")
+  time.process_start = process_start;
   time.distributed = true;
   timed(time.mpi_init, [&] {
     MPI_Init(&argc, &argv);

@@ -11,13 +11,12 @@ namespace {
 std::vector<std::pair<std::string, double>> parts(const WallTime& time) {
   std::vector<std::pair<std::string, double>> out;
   if (time.distributed) out.emplace_back("mpi_init", time.mpi_init);
-  const std::vector<std::pair<std::string, double>> parts = {{time.generated ? "generate" : "read", time.read},
-                                                     {"device_open", time.device_open},
-                                                     {"upload", time.upload},
-                                                     {"build", time.build},
-                                                     {"setup", time.setup},
-                                                     {"solve", time.solve}};
-  out.insert(out.end(), parts.begin(), parts.end());
+  out.insert(out.end(), {{time.generated ? "generate" : "read", time.read},
+                         {"device_open", time.device_open},
+                         {"upload", time.upload},
+                         {"build", time.build},
+                         {"setup", time.setup},
+                         {"solve", time.solve}});
   if (time.reference > 0) out.emplace_back("reference", time.reference);
   out.emplace_back("write", time.write);
   out.emplace_back("other", time.other());

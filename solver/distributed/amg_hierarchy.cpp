@@ -1,7 +1,6 @@
 #include "clcg/solver/distributed/amg_hierarchy.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <map>
 #include <stdexcept>
@@ -15,27 +14,11 @@
 #include "clcg/solver/io/host_threads.hpp"
 #include "clcg/solver/multigrid/amg.hpp"
 #include "clcg/solver/multigrid/coarsening.hpp"
+#include "clcg/solver/multigrid/phase_clock.hpp"
 #include "clcg/solver/multigrid/near_nullspace.hpp"
 
 namespace clcg::distributed {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-// A phase's wall time with the OpenCL programs compiled meanwhile left out (they are the
-// set-up's build_seconds, as on one device: multigrid/amg.cpp).
-class PhaseClock {
- public:
-  explicit PhaseClock(const cl::Env& env) : env_(&env), start_(Clock::now()), built_(env.programs().build_seconds()) {}
-  double seconds() const {
-    return std::chrono::duration<double>(Clock::now() - start_).count() - (env_->programs().build_seconds() - built_);
-  }
-
- private:
-  const cl::Env* env_;
-  Clock::time_point start_;
-  double built_;
-};
 
 constexpr unsigned lanczos_steps = 10;  // as the one-device set-up
 
@@ -167,13 +150,14 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
   first.chunk_begin.push_back(partition.size(rank));
   h.levels.push_back(std::move(first));
   const std::size_t a_rows = std::size_t(partition.rows());
-  const PhaseClock uploaded(env);
+  solver::PhaseClock phase(env);
+  phase.start();
   h.levels.front().a_here = device.upload(a, partition);
   // The finest level's candidates (rows x k, row-major, on the device): the given ones, else one
   // constant a component.
   ::cl::Buffer candidates = given ? device.uploaded(given->values)
                                   : device.component_constants(std::size_t(a.rows()), k);
-  h.lanczos_seconds += uploaded.seconds();  // (the phase of A on the devices)
+  h.lanczos_seconds += phase.seconds();  // (the phase of A on the devices)
   while (true) {
     DistributedLevel& fine = h.levels.back();
     const std::size_t rows = std::size_t(fine.partition.rows()), at = h.levels.size() - 1;
@@ -181,7 +165,7 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
                          h.levels.size() < options.max_levels)
                      : at == kept.size())
       break;
-    PhaseClock start(env);
+    phase.start();
     const RankSetup::Rows& a_here = *fine.a_here;
     RankSetup::Aggregates g;
     if (!kept.empty()) {
@@ -198,14 +182,14 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
       g = device.aggregate(block > 1 ? *nodes_here : a_here, options.strength, chunk_nodes(fine.chunk_begin, block));
     }
     const std::int64_t count = g.coarse.rows();
-    h.coarsening_seconds += start.seconds();
+    h.coarsening_seconds += phase.seconds();
     if (count == 0 || double(count) * k > 0.8 * double(rows)) break;
     h.aggregates.push_back(g);
-    start = PhaseClock(env);
+    phase.start();
     const ::cl::Buffer d = device.diagonal(a_here);
     fine.radius = device.radius(a_here, d, fine.chunk_begin, lanczos_steps);
-    h.lanczos_seconds += start.seconds();
-    start = PhaseClock(env);
+    h.lanczos_seconds += phase.seconds();
+    phase.start();
     Partition coarse_partition = scaled(g.coarse, k, 1);  // an aggregate's k unknowns on its seed's rank
     coarse_partition.chunk = fine.partition.chunk;
     const std::int64_t coarse_rows = coarse_partition.rows();
@@ -217,8 +201,8 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
     RankSetup::KeptRows p_here =
         device.smoothed(a_here, tentative, device.fetch_rows(fine.partition, tentative, a_here.halo.ghost_ids),
                         coarse_rows, d, solver::prolongator_weight(fine.radius));
-    h.coarsening_seconds += start.seconds();
-    start = PhaseClock(env);
+    h.coarsening_seconds += phase.seconds();
+    phase.start();
     std::vector<std::int64_t> p_ghosts;  // (found by the transpose, for P's local columns)
     RankSetup::Rows r_here = device.transpose(p_here, fine.partition, coarse_partition, &p_ghosts);
     // (P's rows come back from B, A P's right factor: one copy of P through the set-up's peak)
@@ -232,7 +216,7 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
     coarse.chunk_begin = coarse_chunks(g, k);
     coarse.a_here = device.localised(device.multiply_kept(r_here, std::move(ap), ap_ghosts, coarse_rows, "R (A P)"),
                                      coarse_partition);
-    h.galerkin_seconds += start.seconds();
+    h.galerkin_seconds += phase.seconds();
     fine.r_here = std::move(r_here);
     h.levels.push_back(std::move(coarse));
     block = k;
@@ -252,9 +236,9 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
           comm, last, device.downloaded(candidates, std::size_t(last.partition.size(rank)) * std::size_t(k)), k);
     h.gathered = true;
   } else {
-    const PhaseClock start(env);
+    phase.start();
     last.radius = device.radius(*last.a_here, device.diagonal(*last.a_here), last.chunk_begin, lanczos_steps);
-    h.lanczos_seconds += start.seconds();
+    h.lanczos_seconds += phase.seconds();
   }
   h.build_seconds = env.programs().build_seconds() - built_before;
   return h;

@@ -9,6 +9,7 @@
 #include "clcg/solver/multigrid/coarsening.hpp"
 #include "clcg/solver/multigrid/device_coarsening.hpp"
 #include "clcg/solver/multigrid/near_nullspace.hpp"
+#include "clcg/solver/multigrid/phase_clock.hpp"
 #include "clcg/solver/precond/cholesky.hpp"
 #include "clcg/solver/precond/jacobi.hpp"
 #include "clcg/solver/precond/spectrum.hpp"
@@ -18,27 +19,6 @@ namespace clcg::solver {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// A set-up phase's seconds: its device work finished, the OpenCL programs it compiled left out
-// (they are the report's build_seconds), so the phases add up to setup_seconds.
-class PhaseClock {
- public:
-  explicit PhaseClock(const cl::Env& env) : env_(env) {}
-  void start() {
-    start_ = Clock::now();
-    builds_ = env_.programs().build_seconds();
-  }
-  double seconds() const {
-    env_.queue().finish();
-    const double wall = std::chrono::duration<double>(Clock::now() - start_).count();
-    return std::max(0.0, wall - (env_.programs().build_seconds() - builds_));
-  }
-
- private:
-  const cl::Env& env_;
-  Clock::time_point start_;
-  double builds_ = 0;
-};
 
 constexpr unsigned lanczos_steps = 10;  // for rho(D^-1 A): the prolongator's weight, the smoothers' bounds
 
