@@ -108,6 +108,19 @@ std::vector<double> gather_candidates(MPI_Comm comm, const DistributedLevel& lev
   return whole;
 }
 
+// Room in A P's buffers for the `ghosts` rows of it that R (A P) fetches, so that they are
+// appended in place rather than A P copied (level 0's R (A P) is the set-up's memory peak): a
+// row of A P has at most A's longest row times P's longest entries. None where that bound
+// passes a quarter of A P's own (P's entries times A's longest row): B copies there.
+solver::ProductRoom room_for_ghost_rows(MPI_Comm comm, const RankSetup::Rows& a, const RankSetup::KeptRows& p,
+                                        std::size_t ghosts) {
+  std::int64_t longest[2] = {a.matrix.max_row_length(), p.matrix.max_row_length()};
+  MPI_Allreduce(MPI_IN_PLACE, longest, 2, MPI_INT64_T, MPI_MAX, comm);
+  const std::size_t entries = ghosts * std::size_t(longest[0]) * std::size_t(longest[1]);
+  if (entries > std::size_t(p.matrix.nnz()) * std::size_t(longest[0]) / 4) return {};
+  return {ghosts, entries};
+}
+
 }  // namespace
 
 bool hierarchy_reads_entries(const solver::AmgOptions& options, std::int64_t global_rows) {
@@ -186,7 +199,7 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
     if (count == 0 || double(count) * k > 0.8 * double(rows)) break;
     h.aggregates.push_back(g);
     phase.start();
-    const ::cl::Buffer d = device.diagonal(a_here);
+    ::cl::Buffer d = device.diagonal(a_here);
     fine.radius = device.radius(a_here, d, fine.chunk_begin, lanczos_steps);
     h.lanczos_seconds += phase.seconds();
     phase.start();
@@ -194,13 +207,14 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
     coarse_partition.chunk = fine.partition.chunk;
     const std::int64_t coarse_rows = coarse_partition.rows();
     ::cl::Buffer coarse_candidates;
-    const RankSetup::KeptRows tentative =
+    RankSetup::KeptRows tentative =
         device.tentative(g.of_node, block, candidates, k, fine.partition, coarse_partition, coarse_candidates);
     candidates = std::move(coarse_candidates);
     // P = P_tent - omega D^-1 A P_tent (the ghost rows of P_tent fetched), kept for A P.
     RankSetup::KeptRows p_here =
         device.smoothed(a_here, tentative, device.fetch_rows(fine.partition, tentative, a_here.halo.ghost_ids),
                         coarse_rows, d, solver::prolongator_weight(fine.radius));
+    tentative = {}, d = {};  // (freed before A P, the set-up's peak)
     h.coarsening_seconds += phase.seconds();
     phase.start();
     std::vector<std::int64_t> p_ghosts;  // (found by the transpose, for P's local columns)
@@ -208,7 +222,9 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
     // (P's rows come back from B, A P's right factor: one copy of P through the set-up's peak)
     const KeptRemoteRows p_ghost_rows = device.fetch_rows(fine.partition, p_here, a_here.halo.ghost_ids);
     RankSetup::KeptRows p_in_b;
-    RankSetup::KeptRows ap = device.multiply_kept(a_here, std::move(p_here), p_ghost_rows, coarse_rows, "A P", &p_in_b);
+    const solver::ProductRoom room = room_for_ghost_rows(comm, a_here, p_here, r_here.halo.ghost_ids.size());
+    RankSetup::KeptRows ap =
+        device.multiply_kept(a_here, std::move(p_here), p_ghost_rows, coarse_rows, "A P", &p_in_b, room);
     fine.p_here = device.localised(std::move(p_in_b), coarse_partition, std::move(p_ghosts));  // for the solve
     const KeptRemoteRows ap_ghosts = device.fetch_rows(fine.partition, ap, r_here.halo.ghost_ids);
     DistributedLevel coarse;

@@ -16,9 +16,16 @@ RankSetup::KeptRows RankSetup::multiply_kept(const Rows& a, const LocalRows& own
 }
 
 RankSetup::Product RankSetup::product(const Rows& a, const KeptRows& owned, KeptRows* used_up,
-                                      const KeptRemoteRows& remote, std::int64_t columns, const std::string& label) {
-  return product(a, std::size_t(owned.matrix.rows()), std::size_t(owned.matrix.nnz()), from_device(owned, used_up),
-                 remote, columns, label);
+                                      const KeptRemoteRows& remote, std::int64_t columns, const std::string& label,
+                                      solver::ProductRoom room) {
+  const std::size_t owned_rows = std::size_t(owned.matrix.rows()), mine = std::size_t(owned.matrix.nnz());
+  const std::size_t fetched = std::size_t(remote.row_ptr.back());
+  const bool fits = used_up && owned.room.rows >= remote.ids.size() && owned.room.entries >= fetched &&
+                    (owned.matrix.offsets() == solver::RowOffsets::wide || mine + fetched <= wide_from_);
+  Product p = product(a, owned_rows, mine, from_device(owned, used_up), remote, columns, label,
+                      fits ? &owned : nullptr, room);
+  if (fits) used_up->matrix = {};  // (B holds its buffers)
+  return p;
 }
 
 RankSetup::KeptRows RankSetup::multiply_kept(const Rows& a, const KeptRows& owned, const KeptRemoteRows& remote,
@@ -27,17 +34,20 @@ RankSetup::KeptRows RankSetup::multiply_kept(const Rows& a, const KeptRows& owne
 }
 
 RankSetup::KeptRows RankSetup::multiply_kept(const Rows& a, KeptRows&& owned, const KeptRemoteRows& remote,
-                                             std::int64_t columns, const std::string& label, KeptRows* owned_back) {
+                                             std::int64_t columns, const std::string& label, KeptRows* owned_back,
+                                             solver::ProductRoom room) {
   return shared([&] {
     const solver::DeviceCsrMatrix shape = owned.matrix.shape_only();
     const std::int64_t global_rows = owned.global_rows, row_begin = owned.row_begin;
-    const Product p = product(a, owned, &owned, remote, columns, label);
+    const Product p = product(a, owned, &owned, remote, columns, label, room);
     if (owned_back)
       *owned_back = {solver::DeviceCsrMatrix(p.b.row_offsets(), p.b.col_idx(), p.b.values(), shape.rows(), shape.cols(),
                                              shape.nnz(), solver::ElementType::f64, shape.max_row_length(),
                                              p.b.offsets()),
-                     global_rows, row_begin};
-    return kept(a, p.c);
+                     global_rows, row_begin, {}};
+    KeptRows c = kept(a, p.c);
+    c.room = room;
+    return c;
   });
 }
 

@@ -101,20 +101,28 @@ void RankSetup::write(const ::cl::Buffer& to, std::size_t at, std::size_t count,
 
 template <class Fill, class Column>
 RankSetup::Product RankSetup::product(const Rows& a, std::size_t owned_rows, std::size_t mine, Fill&& fill_owned,
-                                      const FetchedRows<Column>& remote, std::int64_t columns, const std::string& label) {
+                                      const FetchedRows<Column>& remote, std::int64_t columns, const std::string& label,
+                                      const KeptRows* in_place, solver::ProductRoom room) {
   if (std::int64_t(owned_rows) != a.owned || remote.ids != a.halo.ghost_ids)
     throw std::logic_error("RankSetup: B's rows are not those of A's columns");
   rank_setup_detail::check_fits(columns, "columns");
   // B: this rank's rows, then the fetched ones; 64-bit offsets where its entries pass 32-bit ones.
   const std::size_t rows = owned_rows + remote.ids.size();
   const std::size_t nnz = mine + std::size_t(remote.row_ptr.back());
-  const bool wide = nnz > wide_from_;
   const auto fetched_offset = [&](std::size_t g) { return std::int64_t(mine) + remote.row_ptr[g + 1]; };
-  const std::size_t offset_bytes = wide ? sizeof(std::int64_t) : sizeof(std::int32_t);
-  ::cl::Buffer b_row = env_.buffer(CL_MEM_READ_ONLY, (rows + 1) * offset_bytes, "allocating a product's rows of B");
-  ::cl::Buffer b_col = env_.buffer(CL_MEM_READ_ONLY, std::max<std::size_t>(1, nnz) * 4, "allocating B's columns");
-  ::cl::Buffer b_val = env_.buffer(CL_MEM_READ_ONLY, std::max<std::size_t>(1, nnz) * 8, "allocating B's values");
-  fill_owned(b_row, wide, b_col, b_val, mine);
+  ::cl::Buffer b_row, b_col, b_val;
+  bool wide = nnz > wide_from_;
+  if (in_place) {  // the kept product's buffers, its offsets' width (chosen with its room counted)
+    const solver::DeviceCsrMatrix& m = in_place->matrix;
+    b_row = m.row_offsets(), b_col = m.col_idx(), b_val = m.values();
+    wide = m.offsets() == solver::RowOffsets::wide;
+  } else {
+    const std::size_t offset_bytes = wide ? sizeof(std::int64_t) : sizeof(std::int32_t);
+    b_row = env_.buffer(CL_MEM_READ_ONLY, (rows + 1) * offset_bytes, "allocating a product's rows of B");
+    b_col = env_.buffer(CL_MEM_READ_ONLY, std::max<std::size_t>(1, nnz) * 4, "allocating B's columns");
+    b_val = env_.buffer(CL_MEM_READ_ONLY, std::max<std::size_t>(1, nnz) * 8, "allocating B's values");
+    fill_owned(b_row, wide, b_col, b_val, mine);
+  }
   if (wide)
     write<std::int64_t>(b_row, owned_rows + 1, remote.ids.size(), fetched_offset);
   else
@@ -126,7 +134,7 @@ RankSetup::Product RankSetup::product(const Rows& a, std::size_t owned_rows, std
   out.b = solver::DeviceCsrMatrix(b_row, b_col, b_val, std::int32_t(rows), std::int32_t(columns), std::int64_t(nnz),
                                   solver::ElementType::f64, 0,
                                   wide ? solver::RowOffsets::wide : solver::RowOffsets::narrow);
-  out.c = products_->multiply(a.matrix, out.b, label, solver::RowOffsets::wide);
+  out.c = products_->multiply(a.matrix, out.b, label, solver::RowOffsets::wide, room);
   return out;
 }
 

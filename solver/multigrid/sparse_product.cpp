@@ -125,10 +125,10 @@ ScanTotals SparseProducts::scan(ScanKernels& scan, ::cl::Buffer& counts, std::si
   return {summary[0], std::int32_t(summary[1]), std::int32_t(summary[2])};
 }
 
-::cl::Buffer SparseProducts::widened(const ::cl::Buffer& offsets, std::size_t n) {
+::cl::Buffer SparseProducts::widened(const ::cl::Buffer& offsets, std::size_t n, std::size_t room) {
   if (!wide_scan_) wide_scan_ = scan_kernels(env_, real_build_options(type_) + " -DCOUNT=long");
-  ::cl::Buffer wide = env_.buffer(CL_MEM_READ_WRITE, (n + 1) * sizeof(std::int64_t),
-                                  "allocating " + std::to_string(n + 1) + " 64-bit row offsets");
+  ::cl::Buffer wide = env_.buffer(CL_MEM_READ_WRITE, (n + 1 + room) * sizeof(std::int64_t),
+                                  "allocating " + std::to_string(n + 1 + room) + " 64-bit row offsets");
   kernels_.run(recover_counts_, "recover_counts", n, offsets, wide);
   scan(*wide_scan_, wide, n);
   return wide;
@@ -217,10 +217,10 @@ bool SparseProducts::run_multiply(const DeviceCsrMatrix& a, const DeviceCsrMatri
 }
 
 DeviceCsrMatrix SparseProducts::multiply(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, const std::string& label,
-                                         RowOffsets offsets) {
+                                         RowOffsets offsets, ProductRoom room) {
   require_product(a, b, "multiply");
   const std::size_t rows = std::size_t(a.rows());
-  ::cl::Buffer counts = make_index_buffer(env_, rows + 1), no_col = make_index_buffer(env_, 1),
+  ::cl::Buffer counts = make_index_buffer(env_, rows + 1 + room.rows), no_col = make_index_buffer(env_, 1),
                no_val = make_vector(env_, type_, 1), first_counts;
   // The hashed kernels list the columns they count (rows up to narrow_cap), so the fill only
   // sums; where the list would not fit one allocation, the fill hashes them again.
@@ -241,14 +241,15 @@ DeviceCsrMatrix SparseProducts::multiply(const DeviceCsrMatrix& a, const DeviceC
     totals = exclusive_scan(counts, rows);
   }
   RowOffsets c_offsets = RowOffsets::narrow;
-  if (std::uint64_t(totals.total) > wide_from_ && offsets == RowOffsets::wide) {
-    counts = widened(counts, rows);
+  const std::int64_t with_room = totals.total + std::int64_t(room.entries);
+  if (std::uint64_t(with_room) > wide_from_ && offsets == RowOffsets::wide) {
+    counts = widened(counts, rows, room.rows);
     c_offsets = RowOffsets::wide;
   } else {
-    check_nonzeros(totals.total);
+    check_nonzeros(with_room);
   }
   return filled(a, b, counts, c_offsets, totals.total, totals.largest, label,
-                listing ? Pass::fill_listed : Pass::fill, listed);
+                listing ? Pass::fill_listed : Pass::fill, listed, room.entries);
 }
 
 DeviceCsrMatrix SparseProducts::multiply_grouped(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, unsigned k,
@@ -298,8 +299,10 @@ DeviceCsrMatrix SparseProducts::multiply_on(const DeviceCsrMatrix& a, const Devi
 
 DeviceCsrMatrix SparseProducts::filled(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, const ::cl::Buffer& c_row,
                                        RowOffsets c_offsets, std::int64_t nnz, std::int32_t longest,
-                                       const std::string& label, Pass pass, const ::cl::Buffer& c_listed) {
-  DeviceCsrMatrix c(c_row, make_index_buffer(env_, std::size_t(nnz)), make_vector(env_, type_, std::size_t(nnz)),
+                                       const std::string& label, Pass pass, const ::cl::Buffer& c_listed,
+                                       std::size_t room_entries) {
+  const std::size_t capacity = std::size_t(nnz) + room_entries;
+  DeviceCsrMatrix c(c_row, make_index_buffer(env_, capacity), make_vector(env_, type_, capacity),
                     a.rows(), b.cols(), nnz, type_, longest, c_offsets);
   run_multiply(a, b, c_row, c_offsets, c.col_idx(), c.values(), pass, label, longest_row(c), c_listed);
   return c;

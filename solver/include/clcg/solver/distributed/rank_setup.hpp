@@ -81,6 +81,7 @@ class RankSetup {
   struct KeptRows {
     solver::DeviceCsrMatrix matrix;
     std::int64_t global_rows = 0, row_begin = 0;
+    solver::ProductRoom room;  // left in its buffers after its rows (multiply_kept's `room`)
   };
   // C = A B: `owned` this rank's rows of B, `remote` the ghosts' rows (checked against the
   // halo), `columns` B's (global) column count.
@@ -89,12 +90,13 @@ class RankSetup {
   // The same with B's owned rows a kept product (copied on the device, and kept).
   KeptRows multiply_kept(const Rows& a, const KeptRows& owned, const KeptRemoteRows& remote, std::int64_t columns,
                          const std::string& label);
-  // The same, the kept product used up (its device copy freed once B holds its rows). Where
-  // `owned_back` is given it gets those rows back as B holds them (B's first rows, in B's
-  // buffers), so that one copy of them is on the device through the product (A P at level 0
-  // is the set-up's peak).
+  // The same, the kept product used up: B takes its buffers where its room holds the remote
+  // rows (appended in place), else copies it and frees it. Where `owned_back` is given it gets
+  // those rows back as B holds them (B's first rows, in B's buffers), so that one copy of them
+  // is on the device through the product (level 0's A P and R (A P) are the set-up's peak).
+  // `room`: left in C's buffers for the rows a later product appends (KeptRows::room).
   KeptRows multiply_kept(const Rows& a, KeptRows&& owned, const KeptRemoteRows& remote, std::int64_t columns,
-                         const std::string& label, KeptRows* owned_back = nullptr);
+                         const std::string& label, KeptRows* owned_back = nullptr, solver::ProductRoom room = {});
   // The rows `wanted` of a kept product whose rows `partition` spreads over the ranks, from
   // their owners' devices (remote_rows.hpp's fetch_rows, collective).
   KeptRemoteRows fetch_rows(const Partition& partition, const KeptRows& rows, const std::vector<std::int64_t>& wanted);
@@ -185,12 +187,16 @@ class RankSetup {
   struct Product {
     solver::DeviceCsrMatrix c, b;
   };
+  // `in_place`: B's buffers are this kept product's (its rows in place, fill_owned not called).
+  // `room`: C's (multiply_kept).
   template <class Fill, class Column>
   Product product(const Rows& a, std::size_t owned_rows, std::size_t mine, Fill&& fill_owned,
-                  const FetchedRows<Column>& remote, std::int64_t columns, const std::string& label);
-  // The same with B's owned rows a kept product's, copied on the device (from_device).
+                  const FetchedRows<Column>& remote, std::int64_t columns, const std::string& label,
+                  const KeptRows* in_place = nullptr, solver::ProductRoom room = {});
+  // The same with B's owned rows a kept product's, copied on the device (from_device), or where
+  // it is `used_up` and its room holds the remote rows, in its own buffers.
   Product product(const Rows& a, const KeptRows& owned, KeptRows* used_up, const KeptRemoteRows& remote,
-                  std::int64_t columns, const std::string& label);
+                  std::int64_t columns, const std::string& label, solver::ProductRoom room = {});
   auto from_host(const LocalRows& owned);  // a fill_owned from the host's rows
   auto from_device(const KeptRows& owned, KeptRows* used_up);
   KeptRows kept(const Rows& a, solver::DeviceCsrMatrix c);

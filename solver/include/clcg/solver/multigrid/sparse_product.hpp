@@ -35,6 +35,13 @@ struct ScanTotals {
   std::int32_t smallest = 0;  // the smallest count (below 0: a product's row left to the merge)
 };
 
+// Room a product's buffers leave after its own rows and entries, for rows its caller appends
+// in place (the distributed set-up's fetched rows of B: A P becomes R (A P)'s B with no second
+// copy of it on the device).
+struct ProductRoom {
+  std::size_t rows = 0, entries = 0;
+};
+
 class SparseProducts {
  public:
   // Values of `type` (the kernels are built once per Env and type). A product allowed wide
@@ -51,13 +58,15 @@ class SparseProducts {
   DeviceCsrMatrix allocate(::cl::Buffer counts, std::int32_t rows, std::int32_t cols);
   // The 64-bit row offsets (n + 1 longs) of what exclusive_scan made of n counts: its 32-bit
   // offsets are right mod 2^32, so each count is their difference.
-  ::cl::Buffer widened(const ::cl::Buffer& offsets, std::size_t n);
+  // `room`: longs left after them.
+  ::cl::Buffer widened(const ::cl::Buffer& offsets, std::size_t n, std::size_t room = 0);
 
   // `label` names the product's kernels in the profile (e.g. "A P"). `offsets`: whether C may
   // get 64-bit row offsets (only where its caller reads them); else more than 2^31 - 1
-  // nonzeros is a std::length_error.
+  // nonzeros is a std::length_error. `room`: C's buffers leave that much after its rows and
+  // entries, its offsets' width chosen with the entries counted.
   DeviceCsrMatrix multiply(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, const std::string& label = "A B",
-                           RowOffsets offsets = RowOffsets::narrow);
+                           RowOffsets offsets = RowOffsets::narrow, ProductRoom room = {});
   // C = A B where an earlier C = A B of the same patterns (`earlier`) left its row pointers, nnz
   // and longest row: the columns and values only, with no counting pass and no read-back.
   DeviceCsrMatrix multiply_on(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, const DeviceCsrMatrix& earlier,
@@ -103,7 +112,7 @@ class SparseProducts {
   // `pass` (fill or fill_listed with the columns c_listed holds).
   DeviceCsrMatrix filled(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, const ::cl::Buffer& c_row,
                          RowOffsets c_offsets, std::int64_t nnz, std::int32_t longest, const std::string& label,
-                         Pass pass, const ::cl::Buffer& c_listed);
+                         Pass pass, const ::cl::Buffer& c_listed, std::size_t room_entries = 0);
   // The scan's kernels for 32-bit or 64-bit counts.
   struct ScanKernels {
     ::cl::Kernel tile_totals, tile_offsets, tiles, single_tile;
