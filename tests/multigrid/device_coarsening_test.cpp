@@ -195,6 +195,37 @@ TEST(DeviceSparseProduct, WideRowOffsetsGiveTheSameBits) {
     }
 }
 
+// Room left after a product (for rows a caller appends in place): the same C, buffers that
+// hold the room, and 64-bit offsets chosen with the room's entries counted.
+TEST(DeviceSparseProduct, RoomLeavesTheSameProductInLargerBuffers) {
+  using clcg::solver::ProductRoom;
+  using clcg::solver::RowOffsets;
+  const ElementType type = ElementType::f64;
+  const HostCsr a = random_csr(301, 300, 8, 11), b = random_csr(300, 129, 5, 12);
+  const DeviceCsrMatrix da(test_env(), a, type), db(test_env(), b, type);
+  clcg::solver::SparseProducts plain(test_env(), type);
+  const DeviceCsrMatrix c = plain.multiply(da, db, "A B", RowOffsets::wide);
+  const HostCsr expected = download(test_env(), c);
+  const auto bytes = [](const ::cl::Buffer& buffer) { return buffer.getInfo<CL_MEM_SIZE>(); };
+  const ProductRoom room{7, 1000};
+  for (std::uint64_t wide_from : {std::uint64_t(clcg::solver::max_csr_index), std::uint64_t(c.nnz()) + 500}) {
+    SCOPED_TRACE("wide from " + std::to_string(wide_from));
+    clcg::solver::SparseProducts products(test_env(), type, wide_from);
+    const DeviceCsrMatrix roomy = products.multiply(da, db, "A B", RowOffsets::wide, room);
+    // (the room's entries take C past wide_from in the second case, C's own do not)
+    const bool wide = std::uint64_t(c.nnz()) + room.entries > wide_from;
+    ASSERT_EQ(roomy.offsets(), wide ? RowOffsets::wide : RowOffsets::narrow);
+    EXPECT_EQ(roomy.nnz(), c.nnz());
+    const HostCsr got = download(test_env(), roomy);
+    EXPECT_EQ(got.row_ptr, expected.row_ptr);
+    EXPECT_EQ(got.col_idx, expected.col_idx);
+    EXPECT_EQ(got.values, expected.values);
+    EXPECT_GE(bytes(roomy.row_offsets()), (a.rows + 1 + room.rows) * (wide ? 8u : 4u));
+    EXPECT_GE(bytes(roomy.col_idx()), (std::size_t(c.nnz()) + room.entries) * 4);
+    EXPECT_GE(bytes(roomy.values()), (std::size_t(c.nnz()) + room.entries) * 8);
+  }
+}
+
 // Counts whose total passes 2^32: the 32-bit scan is right mod 2^32 and its exact total is
 // returned; widened() gives the exact 64-bit offsets.
 TEST(DeviceScan, WidensOffsetsPastTwoToThe31) {
