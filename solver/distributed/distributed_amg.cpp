@@ -64,6 +64,7 @@ struct DistributedAmg::Layouts {
 
 struct DistributedAmg::Level {
   std::size_t n = 0;
+  std::uint64_t shared_bytes = 0;  // the ELL columns the caller holds too (FinestEll)
   solver::DeviceCsrMatrix a, p, r;
   std::optional<solver::Spmv> spmv, spmv_p, spmv_r;
   std::optional<solver::RowLayout> layout, layout_p;
@@ -142,6 +143,18 @@ void DistributedAmg::set_up(DistributedHierarchy h, const FinestRows& finest) {
   phases_.emplace_back("levels on the device", std::max(0.0, since(start) - levels_built));
 }
 
+::cl::Buffer DistributedAmg::ell_values(const FinestEll& ell, std::size_t rows) const {
+  const std::size_t slots = rows * ell.width;
+  ::cl::Buffer values = solver::make_vector(env_, type_, std::max<std::size_t>(1, slots));
+  if (slots == 0) return values;
+  if (ell.type == type_)
+    cl::checked("copying the finest level's ELL values",
+                [&] { env_.queue().enqueueCopyBuffer(ell.values, values, 0, 0, slots * reduction::element_size(type_)); });
+  else
+    solver::Conversion(env_, ell.type, type_).enqueue(slots, ell.values, values);
+  return values;
+}
+
 void DistributedAmg::upload_levels(DistributedHierarchy& h, const std::vector<Layouts>& layouts,
                                    const FinestRows& finest) {
   const solver::AmgOptions& options = options_;
@@ -169,15 +182,27 @@ void DistributedAmg::upload_levels(DistributedHierarchy& h, const std::vector<La
       return m;
     };
     std::optional<RankSetup::Rows>& a = h.levels[l].a_here;
-    if (l == 0 && finest) finest(*a);
+    std::optional<FinestEll> caller_ell;
+    if (l == 0 && finest) caller_ell = finest(*a);
     if (a && !(l == last && h.gathered)) {
-      level.a = in_type(a);
       level.halo_a.emplace(comm_, env, a->halo, std::int64_t(level.n), type);
       x_ghosts = a->halo.ghosts;
-      level.spmv.emplace(env, level.a, layouts[l].a.kernel, layouts[l].a.vector_size);
       level.inv_diag = solver::make_vector(env, type, std::max<std::size_t>(1, level.n));
-      if (level.n) solver::jacobi_inverse_diagonal(env, level.a, level.inv_diag);
-      read_alone(*level.spmv, level.a);
+      if (caller_ell) {
+        // A in the caller's layout (the same rule as layouts' on a GPU, or its --spmv ell): its
+        // columns, its values in this precision; the double rows go first.
+        level.a = a->matrix.shape_only(type);
+        a->matrix = {};
+        level.spmv.emplace(env, level.a, caller_ell->columns, ell_values(*caller_ell, std::size_t(level.a.rows())),
+                           caller_ell->width);
+        level.shared_bytes = std::uint64_t(level.a.rows()) * caller_ell->width * sizeof(cl_int);
+        if (level.n) solver::jacobi_inverse_diagonal(env, *level.spmv, level.inv_diag);
+      } else {
+        level.a = in_type(a);
+        level.spmv.emplace(env, level.a, layouts[l].a.kernel, layouts[l].a.vector_size);
+        if (level.n) solver::jacobi_inverse_diagonal(env, level.a, level.inv_diag);
+        read_alone(*level.spmv, level.a);
+      }
       level.layout.emplace(env, *level.spmv);
       const auto [lower, upper] = solver::amg_smoother_interval(h.levels[l].radius, l == last, options);
       level.smoother.emplace(env, *level.spmv, level.inv_diag, lower, upper,
@@ -348,7 +373,8 @@ std::uint64_t DistributedAmg::device_bytes() const noexcept {
   for (const auto& level : levels_) {
     const std::uint64_t n = level->n;
     const std::uint64_t ghosts = level->halo_a ? std::uint64_t(level->halo_a->ghosts()) : 0;
-    bytes += held(level->a, level->spmv) + held(level->p, level->spmv_p) + held(level->r, level->spmv_r);
+    bytes += held(level->a, level->spmv) + held(level->p, level->spmv_p) + held(level->r, level->spmv_r) -
+             level->shared_bytes;
     // x, b, the residual, 1/diag, the smoother's direction and scratch (the sends' buffers left out)
     bytes += e * (5 * n + 2 * ghosts + (level->halo_r ? std::uint64_t(level->halo_r->ghosts()) : 0));
   }

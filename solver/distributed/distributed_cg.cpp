@@ -155,7 +155,7 @@ void DistributedCg::set_up(LocalRows rows) {
     rank_chunks_.push_back(std::int64_t((partition.size(r) + chunk_ - 1) / chunk_));
   ell_ = choose_ell(longest);
   dot_wg_ = std::size_t(std::min<std::int64_t>(256, chunk_));
-  const auto take = [&](const RankSetup::Rows& a) { take_rows(a); };
+  const auto take = [&](const RankSetup::Rows& a) { return take_rows(a); };
   if (settings_.preconditioner == solver::Preconditioner::amg && amg_)  // an update: the aggregates kept
     amg_->update_values(rows, take);
   else if (settings_.preconditioner == solver::Preconditioner::amg)  // A and its halo made from the set-up's on the device
@@ -297,7 +297,7 @@ std::string DistributedCg::kernel_options() const {
   return device_array(env_, std::vector<std::int64_t>{0}, "the row offsets");  // ELL reads none
 }
 
-void DistributedCg::take_rows(const RankSetup::Rows& a) {
+std::optional<DistributedAmg::FinestEll> DistributedCg::take_rows(const RankSetup::Rows& a) {
   // The same halo and local columns as build_halo's: the set-up's upload made them so.
   halo_ = a.halo;
   const std::size_t n = std::size_t(rows_);
@@ -342,6 +342,8 @@ void DistributedCg::take_rows(const RankSetup::Rows& a) {
     }
     env_.queue().finish();
   });
+  if (!ell_) return std::nullopt;
+  return DistributedAmg::FinestEll{col_, values_, type_, ell_width_};
 }
 
 void DistributedCg::upload_ell(const LocalRows& rows, const solver::BulkVector<std::int32_t>& local_col) {

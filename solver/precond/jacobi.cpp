@@ -1,6 +1,7 @@
 #include "clcg/solver/precond/jacobi.hpp"
 
 #include <chrono>
+#include <stdexcept>
 
 #include "clcg/solver/sparse/launch.hpp"
 
@@ -14,6 +15,17 @@ void jacobi_inverse_diagonal(const cl::Env& env, const DeviceCsrMatrix& a, ::cl:
   kernel.setArg(3, a.values());
   kernel.setArg(4, inv_diag);
   enqueue_grid_stride(env, kernel, "csr_inverse_diagonal", std::size_t(a.rows()), spmv_group);
+}
+
+void jacobi_inverse_diagonal(const cl::Env& env, const Spmv& ell, ::cl::Buffer& inv_diag) {
+  if (ell.kernel() != SpmvKernel::ell) throw std::logic_error("jacobi_inverse_diagonal: an SpMV without an ELL copy");
+  ::cl::Kernel kernel = env.kernel("jacobi.cl", "ell_inverse_diagonal", real_build_options(ell.matrix().type()));
+  kernel.setArg(0, as_count(std::size_t(ell.matrix().rows())));
+  kernel.setArg(1, cl_uint(ell.ell_width()));
+  kernel.setArg(2, ell.ell_columns());
+  kernel.setArg(3, ell.ell_values());
+  kernel.setArg(4, inv_diag);
+  enqueue_grid_stride(env, kernel, "ell_inverse_diagonal", std::size_t(ell.matrix().rows()), spmv_group);
 }
 
 JacobiPreconditioner::JacobiPreconditioner(const cl::Env& env, const DeviceCsrMatrix& a)

@@ -156,6 +156,12 @@ DeviceCsrMatrix DeviceCsrMatrix::shape_only() const {
   return shape;
 }
 
+DeviceCsrMatrix DeviceCsrMatrix::shape_only(ElementType type) const {
+  DeviceCsrMatrix shape = shape_only();
+  shape.type_ = type;
+  return shape;
+}
+
 DeviceCsrMatrix DeviceCsrMatrix::with_values(::cl::Buffer values, ElementType type) const {
   return DeviceCsrMatrix(row_ptr_, col_idx_, std::move(values), rows_, cols_, nnz_, type, max_row_length_, offsets_);
 }

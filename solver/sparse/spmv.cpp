@@ -80,6 +80,23 @@ bool ell_suits(std::int64_t longest, double mean) noexcept {
   return longest > 0 && longest <= 32 && double(longest) <= 1.25 * mean;
 }
 
+Spmv::Spmv(const cl::Env& env, const DeviceCsrMatrix& shape, ::cl::Buffer columns, ::cl::Buffer values,
+           unsigned width)
+    : env_(env), a_(shape.shape_only()), kernel_(SpmvKernel::ell), ell_col_(std::move(columns)),
+      ell_val_(std::move(values)), ell_width_(width) {
+  if (shape.type() == ElementType::f64 && !env.info().fp64)
+    throw std::invalid_argument("double precision needs a device with fp64; " + env.info().name + " has none");
+  if (std::int64_t(width) < std::int64_t(shape.max_row_length()) || (shape.nnz() > 0 && shape.max_row_length() <= 0))
+    throw std::invalid_argument("an ELL copy of width " + std::to_string(width) + " for rows of up to " +
+                                std::to_string(shape.max_row_length()) + " entries");
+  wg_ = std::min(spmv_group, floor_power_of_two(env.info().max_work_group_size));
+  const std::string options = real_build_options(shape.type()) + " -D WG_SIZE=" + std::to_string(wg_);
+  convert_ = env_.kernel("spmv_ell.cl", "csr_to_ell", options);  // (update_values refills the values)
+  for (cl_uint arg : {2u, 3u, 4u}) convert_.setArg(arg, ell_col_);
+  spmv_ = env.kernel("spmv_ell.cl", "spmv_ell", options);
+  if (env.info().fp64) residual_ = env.kernel("spmv_csr.cl", "csr_residual_f64", options);
+}
+
 void Spmv::build_ell(const std::string& options) {
   const std::size_t rows = std::size_t(a_.rows());
   ell_width_ = static_cast<unsigned>(std::max<std::int32_t>(a_.max_row_length(), 0));

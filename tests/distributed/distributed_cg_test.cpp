@@ -164,6 +164,41 @@ TEST(DistributedCg, NewValuesGiveAFreshSetUpsBits) {
     }
 }
 
+// Where the CG reads A in ELL, the AMG's finest level reads its columns (values converted to the
+// hierarchy's precision, or copied where it has the solve's): the bits of the CSR rows, before
+// and after new values; the hierarchy's own bytes less the shared columns.
+TEST(DistributedCg, AmgOnTheCgsEllColumnsGivesTheCsrBits) {
+  const RanksGrid grid = ranks_grid(9, 10, 11);
+  const dist::LocalRows dad = scaled_symmetrically(grid.rows);
+  for (const solver::ElementType type : {solver::ElementType::f64, solver::ElementType::f32}) {
+    SCOPED_TRACE(type == solver::ElementType::f64 ? "double (AMG in float)" : "float");
+    solver::Settings settings;
+    settings.preconditioner = solver::Preconditioner::amg;
+    settings.tolerance = type == solver::ElementType::f64 ? 1e-10 : 1e-5;
+    solver::PreconditionerOptions options;
+    options.amg.strength = 0;
+    options.amg.coarse_rows = 40;
+    options.amg.gather_rows = 0;
+    settings.spmv = solver::SpmvKernel::scalar;
+    dist::DistributedCg csr(MPI_COMM_WORLD, clcg::test::test_env(), grid.partition, grid.rows, type, settings, options);
+    settings.spmv = solver::SpmvKernel::ell;
+    dist::DistributedCg ell(MPI_COMM_WORLD, clcg::test::test_env(), grid.partition, grid.rows, type, settings, options);
+    const Solved want = solved(csr, grid.rows), got = solved(ell, grid.rows);
+    ASSERT_TRUE(want.info.converged()) << want.info.message;
+    EXPECT_EQ(got.info.iterations, want.info.iterations);
+    EXPECT_EQ(got.x, want.x);
+    // The finest level's bytes: its CSR arrays against its ELL values alone (its columns are the
+    // CG's; 7 slots a row: the grid's interior rows are the longest).
+    const std::uint64_t n = std::uint64_t(grid.end - grid.begin), nnz = std::uint64_t(grid.rows.nnz());
+    const std::uint64_t e = ell.amg()->precision() == solver::ElementType::f64 ? 8 : 4;
+    EXPECT_EQ(csr.amg()->device_bytes() - ell.amg()->device_bytes(), (n + 1) * 4 + nnz * (4 + e) - n * 7 * e)
+        << "the shared columns counted as the AMG's";
+    csr.update_values(dad);
+    ell.update_values(dad);
+    EXPECT_EQ(solved(ell, dad).x, solved(csr, dad).x) << "after new values";
+  }
+}
+
 TEST(DistributedCg, NewValuesKeepTheAmgAggregates) {
   const std::int64_t nx = 12, ny = 11, nz = 10;
   const RanksGrid grid = ranks_grid(nx, ny, nz);

@@ -40,8 +40,16 @@ class DistributedAmg {
   // `finest`, where given, is called on this rank with the finest level's A as the set-up left
   // it on the device (double, local columns, its halo: RankSetup::Rows) before the levels take
   // their precision: the distributed CG makes its own rows from it rather than uploading A
-  // again. It runs on this rank alone (no MPI); an error it throws ends every rank.
-  using FinestRows = std::function<void(const RankSetup::Rows&)>;
+  // again. It runs on this rank alone (no MPI); an error it throws ends every rank. Where it
+  // made an ELL copy it returns it: the finest level reads its columns rather than a second
+  // copy of them (a third of A's bytes; 1024^3 on four H100s needs it), the set-up's double
+  // rows freed first.
+  struct FinestEll {
+    ::cl::Buffer columns, values;  // `width` entries a row, column-major (spmv_ell.cl's csr_to_ell)
+    solver::ElementType type = solver::ElementType::f64;
+    unsigned width = 0;
+  };
+  using FinestRows = std::function<std::optional<FinestEll>(const RankSetup::Rows&)>;
   DistributedAmg(MPI_Comm comm, const cl::Env& env, const Partition& partition, const LocalRows& a,
                  solver::ElementType solve, solver::ElementType type, const solver::AmgOptions& options,
                  const FinestRows& finest = {});
@@ -93,6 +101,8 @@ class DistributedAmg {
   void set_up(DistributedHierarchy h, const FinestRows& finest);
   // Every level on this rank's device, from the set-up's device rows (no MPI: may fail on one rank alone).
   void upload_levels(DistributedHierarchy& h, const std::vector<Layouts>& layouts, const FinestRows& finest);
+  // The caller's ELL values (`rows` of them) in the hierarchy's precision, a copy of its own.
+  ::cl::Buffer ell_values(const FinestEll& ell, std::size_t rows) const;
   void cycle(std::size_t l, const ::cl::Buffer& b, ::cl::Buffer& x);
   // The last level gathered onto every rank: its b gathered, the one-device AMG's cycle, this rank's x.
   void gathered_cycle(Level& level, const ::cl::Buffer& b, ::cl::Buffer& x);

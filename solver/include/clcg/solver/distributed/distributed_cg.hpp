@@ -26,6 +26,7 @@
 #include "clcg/cl/env.hpp"
 #include "clcg/cl/pinned_buffer.hpp"
 #include "clcg/solver/distributed/device_halo.hpp"
+#include "clcg/solver/distributed/distributed_amg.hpp"
 #include "clcg/solver/distributed/halo.hpp"
 #include "clcg/solver/distributed/local_rows.hpp"
 #include "clcg/solver/distributed/partition.hpp"
@@ -37,7 +38,6 @@
 
 namespace clcg::distributed {
 
-class DistributedAmg;
 using solver::ElementType;
 
 // Where a solve's time went on this rank (seconds, summed over the solve).
@@ -115,8 +115,9 @@ class DistributedCg {
   void upload_ell(const LocalRows& rows, const solver::BulkVector<std::int32_t>& local_col);
   // With AMG: the halo, the boundary rows and the rows in this solve's layout and precision,
   // made on the device from the finest level the set-up left there (DistributedAmg's `finest`),
-  // instead of the host's build_halo and upload. Local to this rank.
-  void take_rows(const RankSetup::Rows& a);
+  // instead of the host's build_halo and upload. Local to this rank. Returns the ELL copy
+  // where it makes one (for the AMG's finest level to share its columns).
+  std::optional<DistributedAmg::FinestEll> take_rows(const RankSetup::Rows& a);
   std::string kernel_options() const;  // distributed.cl's: the precision, the chunk, the layout
   ::cl::Buffer unused_offsets() const;  // the row offsets argument of the ELL layout
 

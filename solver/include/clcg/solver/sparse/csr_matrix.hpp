@@ -118,8 +118,10 @@ class DeviceCsrMatrix {
   }
 
   // The same shape (rows, columns, nonzeros, type, longest row) holding no arrays: what a holder
-  // keeps of a matrix it no longer reads (Spmv::release_csr, beside its ELL copy).
+  // keeps of a matrix it no longer reads (Spmv::release_csr, beside its ELL copy); with `type`,
+  // that of its values in another precision (an ELL copy converted from another's).
   DeviceCsrMatrix shape_only() const;
+  DeviceCsrMatrix shape_only(ElementType type) const;
   bool has_arrays() const noexcept { return col_idx_() != nullptr; }
   // The same sparsity (row pointers and column indices shared, not copied) with other values:
   // nnz() elements of `type` (checked against the buffer's size).

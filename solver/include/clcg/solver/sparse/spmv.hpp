@@ -56,6 +56,11 @@ class Spmv {
   Spmv(const cl::Env& env, const DeviceCsrMatrix& a, SpmvKernel kernel = SpmvKernel::automatic,
        unsigned vector_size = 0);
 
+  // An ELL SpMV on a copy made elsewhere: `columns` (shared, not copied) and `values` hold
+  // `width` entries a row, column-major with csr_to_ell's padding (kernels/spmv_ell.cl);
+  // `shape` gives the matrix's size, type and longest row (its arrays, if any, are not read:
+  // as after release_csr). std::invalid_argument where width is below the longest row.
+  Spmv(const cl::Env& env, const DeviceCsrMatrix& shape, ::cl::Buffer columns, ::cl::Buffer values, unsigned width);
   // `a`: this matrix's pattern with new values, in the same or other buffers (an ELL copy is
   // refilled in place; a RowLayout made from this Spmv must be made again where the buffers
   // changed). std::invalid_argument where the shape, nonzeros or type differ.
