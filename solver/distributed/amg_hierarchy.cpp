@@ -129,7 +129,7 @@ bool hierarchy_reads_entries(const solver::AmgOptions& options, std::int64_t glo
 
 DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Partition& partition,
                                      const LocalRows& a, const solver::AmgOptions& options,
-                                     std::vector<RankSetup::Aggregates> kept) {
+                                     std::vector<RankSetup::Aggregates> kept, solver::ElementType levels) {
   solver::AmgOptions global = options;  // the near-null space here is this rank's rows of it
   global.near_nullspace.reset();
   solver::check_block_options(global, std::size_t(partition.rows()));
@@ -226,13 +226,18 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
     RankSetup::KeptRows ap =
         device.multiply_kept(a_here, std::move(p_here), p_ghost_rows, coarse_rows, "A P", &p_in_b, room);
     fine.p_here = device.localised(std::move(p_in_b), coarse_partition, std::move(p_ghosts));  // for the solve
+    device.convert(fine.p_here->matrix, levels);
     const KeptRemoteRows ap_ghosts = device.fetch_rows(fine.partition, ap, r_here.halo.ghost_ids);
     DistributedLevel coarse;
     coarse.partition = coarse_partition;
     coarse.chunk_begin = coarse_chunks(g, k);
-    coarse.a_here = device.localised(device.multiply_kept(r_here, std::move(ap), ap_ghosts, coarse_rows, "R (A P)"),
+    // (level 0's is the set-up's memory peak: its count lists no columns for the fill)
+    coarse.a_here = device.localised(device.multiply_kept(r_here, std::move(ap), ap_ghosts, coarse_rows, "R (A P)",
+                                                          nullptr, {}, at == 0 ? solver::ColumnList::none
+                                                                               : solver::ColumnList::where_it_fits),
                                      coarse_partition);
     h.galerkin_seconds += phase.seconds();
+    device.convert(r_here.matrix, levels);
     fine.r_here = std::move(r_here);
     h.levels.push_back(std::move(coarse));
     block = k;

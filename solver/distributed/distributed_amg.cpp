@@ -88,14 +88,14 @@ DistributedAmg::DistributedAmg(MPI_Comm comm, const cl::Env& env, const Partitio
                                solver::ElementType solve, solver::ElementType type, const solver::AmgOptions& options,
                                const FinestRows& finest)
     : comm_(comm), env_(env), solve_(solve), type_(type), partition_(partition), options_(options) {
-  set_up(build_hierarchy(comm, env, partition, a, options), finest);
+  set_up(build_hierarchy(comm, env, partition, a, options, {}, type), finest);
 }
 
 void DistributedAmg::update_values(const LocalRows& a, const FinestRows& finest) {
   // The old levels go first, their device memory with them (the new hierarchy is built on the
   // devices before set_up replaces them).
   levels_.clear();
-  set_up(build_hierarchy(comm_, env_, partition_, a, options_, std::move(aggregates_)), finest);
+  set_up(build_hierarchy(comm_, env_, partition_, a, options_, std::move(aggregates_), type_), finest);
 }
 
 void DistributedAmg::set_up(DistributedHierarchy h, const FinestRows& finest) {

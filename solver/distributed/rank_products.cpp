@@ -17,13 +17,13 @@ RankSetup::KeptRows RankSetup::multiply_kept(const Rows& a, const LocalRows& own
 
 RankSetup::Product RankSetup::product(const Rows& a, const KeptRows& owned, KeptRows* used_up,
                                       const KeptRemoteRows& remote, std::int64_t columns, const std::string& label,
-                                      solver::ProductRoom room) {
+                                      solver::ProductRoom room, solver::ColumnList list) {
   const std::size_t owned_rows = std::size_t(owned.matrix.rows()), mine = std::size_t(owned.matrix.nnz());
   const std::size_t fetched = std::size_t(remote.row_ptr.back());
   const bool fits = used_up && owned.room.rows >= remote.ids.size() && owned.room.entries >= fetched &&
                     (owned.matrix.offsets() == solver::RowOffsets::wide || mine + fetched <= wide_from_);
   Product p = product(a, owned_rows, mine, from_device(owned, used_up), remote, columns, label,
-                      fits ? &owned : nullptr, room);
+                      fits ? &owned : nullptr, room, list);
   if (fits) used_up->matrix = {};  // (B holds its buffers)
   return p;
 }
@@ -35,11 +35,11 @@ RankSetup::KeptRows RankSetup::multiply_kept(const Rows& a, const KeptRows& owne
 
 RankSetup::KeptRows RankSetup::multiply_kept(const Rows& a, KeptRows&& owned, const KeptRemoteRows& remote,
                                              std::int64_t columns, const std::string& label, KeptRows* owned_back,
-                                             solver::ProductRoom room) {
+                                             solver::ProductRoom room, solver::ColumnList list) {
   return shared([&] {
     const solver::DeviceCsrMatrix shape = owned.matrix.shape_only();
     const std::int64_t global_rows = owned.global_rows, row_begin = owned.row_begin;
-    const Product p = product(a, owned, &owned, remote, columns, label, room);
+    const Product p = product(a, owned, &owned, remote, columns, label, room, list);
     if (owned_back)
       *owned_back = {solver::DeviceCsrMatrix(p.b.row_offsets(), p.b.col_idx(), p.b.values(), shape.rows(), shape.cols(),
                                              shape.nnz(), solver::ElementType::f64, shape.max_row_length(),

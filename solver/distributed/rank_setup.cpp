@@ -5,6 +5,7 @@
 
 #include "clcg/solver/distributed/halo.hpp"
 #include "clcg/solver/distributed/launch.hpp"
+#include "clcg/solver/sparse/conversion.hpp"
 
 namespace clcg::distributed {
 
@@ -208,6 +209,10 @@ LocalRows RankSetup::download(const Rows& rows) {
   for (std::int64_t& c : out.col)  // local columns to global ones
     c = c < rows.owned ? rows.column_begin + c : rows.halo.ghost_ids[std::size_t(c - rows.owned)];
   return out;
+}
+
+void RankSetup::convert(solver::DeviceCsrMatrix& m, solver::ElementType type) {
+  m = shared([&] { return solver::with_value_type(env_, m, type); });
 }
 
 ::cl::Buffer RankSetup::long_offsets(const solver::DeviceCsrMatrix& m) {

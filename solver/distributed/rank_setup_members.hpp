@@ -102,7 +102,8 @@ void RankSetup::write(const ::cl::Buffer& to, std::size_t at, std::size_t count,
 template <class Fill, class Column>
 RankSetup::Product RankSetup::product(const Rows& a, std::size_t owned_rows, std::size_t mine, Fill&& fill_owned,
                                       const FetchedRows<Column>& remote, std::int64_t columns, const std::string& label,
-                                      const KeptRows* in_place, solver::ProductRoom room) {
+                                      const KeptRows* in_place, solver::ProductRoom room,
+                                      solver::ColumnList list) {
   if (std::int64_t(owned_rows) != a.owned || remote.ids != a.halo.ghost_ids)
     throw std::logic_error("RankSetup: B's rows are not those of A's columns");
   rank_setup_detail::check_fits(columns, "columns");
@@ -134,7 +135,7 @@ RankSetup::Product RankSetup::product(const Rows& a, std::size_t owned_rows, std
   out.b = solver::DeviceCsrMatrix(b_row, b_col, b_val, std::int32_t(rows), std::int32_t(columns), std::int64_t(nnz),
                                   solver::ElementType::f64, 0,
                                   wide ? solver::RowOffsets::wide : solver::RowOffsets::narrow);
-  out.c = products_->multiply(a.matrix, out.b, label, solver::RowOffsets::wide, room);
+  out.c = products_->multiply(a.matrix, out.b, label, solver::RowOffsets::wide, room, list);
   return out;
 }
 

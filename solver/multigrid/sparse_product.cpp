@@ -217,7 +217,7 @@ bool SparseProducts::run_multiply(const DeviceCsrMatrix& a, const DeviceCsrMatri
 }
 
 DeviceCsrMatrix SparseProducts::multiply(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, const std::string& label,
-                                         RowOffsets offsets, ProductRoom room) {
+                                         RowOffsets offsets, ProductRoom room, ColumnList list) {
   require_product(a, b, "multiply");
   const std::size_t rows = std::size_t(a.rows());
   ::cl::Buffer counts = make_index_buffer(env_, rows + 1 + room.rows), no_col = make_index_buffer(env_, 1),
@@ -225,7 +225,7 @@ DeviceCsrMatrix SparseProducts::multiply(const DeviceCsrMatrix& a, const DeviceC
   // The hashed kernels list the columns they count (rows up to narrow_cap), so the fill only
   // sums; where the list would not fit one allocation, the fill hashes them again.
   const std::size_t listed_bytes = rows * std::size_t(narrow_cap) * sizeof(std::int32_t);
-  const bool listing = !merges_in_registers(a) && listed_bytes > 0 &&
+  const bool listing = list == ColumnList::where_it_fits && !merges_in_registers(a) && listed_bytes > 0 &&
                        listed_bytes <= env_.info().max_allocation_bytes / listed_share;
   const ::cl::Buffer listed = listing ? make_index_buffer(env_, rows * std::size_t(narrow_cap)) : no_col;
   if (run_multiply(a, b, counts, RowOffsets::narrow, no_col, no_val, listing ? Pass::count_and_list : Pass::count,

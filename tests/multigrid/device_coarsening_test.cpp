@@ -226,6 +226,24 @@ TEST(DeviceSparseProduct, RoomLeavesTheSameProductInLargerBuffers) {
   }
 }
 
+// A count that lists no columns (the fill hashes them again) gives the listed product's C.
+TEST(DeviceSparseProduct, UnlistedColumnsGiveTheListedProduct) {
+  using clcg::solver::ColumnList;
+  for (ElementType type : clcg::test::device_types()) {
+    SCOPED_TRACE(type == ElementType::f64 ? "double" : "float");
+    // rows of A past the register merge's 8 (the hashed kernels list), C's rows up to ~150 columns
+    const HostCsr a = rounded(random_csr(131, 90, 25, 21), type), b = rounded(random_csr(90, 200, 6, 22), type);
+    const DeviceCsrMatrix da(test_env(), a, type), db(test_env(), b, type);
+    clcg::solver::SparseProducts products(test_env(), type);
+    const HostCsr listed = download(test_env(), products.multiply(da, db));
+    const HostCsr unlisted =
+        download(test_env(), products.multiply(da, db, "A B", clcg::solver::RowOffsets::narrow, {}, ColumnList::none));
+    EXPECT_EQ(unlisted.row_ptr, listed.row_ptr);
+    EXPECT_EQ(unlisted.col_idx, listed.col_idx);
+    EXPECT_EQ(unlisted.values, listed.values);
+  }
+}
+
 // Counts whose total passes 2^32: the 32-bit scan is right mod 2^32 and its exact total is
 // returned; widened() gives the exact 64-bit offsets.
 TEST(DeviceScan, WidensOffsetsPastTwoToThe31) {

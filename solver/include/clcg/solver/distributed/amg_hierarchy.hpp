@@ -47,7 +47,8 @@ struct DistributedLevel {
   double radius = 0;        // the Lanczos estimate of rho(D^-1 A) (0 for a level without rows)
   // To the next (coarser) level; empty on the coarsest: P (this level's rows, the next level's
   // columns) and R = P^T (the next level's rows, this level's columns) on this rank's device
-  // with their halos (RankSetup::download brings them back).
+  // with their halos, in build_hierarchy's `levels` precision (RankSetup::download brings
+  // double ones back).
   std::optional<RankSetup::Rows> p_here, r_here;
   // A on this rank's device in double with its halo (every level but a gathered last one below
   // the finest: the finest's is kept for the distributed CG's rows), as the set-up left it. The solve's levels are made from a_here, p_here and r_here
@@ -84,8 +85,12 @@ bool hierarchy_reads_entries(const solver::AmgOptions& options, std::int64_t glo
 // empty, are an earlier hierarchy's aggregates (DistributedHierarchy::aggregates) on the same
 // rows, partition and options: each level is coarsened by them instead of aggregating (new
 // values of A: time stepping, Newton), and the hierarchy has as many levels as they do.
+// `levels`: the precision P and R take as soon as the set-up is done with them (the solve's
+// levels', distributed_amg.hpp: less memory through the set-up's later products); A's stay
+// in double.
 DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Partition& partition,
                                      const LocalRows& a, const solver::AmgOptions& options,
-                                     std::vector<RankSetup::Aggregates> kept = {});
+                                     std::vector<RankSetup::Aggregates> kept = {},
+                                     solver::ElementType levels = solver::ElementType::f64);
 
 }  // namespace clcg::distributed

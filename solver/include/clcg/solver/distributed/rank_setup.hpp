@@ -94,9 +94,11 @@ class RankSetup {
   // rows (appended in place), else copies it and frees it. Where `owned_back` is given it gets
   // those rows back as B holds them (B's first rows, in B's buffers), so that one copy of them
   // is on the device through the product (level 0's A P and R (A P) are the set-up's peak).
-  // `room`: left in C's buffers for the rows a later product appends (KeptRows::room).
+  // `room`: left in C's buffers for the rows a later product appends (KeptRows::room); `list`:
+  // the count's (SparseProducts::multiply).
   KeptRows multiply_kept(const Rows& a, KeptRows&& owned, const KeptRemoteRows& remote, std::int64_t columns,
-                         const std::string& label, KeptRows* owned_back = nullptr, solver::ProductRoom room = {});
+                         const std::string& label, KeptRows* owned_back = nullptr, solver::ProductRoom room = {},
+                         solver::ColumnList list = solver::ColumnList::where_it_fits);
   // The rows `wanted` of a kept product whose rows `partition` spreads over the ranks, from
   // their owners' devices (remote_rows.hpp's fetch_rows, collective).
   KeptRemoteRows fetch_rows(const Partition& partition, const KeptRows& rows, const std::vector<std::int64_t>& wanted);
@@ -162,6 +164,9 @@ class RankSetup {
   // other ranks' columns they name, found on the device unless `ghosts` gives them, as
   // transpose() does), as upload() makes them; the kept product is used up. Collective.
   Rows localised(KeptRows&& m, const Partition& columns, std::optional<std::vector<std::int64_t>> ghosts = {});
+  // `m` with its values in `type` (its double values freed where it held their only handle).
+  // Collective.
+  void convert(solver::DeviceCsrMatrix& m, solver::ElementType type);
 
  private:
   // `count` elements of From from the device into `to`, converted to To, through the pinned
@@ -192,11 +197,13 @@ class RankSetup {
   template <class Fill, class Column>
   Product product(const Rows& a, std::size_t owned_rows, std::size_t mine, Fill&& fill_owned,
                   const FetchedRows<Column>& remote, std::int64_t columns, const std::string& label,
-                  const KeptRows* in_place = nullptr, solver::ProductRoom room = {});
+                  const KeptRows* in_place = nullptr, solver::ProductRoom room = {},
+                  solver::ColumnList list = solver::ColumnList::where_it_fits);
   // The same with B's owned rows a kept product's, copied on the device (from_device), or where
   // it is `used_up` and its room holds the remote rows, in its own buffers.
   Product product(const Rows& a, const KeptRows& owned, KeptRows* used_up, const KeptRemoteRows& remote,
-                  std::int64_t columns, const std::string& label, solver::ProductRoom room = {});
+                  std::int64_t columns, const std::string& label, solver::ProductRoom room = {},
+                  solver::ColumnList list = solver::ColumnList::where_it_fits);
   auto from_host(const LocalRows& owned);  // a fill_owned from the host's rows
   auto from_device(const KeptRows& owned, KeptRows* used_up);
   KeptRows kept(const Rows& a, solver::DeviceCsrMatrix c);

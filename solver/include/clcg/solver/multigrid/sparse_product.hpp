@@ -41,6 +41,10 @@ struct ScanTotals {
 struct ProductRoom {
   std::size_t rows = 0, entries = 0;
 };
+// Whether a product's count lists its rows' columns for the fill (where the list fits), or
+// lists none and the fill hashes them again: a product at a set-up's memory peak saves the
+// list (narrow_cap ints a row of C: 9.2 GB a rank for 1024^3's level-0 R (A P) on four GPUs).
+enum class ColumnList { where_it_fits, none };
 
 class SparseProducts {
  public:
@@ -64,9 +68,10 @@ class SparseProducts {
   // `label` names the product's kernels in the profile (e.g. "A P"). `offsets`: whether C may
   // get 64-bit row offsets (only where its caller reads them); else more than 2^31 - 1
   // nonzeros is a std::length_error. `room`: C's buffers leave that much after its rows and
-  // entries, its offsets' width chosen with the entries counted.
+  // entries, its offsets' width chosen with the entries counted. The same C with any `list`.
   DeviceCsrMatrix multiply(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, const std::string& label = "A B",
-                           RowOffsets offsets = RowOffsets::narrow, ProductRoom room = {});
+                           RowOffsets offsets = RowOffsets::narrow, ProductRoom room = {},
+                           ColumnList list = ColumnList::where_it_fits);
   // C = A B where an earlier C = A B of the same patterns (`earlier`) left its row pointers, nnz
   // and longest row: the columns and values only, with no counting pass and no read-back.
   DeviceCsrMatrix multiply_on(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, const DeviceCsrMatrix& earlier,
