@@ -1,0 +1,23 @@
+// Holds all but `keep` MiB of a GPU's memory until killed, so that a larger card holds what a smaller one does
+// (4 x H200 held to an H100's 81559 MiB: docs/PERFORMANCE.md). Build and run on the GPU machine:
+//   nvcc -O2 -o /tmp/hold scripts/hold_gpu_memory.cu && /tmp/hold 0 81559 &
+#include <cuda_runtime.h>
+#include <cstdio>
+#include <cstdlib>
+#include <unistd.h>
+int main(int argc, char** argv) {
+  const int dev = std::atoi(argv[1]);
+  const size_t keep = size_t(std::atol(argv[2])) << 20;
+  cudaSetDevice(dev);
+  size_t free_bytes = 0, total = 0;
+  cudaMemGetInfo(&free_bytes, &total);
+  const size_t hog = total - keep;
+  void* p = nullptr;
+  if (cudaMalloc(&p, hog) != cudaSuccess) { std::printf("hog %d: cudaMalloc failed\n", dev); return 1; }
+  cudaMemset(p, 0, hog);
+  cudaDeviceSynchronize();
+  cudaMemGetInfo(&free_bytes, &total);
+  std::printf("hog %d: %zu MiB held, %zu MiB free of %zu\n", dev, hog >> 20, free_bytes >> 20, total >> 20);
+  std::fflush(stdout);
+  pause();
+}
