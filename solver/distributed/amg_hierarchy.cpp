@@ -108,19 +108,6 @@ std::vector<double> gather_candidates(MPI_Comm comm, const DistributedLevel& lev
   return whole;
 }
 
-// Room in A P's buffers for the `ghosts` rows of it that R (A P) fetches, so that they are
-// appended in place rather than A P copied (level 0's R (A P) is the set-up's memory peak): a
-// row of A P has at most A's longest row times P's longest entries. None where that bound
-// passes a quarter of A P's own (P's entries times A's longest row): B copies there.
-solver::ProductRoom room_for_ghost_rows(MPI_Comm comm, const RankSetup::Rows& a, const RankSetup::KeptRows& p,
-                                        std::size_t ghosts) {
-  std::int64_t longest[2] = {a.matrix.max_row_length(), p.matrix.max_row_length()};
-  MPI_Allreduce(MPI_IN_PLACE, longest, 2, MPI_INT64_T, MPI_MAX, comm);
-  const std::size_t entries = ghosts * std::size_t(longest[0]) * std::size_t(longest[1]);
-  if (entries > std::size_t(p.matrix.nnz()) * std::size_t(longest[0]) / 4) return {};
-  return {ghosts, entries};
-}
-
 }  // namespace
 
 bool hierarchy_reads_entries(const solver::AmgOptions& options, std::int64_t global_rows) {
@@ -222,7 +209,13 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
     // (P's rows come back from B, A P's right factor: one copy of P through the set-up's peak)
     const KeptRemoteRows p_ghost_rows = device.fetch_rows(fine.partition, p_here, a_here.halo.ghost_ids);
     RankSetup::KeptRows p_in_b;
-    const solver::ProductRoom room = room_for_ghost_rows(comm, a_here, p_here, r_here.halo.ghost_ids.size());
+    // Room in A P's buffers for its rows that R (A P) fetches (R's ghosts), appended in place
+    // rather than A P copied (level 0's R (A P) is the set-up's memory peak): each as long as
+    // A P's longest row here. None where the ghosts pass a quarter of the rows (B copies; so
+    // does a rank whose neighbours' rows come out longer).
+    const std::size_t ghosts = r_here.halo.ghost_ids.size();
+    const solver::ProductRoom room =
+        4 * ghosts <= std::size_t(p_here.matrix.rows()) ? solver::ProductRoom{ghosts, 0, true} : solver::ProductRoom{};
     RankSetup::KeptRows ap =
         device.multiply_kept(a_here, std::move(p_here), p_ghost_rows, coarse_rows, "A P", &p_in_b, room);
     fine.p_here = device.localised(std::move(p_in_b), coarse_partition, std::move(p_ghosts));  // for the solve

@@ -46,7 +46,7 @@ RankSetup::KeptRows RankSetup::multiply_kept(const Rows& a, KeptRows&& owned, co
                                              p.b.offsets()),
                      global_rows, row_begin, {}};
     KeptRows c = kept(a, p.c);
-    c.room = room;
+    c.room = {room.rows, room.entries_for(p.c.max_row_length())};
     return c;
   });
 }

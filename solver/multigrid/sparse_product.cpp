@@ -241,7 +241,8 @@ DeviceCsrMatrix SparseProducts::multiply(const DeviceCsrMatrix& a, const DeviceC
     totals = exclusive_scan(counts, rows);
   }
   RowOffsets c_offsets = RowOffsets::narrow;
-  const std::int64_t with_room = totals.total + std::int64_t(room.entries);
+  const std::size_t room_entries = room.entries_for(totals.largest);
+  const std::int64_t with_room = totals.total + std::int64_t(room_entries);
   if (std::uint64_t(with_room) > wide_from_ && offsets == RowOffsets::wide) {
     counts = widened(counts, rows, room.rows);
     c_offsets = RowOffsets::wide;
@@ -249,7 +250,7 @@ DeviceCsrMatrix SparseProducts::multiply(const DeviceCsrMatrix& a, const DeviceC
     check_nonzeros(with_room);
   }
   return filled(a, b, counts, c_offsets, totals.total, totals.largest, label,
-                listing ? Pass::fill_listed : Pass::fill, listed, room.entries);
+                listing ? Pass::fill_listed : Pass::fill, listed, room_entries);
 }
 
 DeviceCsrMatrix SparseProducts::multiply_grouped(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, unsigned k,

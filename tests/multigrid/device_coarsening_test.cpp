@@ -224,6 +224,13 @@ TEST(DeviceSparseProduct, RoomLeavesTheSameProductInLargerBuffers) {
     EXPECT_GE(bytes(roomy.col_idx()), (std::size_t(c.nnz()) + room.entries) * 4);
     EXPECT_GE(bytes(roomy.values()), (std::size_t(c.nnz()) + room.entries) * 8);
   }
+  // Room for rows as long as C's longest: known once C is counted.
+  const ProductRoom longest{7, 3, true};
+  ASSERT_GT(c.max_row_length(), 0);
+  EXPECT_EQ(longest.entries_for(c.max_row_length()), 3 + 7 * std::size_t(c.max_row_length()));
+  const DeviceCsrMatrix roomy = plain.multiply(da, db, "A B", RowOffsets::wide, longest);
+  EXPECT_EQ(download(test_env(), roomy).values, expected.values);
+  EXPECT_GE(bytes(roomy.values()), (std::size_t(c.nnz()) + longest.entries_for(c.max_row_length())) * 8);
 }
 
 // A count that lists no columns (the fill hashes them again) gives the listed product's C.

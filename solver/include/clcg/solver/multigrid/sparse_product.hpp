@@ -15,6 +15,7 @@
 //   DeviceCsrMatrix ap = products.multiply(a, p);
 //   DeviceCsrMatrix r = products.transpose(p);
 //   products.multiply_values(a, p, ap);  // new values in a or p, the same patterns
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -40,6 +41,13 @@ struct ScanTotals {
 // copy of it on the device).
 struct ProductRoom {
   std::size_t rows = 0, entries = 0;
+  // Also room for `rows` rows as long as C's longest (known once C is counted: rows of the
+  // same kind of product on other ranks).
+  bool longest_rows = false;
+  // The entries left for a C whose longest row has `longest` entries.
+  std::size_t entries_for(std::int64_t longest) const noexcept {
+    return entries + (longest_rows ? rows * std::size_t(std::max<std::int64_t>(longest, 0)) : 0);
+  }
 };
 // Whether a product's count lists its rows' columns for the fill (where the list fits), or
 // lists none and the fill hashes them again: a product at a set-up's memory peak saves the
