@@ -170,6 +170,7 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
     RankSetup::Aggregates g;
     if (!kept.empty()) {
       g = std::move(kept[at]);
+      device.back_on_device(g);
     } else {
       // Aggregates of the strength graph: A's rows (on the device already), or its nodes' (made
       // on the host from A's rows, which come back for it below the finest level).
@@ -184,7 +185,6 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
     const std::int64_t count = g.coarse.rows();
     h.coarsening_seconds += phase.seconds();
     if (count == 0 || double(count) * k > 0.8 * double(rows)) break;
-    h.aggregates.push_back(g);
     phase.start();
     ::cl::Buffer d = device.diagonal(a_here);
     fine.radius = device.radius(a_here, d, fine.chunk_begin, lanczos_steps);
@@ -197,6 +197,9 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
     RankSetup::KeptRows tentative =
         device.tentative(g.of_node, block, candidates, k, fine.partition, coarse_partition, coarse_candidates);
     candidates = std::move(coarse_candidates);
+    device.hold_on_host(g, std::size_t(fine.partition.size(rank) / block));  // (kept for new values)
+    h.aggregates.push_back(g);
+    std::vector<std::int32_t>().swap(g.of_node_held);  // (one host copy)
     // P = P_tent - omega D^-1 A P_tent (the ghost rows of P_tent fetched), kept for A P.
     RankSetup::KeptRows p_here =
         device.smoothed(a_here, tentative, device.fetch_rows(fine.partition, tentative, a_here.halo.ghost_ids),

@@ -193,4 +193,27 @@ std::vector<double> RankSetup::downloaded(const ::cl::Buffer& values, std::size_
   });
 }
 
+void RankSetup::hold_on_host(Aggregates& g, std::size_t nodes) {
+  if (g.held) return;
+  g.of_node_held = shared([&] {
+    std::vector<std::int32_t> out(nodes);
+    read<std::int32_t>(g.of_node, nodes, out.data());
+    return out;
+  });
+  g.of_node = {};
+  g.held = true;
+}
+
+void RankSetup::back_on_device(Aggregates& g) {
+  if (!g.held) return;
+  g.of_node = shared([&] {
+    ::cl::Buffer out = env_.buffer(CL_MEM_READ_WRITE, std::max<std::size_t>(1, g.of_node_held.size()) * sizeof(cl_int),
+                                   "allocating the kept aggregates");
+    write_bytes(env_, out, 0, g.of_node_held.size() * sizeof(std::int32_t), g.of_node_held.data());
+    return out;
+  });
+  std::vector<std::int32_t>().swap(g.of_node_held);
+  g.held = false;
+}
+
 }  // namespace clcg::distributed

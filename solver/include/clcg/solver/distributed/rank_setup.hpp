@@ -113,10 +113,17 @@ class RankSetup {
   // seeds here are counted (seeds_before).
   struct Aggregates {
     ::cl::Buffer of_node;                     // each of this rank's nodes' global aggregate (int), -1: none
+    std::vector<std::int32_t> of_node_held;   // of_node on the host instead (hold_on_host)
+    bool held = false;
     std::vector<std::int64_t> seeds_before;  // the aggregates seeded here at nodes before each bound
     Partition coarse;                         // which rank holds which aggregate (its seed's)
   };
   Aggregates aggregate(const Rows& g, double theta, const std::vector<std::int64_t>& bounds);
+  // Aggregates kept between set-ups wait on the host (of_node of `nodes` ints: a GB a rank at
+  // 1024^3 on four GPUs, through the set-up's memory peak), and come back for the next.
+  // Collective.
+  void hold_on_host(Aggregates& g, std::size_t nodes);
+  void back_on_device(Aggregates& g);
 
   // The finest level's candidates when none are given, on the device: one constant a component
   // of this rank's `rows` (nodes of k rows, each rank's first row a multiple of k).
