@@ -158,6 +158,11 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
   ::cl::Buffer candidates = given ? device.uploaded(given->values)
                                   : device.component_constants(std::size_t(a.rows()), k);
   h.lanczos_seconds += phase.seconds();  // (the phase of A on the devices)
+  // The aggregates kept for new values wait on the host where A takes over a quarter of a
+  // device's memory (1024^3 on four H100s: there the set-up's peak is within a GB of the card);
+  // elsewhere the wait for their read costs more than their memory (0.7 s at 512^3 on one H200).
+  int tight = h.levels.front().a_here->matrix.bytes() > env.info().global_memory_bytes / 4;
+  MPI_Allreduce(MPI_IN_PLACE, &tight, 1, MPI_INT, MPI_MAX, comm);
   while (true) {
     DistributedLevel& fine = h.levels.back();
     const std::size_t rows = std::size_t(fine.partition.rows()), at = h.levels.size() - 1;
@@ -197,7 +202,7 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
     RankSetup::KeptRows tentative =
         device.tentative(g.of_node, block, candidates, k, fine.partition, coarse_partition, coarse_candidates);
     candidates = std::move(coarse_candidates);
-    device.hold_on_host(g, std::size_t(fine.partition.size(rank) / block));  // (kept for new values)
+    if (tight) device.hold_on_host(g, std::size_t(fine.partition.size(rank) / block));
     h.aggregates.push_back(g);
     std::vector<std::int32_t>().swap(g.of_node_held);  // (one host copy)
     // P = P_tent - omega D^-1 A P_tent (the ghost rows of P_tent fetched), kept for A P.

@@ -41,6 +41,7 @@ using clcg::distributed::DistributedHierarchy;
 using clcg::distributed::DistributedLevel;
 using clcg::distributed::LocalRows;
 using clcg::distributed::Partition;
+using clcg::distributed::RankSetup;
 using clcg::solver::HostCsr;
 
 const MPI_Comm world = MPI_COMM_WORLD;
@@ -688,6 +689,37 @@ TEST(DistributedHierarchy, SeveralThreadsGiveTheSameLevels) {
     const std::int64_t coarse = one.levels[l + 1].partition.rows();
     expect_same(to_csr(gather_rows(p_of(three.levels[l])), coarse), to_csr(gather_rows(p_of(one.levels[l])), coarse), level + " P");
     expect_same(to_csr(gather_rows(r_of(three.levels[l])), rows), to_csr(gather_rows(r_of(one.levels[l])), rows), level + " R");
+  }
+}
+
+// Aggregates kept for new values, held on the host (as where the device's memory is tight) and
+// given back: the levels of the set-up that made them.
+TEST(DistributedHierarchy, AggregatesHeldOnTheHostGiveTheSameLevels) {
+  const int ranks = world_size(), rank = world_rank();
+  const std::int64_t side = 61, n = side * side;
+  const Partition partition = clcg::distributed::uniform_partition(n, ranks);
+  const LocalRows a = clcg::distributed::poisson_rows(2, side, side, 1, partition.begin(rank),
+                                                      partition.begin(rank) + partition.size(rank));
+  clcg::solver::AmgOptions options;
+  options.gather_rows = 0;
+  options.coarse_rows = 40;
+  DistributedHierarchy first = clcg::distributed::build_hierarchy(world, clcg::test::test_env(), partition, a, options);
+  ASSERT_GE(first.aggregates.size(), 2u);
+  RankSetup device(world, clcg::test::test_env());
+  for (std::size_t l = 0; l < first.aggregates.size(); ++l) {
+    RankSetup::Aggregates& g = first.aggregates[l];
+    device.hold_on_host(g, std::size_t(first.levels[l].partition.size(rank)));
+    EXPECT_TRUE(g.held);
+    EXPECT_EQ(g.of_node(), nullptr) << "level " << l << ": still on the device";
+    EXPECT_EQ(g.of_node_held.size(), std::size_t(first.levels[l].partition.size(rank)));
+  }
+  const DistributedHierarchy again =
+      clcg::distributed::build_hierarchy(world, clcg::test::test_env(), partition, a, options, first.aggregates);
+  ASSERT_EQ(again.levels.size(), first.levels.size());
+  for (std::size_t l = 0; l < first.levels.size(); ++l) {
+    const std::int64_t rows = first.levels[l].partition.rows();
+    expect_same(to_csr(gather_rows(a_of(again.levels[l])), rows), to_csr(gather_rows(a_of(first.levels[l])), rows),
+                "level " + std::to_string(l) + " A");
   }
 }
 
