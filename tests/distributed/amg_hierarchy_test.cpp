@@ -655,6 +655,11 @@ TEST(RemoteRows, SmoothedProlongatorEqualsTheHostReference) {
   }
 }
 
+// This rank's rows of the 2D Laplacian on side x side, as `partition` spreads them.
+LocalRows square_grid_rows(std::int64_t side, const Partition& partition, int rank) {
+  return clcg::distributed::poisson_rows(2, side, side, 1, partition.begin(rank), partition.begin(rank) + partition.size(rank));
+}
+
 // The whole set-up on one thread and on three (a 2D grid of 90,000 rows: passes of several
 // threads' ranges in the strength, the independent set, the seeds' numbering, the tentative
 // prolongator's placement and the products' copies) gives the same levels, bit for bit.
@@ -662,10 +667,8 @@ TEST(DistributedHierarchy, SeveralThreadsGiveTheSameLevels) {
   const int ranks = world_size(), rank = world_rank();
   const char* before = std::getenv("CLCG_THREADS");
   const std::string kept = before ? before : "";
-  const std::int64_t side = 300, n = side * side;
-  const Partition partition = clcg::distributed::uniform_partition(n, ranks);
-  const LocalRows a = clcg::distributed::poisson_rows(2, side, side, 1, partition.begin(rank),
-                                                      partition.begin(rank) + partition.size(rank));
+  const Partition partition = clcg::distributed::uniform_partition(300 * 300, ranks);
+  const LocalRows a = square_grid_rows(300, partition, rank);
   clcg::solver::AmgOptions options;
   options.gather_rows = 0;
   const auto built = [&](const char* threads) {
@@ -696,10 +699,8 @@ TEST(DistributedHierarchy, SeveralThreadsGiveTheSameLevels) {
 // given back: the levels of the set-up that made them.
 TEST(DistributedHierarchy, AggregatesHeldOnTheHostGiveTheSameLevels) {
   const int ranks = world_size(), rank = world_rank();
-  const std::int64_t side = 61, n = side * side;
-  const Partition partition = clcg::distributed::uniform_partition(n, ranks);
-  const LocalRows a = clcg::distributed::poisson_rows(2, side, side, 1, partition.begin(rank),
-                                                      partition.begin(rank) + partition.size(rank));
+  const Partition partition = clcg::distributed::uniform_partition(61 * 61, ranks);
+  const LocalRows a = square_grid_rows(61, partition, rank);
   clcg::solver::AmgOptions options;
   options.gather_rows = 0;
   options.coarse_rows = 40;
