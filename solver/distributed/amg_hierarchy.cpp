@@ -202,9 +202,11 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
     RankSetup::KeptRows tentative =
         device.tentative(g.of_node, block, candidates, k, fine.partition, coarse_partition, coarse_candidates);
     candidates = std::move(coarse_candidates);
-    if (tight) device.hold_on_host(g, std::size_t(fine.partition.size(rank) / block));
-    h.aggregates.push_back(g);
-    std::vector<std::int32_t>().swap(g.of_node_held);  // (one host copy)
+    h.aggregates.push_back(g);  // (of_node a device handle here: no copy of its memory)
+    if (tight) {
+      device.hold_on_host(h.aggregates.back(), std::size_t(fine.partition.size(rank) / block));
+      g.of_node = {};
+    }
     // P = P_tent - omega D^-1 A P_tent (the ghost rows of P_tent fetched), kept for A P.
     RankSetup::KeptRows p_here =
         device.smoothed(a_here, tentative, device.fetch_rows(fine.partition, tentative, a_here.halo.ghost_ids),

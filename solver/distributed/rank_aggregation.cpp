@@ -196,7 +196,7 @@ std::vector<double> RankSetup::downloaded(const ::cl::Buffer& values, std::size_
 void RankSetup::hold_on_host(Aggregates& g, std::size_t nodes) {
   if (g.held) return;
   g.of_node_held = shared([&] {
-    std::vector<std::int32_t> out(nodes);
+    solver::BulkVector<std::int32_t> out(nodes);  // (unset: the read's threads touch its pages first)
     read<std::int32_t>(g.of_node, nodes, out.data());
     return out;
   });
@@ -212,7 +212,7 @@ void RankSetup::back_on_device(Aggregates& g) {
     write_bytes(env_, out, 0, g.of_node_held.size() * sizeof(std::int32_t), g.of_node_held.data());
     return out;
   });
-  std::vector<std::int32_t>().swap(g.of_node_held);
+  solver::BulkVector<std::int32_t>().swap(g.of_node_held);
   g.held = false;
 }
 

@@ -41,6 +41,7 @@
 #include "clcg/solver/distributed/halo.hpp"
 #include "clcg/solver/distributed/local_rows.hpp"
 #include "clcg/solver/distributed/remote_rows.hpp"
+#include "clcg/solver/io/bulk_vector.hpp"
 #include "clcg/solver/multigrid/row_kernels.hpp"
 #include "clcg/solver/multigrid/sparse_product.hpp"
 #include "clcg/solver/sparse/csr_matrix.hpp"
@@ -113,7 +114,7 @@ class RankSetup {
   // seeds here are counted (seeds_before).
   struct Aggregates {
     ::cl::Buffer of_node;                     // each of this rank's nodes' global aggregate (int), -1: none
-    std::vector<std::int32_t> of_node_held;   // of_node on the host instead (hold_on_host)
+    solver::BulkVector<std::int32_t> of_node_held;  // of_node on the host instead (hold_on_host)
     bool held = false;
     std::vector<std::int64_t> seeds_before;  // the aggregates seeded here at nodes before each bound
     Partition coarse;                         // which rank holds which aggregate (its seed's)
