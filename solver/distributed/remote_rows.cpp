@@ -13,7 +13,7 @@
 namespace clcg::distributed {
 namespace {
 
-constexpr std::size_t rows_a_thread = std::size_t(1) << 14;
+constexpr std::size_t entries_a_thread = std::size_t(1) << 14;
 
 }  // namespace
 
@@ -99,7 +99,7 @@ ForeignEntries send_to_column_owners(MPI_Comm comm, const OutgoingEntries& out, 
   // entries; each one's for a rank go after those of the threads before it, so each rank gets
   // them in row order.
   const std::size_t n = out.values.size();
-  const unsigned threads = solver::threads_for(n, rows_a_thread);
+  const unsigned threads = solver::threads_for(n, entries_a_thread);
   std::vector<std::vector<int>> sent(threads, std::vector<int>(std::size_t(ranks), 0));  // by thread, by rank
   solver::parallel_ranges(n, threads, [&](std::size_t begin, std::size_t end, unsigned t) {
     for (std::size_t e = begin; e < end; ++e) ++sent[t][std::size_t(columns.owner(out.cols[e]))];

@@ -16,12 +16,6 @@ namespace {
 using clcg::solver::DirectWatch;
 using clcg::solver::Settings;
 
-const clcg::cl::DeviceInfo gpu64 = [] {
-  clcg::cl::DeviceInfo info = clcg::test::device_info_of_type(CL_DEVICE_TYPE_GPU);
-  info.fp64 = true;
-  return info;
-}();
-
 // Runs the watch over residuals rate^k for k = 1 .. steps; the step it stopped at, if it did.
 std::optional<std::size_t> watched_stop(const clcg::solver::HostCsr& a, double rate, std::size_t steps,
                                         std::optional<clcg::solver::Plan>* direct = nullptr) {
@@ -29,14 +23,15 @@ std::optional<std::size_t> watched_stop(const clcg::solver::HostCsr& a, double r
   requested.preconditioner = clcg::solver::Preconditioner::automatic;
   requested.variant = clcg::solver::CgVariant::automatic;
   const clcg::solver::CsrView view = a;
-  const clcg::solver::Plan plan = clcg::solver::plan_solve(gpu64, requested, std::size_t(a.rows), std::size_t(a.nnz()), &view);
+  const clcg::cl::DeviceInfo device = clcg::test::fp64_gpu_info();
+  const clcg::solver::Plan plan = clcg::solver::plan_solve(device, requested, std::size_t(a.rows), std::size_t(a.nnz()), &view);
   EXPECT_TRUE(plan.watch_for_direct);
   Settings settings = plan.settings;
   std::size_t caller_steps = 0;
   settings.on_iteration = [&](std::size_t, double) { ++caller_steps; };
   std::optional<std::size_t> stopped;
   {
-    DirectWatch watch(gpu64, plan, view, settings);
+    DirectWatch watch(device, plan, view, settings);
     for (std::size_t k = 1; k <= steps && !stopped; ++k) {
       settings.on_iteration(k, std::pow(rate, double(k)));
       if (settings.should_stop()) stopped = k;

@@ -23,11 +23,7 @@ using clcg::test::device_info_of_type;
 
 // (gpu has no fp64, so the dense factor on the device is never its plan; gpu64 has it.)
 const clcg::cl::DeviceInfo gpu = device_info_of_type(CL_DEVICE_TYPE_GPU), cpu = device_info_of_type(CL_DEVICE_TYPE_CPU);
-const clcg::cl::DeviceInfo gpu64 = [] {
-  clcg::cl::DeviceInfo info = device_info_of_type(CL_DEVICE_TYPE_GPU);
-  info.fp64 = true;
-  return info;
-}();
+const clcg::cl::DeviceInfo gpu64 = clcg::test::fp64_gpu_info();
 
 Settings automatic() {
   Settings s;

@@ -26,6 +26,7 @@ namespace {
 using clcg::solver::DeviceCsrMatrix;
 using clcg::solver::ElementType;
 using clcg::solver::HostCsr;
+using clcg::solver::to_host_csr;
 using clcg::test::test_env;
 
 std::string traced(ElementType type) { return type == ElementType::f64 ? " double" : " float"; }
@@ -37,8 +38,6 @@ HostCsr with_new_values(HostCsr m, std::uint64_t seed) {
   for (double& v : m.values) v = value(rng);
   return m;
 }
-
-HostCsr csr(const clcg::solver::HostMatrix& a) { return clcg::solver::to_host_csr(a); }
 
 std::vector<double> applied(clcg::solver::DevicePreconditioner& m, ElementType type, std::size_t n) {
   const Eigen::VectorXd r = clcg::test::random_vector(Eigen::Index(n), 11);
@@ -52,7 +51,8 @@ TEST(DeviceSparseProduct, ValuesOnlyProductsAndTransposesEqualFreshOnes) {
   for (ElementType type : clcg::test::device_types())
     for (const auto& [m, k, n] : {std::tuple{0, 0, 0}, std::tuple{1, 1, 1}, std::tuple{157, 93, 71}}) {
       SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n) + traced(type));
-      const HostCsr a = csr(clcg::test::ragged_matrix(m, k, 20, 3 + m)), b = csr(clcg::test::ragged_matrix(k, n, 9, 4 + m));
+      const HostCsr a = to_host_csr(clcg::test::ragged_matrix(m, k, 20, 3 + m));
+      const HostCsr b = to_host_csr(clcg::test::ragged_matrix(k, n, 9, 4 + m));
       clcg::solver::SparseProducts products(test_env(), type);
       const DeviceCsrMatrix da(test_env(), a, type), db(test_env(), b, type);
       DeviceCsrMatrix c = products.multiply(da, db), t = products.transpose(da);
@@ -93,8 +93,8 @@ TEST(AmgNewValues, AnUpdatedHierarchyGivesAFreshSetUpsBits) {
       options.strength = strength;
       options.max_levels = levels;
       const std::size_t n = std::size_t(a.rows());
-      const DeviceCsrMatrix before(test_env(), csr(a), type);
-      const DeviceCsrMatrix after(test_env(), csr(clcg::test::scaled_symmetrically(a, 9)), type);
+      const DeviceCsrMatrix before(test_env(), to_host_csr(a), type);
+      const DeviceCsrMatrix after(test_env(), to_host_csr(clcg::test::scaled_symmetrically(a, 9)), type);
       clcg::solver::AmgPreconditioner updated(test_env(), before, options), fresh(test_env(), after, options);
       const std::vector<double> z_before = applied(updated, type, n);
       ASSERT_TRUE(updated.update_values(after));
@@ -125,12 +125,12 @@ TEST(AmgWideOffsets, ForcedWideAPGivesTheSameBits) {
       narrow.coarse_rows = wide.coarse_rows = 40;  // several levels
       wide.wide_offsets_from = 0;
       const std::size_t n = std::size_t(a.rows());
-      const DeviceCsrMatrix da(test_env(), csr(a), type);
+      const DeviceCsrMatrix da(test_env(), to_host_csr(a), type);
       clcg::solver::AmgPreconditioner m32(test_env(), da, narrow), m64(test_env(), da, wide);
       ASSERT_GE(m64.report().level_rows.size(), 2u) << "the case must have a coarse level";
       EXPECT_EQ(m64.report().level_nnz, m32.report().level_nnz);
       EXPECT_EQ(applied(m64, type, n), applied(m32, type, n)) << "set up";
-      const DeviceCsrMatrix scaled(test_env(), csr(clcg::test::scaled_symmetrically(a, 9)), type);
+      const DeviceCsrMatrix scaled(test_env(), to_host_csr(clcg::test::scaled_symmetrically(a, 9)), type);
       ASSERT_TRUE(m32.update_values(scaled));
       ASSERT_TRUE(m64.update_values(scaled));
       EXPECT_EQ(applied(m64, type, n), applied(m32, type, n)) << "updated";
@@ -139,11 +139,11 @@ TEST(AmgWideOffsets, ForcedWideAPGivesTheSameBits) {
 
 TEST(AmgNewValues, AnotherPatternIsRefusedAndTheHostReferenceSetsUpAnew) {
   const clcg::solver::HostMatrix a = clcg::test::poisson(20, 17);
-  const DeviceCsrMatrix da(test_env(), csr(a), ElementType::f32);
-  const DeviceCsrMatrix other(test_env(), csr(clcg::test::poisson(17, 20, 2)), ElementType::f32);
+  const DeviceCsrMatrix da(test_env(), to_host_csr(a), ElementType::f32);
+  const DeviceCsrMatrix other(test_env(), to_host_csr(clcg::test::poisson(17, 20, 2)), ElementType::f32);
   clcg::solver::AmgPreconditioner device(test_env(), da, {});
   EXPECT_THROW(device.update_values(other), std::invalid_argument);
-  clcg::solver::AmgPreconditioner host(test_env(), da, csr(a), {});
+  clcg::solver::AmgPreconditioner host(test_env(), da, to_host_csr(a), {});
   EXPECT_FALSE(host.update_values(da));
 }
 
@@ -153,14 +153,14 @@ TEST(AmgNewValues, RefreshUpdatesAmgInPlaceAndSetsJacobiUpAnew) {
   if (!clcg::test::device_has_fp64()) GTEST_SKIP() << "the mixed-precision case needs a double solve (no fp64 here)";
   const clcg::solver::HostMatrix a = clcg::test::poisson(31, 23);
   const std::size_t n = std::size_t(a.rows());
-  const HostCsr scaled = csr(clcg::test::scaled_symmetrically(a, 3));
-  DeviceCsrMatrix da(test_env(), csr(a), ElementType::f64);
+  const HostCsr scaled = to_host_csr(clcg::test::scaled_symmetrically(a, 3));
+  DeviceCsrMatrix da(test_env(), to_host_csr(a), ElementType::f64);
   const DeviceCsrMatrix fresh_a(test_env(), scaled, ElementType::f64);
   for (const auto p : {clcg::solver::Preconditioner::amg, clcg::solver::Preconditioner::jacobi}) {
     SCOPED_TRACE(clcg::solver::preconditioner_name(p));
     clcg::solver::PreconditionerOptions options;
     if (p == clcg::solver::Preconditioner::amg) options.precision = ElementType::f32;
-    DeviceCsrMatrix a_now(test_env(), csr(a), ElementType::f64);
+    DeviceCsrMatrix a_now(test_env(), to_host_csr(a), ElementType::f64);
     auto m = clcg::solver::make_preconditioner(test_env(), a_now, nullptr, p, options);
     a_now.upload_values(test_env(), scaled.values);
     auto refreshed = clcg::solver::refresh_preconditioner(test_env(), m, a_now, nullptr, p, options);

@@ -31,10 +31,9 @@ namespace {
 using clcg::solver::DeviceCsrMatrix;
 using clcg::solver::ElementType;
 using clcg::solver::HostCsr;
+using clcg::solver::to_host_csr;
 using clcg::solver::NearNullspace;
 using clcg::test::test_env;
-
-HostCsr csr(const clcg::solver::HostMatrix& a) { return clcg::solver::to_host_csr(a); }
 
 NearNullspace modes_of(const clcg::solver::ElasticBody& body) {
   return clcg::solver::rigid_body_modes(body.coordinates, body.dimensions);
@@ -66,12 +65,12 @@ TEST(RigidBodyModes, SpanTheNullSpaceOfAFreeElasticBody) {
     const NearNullspace modes = modes_of(*body);
     ASSERT_EQ(modes.rows, std::size_t(body->stiffness.rows()));
     ASSERT_EQ(modes.columns, body->dimensions == 2 ? 3u : 6u);
-    EXPECT_LT(worst_residual(csr(body->stiffness), modes), 1e-13L);
+    EXPECT_LT(worst_residual(to_host_csr(body->stiffness), modes), 1e-13L);
     EXPECT_NO_THROW(clcg::solver::check_near_nullspace(modes, modes.rows));
   }
   // Clamped, the body is SPD: the modes are no longer in its null space.
   const auto clamped = clcg::solver::elasticity_3d(4, 3, 5, 0.3);
-  EXPECT_GT(worst_residual(csr(clamped.stiffness), modes_of(clamped)), 1e-3L);
+  EXPECT_GT(worst_residual(to_host_csr(clamped.stiffness), modes_of(clamped)), 1e-3L);
   EXPECT_EQ(clamped.stiffness.rows(), 3 * 4 * 4 * 6);
   EXPECT_EQ(clcg::solver::check_symmetry(clamped.stiffness).symmetric, true);
 }
@@ -131,7 +130,7 @@ HostCsr random_block_matrix(int nodes, int block, std::uint64_t seed, int reach 
             if (v != u) t.emplace_back(v * block + j, u * block + i, x);
           }
   a.setFromTriplets(t.begin(), t.end());
-  return csr(a);
+  return to_host_csr(a);
 }
 
 // Nodes of up to 1024 entries are taken by a group each, longer ones (reach 40 with block 6:
@@ -179,7 +178,7 @@ TEST(DeviceNearNullspace, TentativeProlongatorReproducesTheCandidates) {
   for (ElementType type : clcg::test::device_types()) {
     SCOPED_TRACE(type == ElementType::f64 ? "double" : "float");
     const double tol = type == ElementType::f64 ? 1e-12 : 1e-4;
-    const HostCsr a = csr(body.stiffness);
+    const HostCsr a = to_host_csr(body.stiffness);
     clcg::solver::DeviceCoarsening coarsening(test_env(), type);
     const DeviceCsrMatrix da(test_env(), a, type);
     const clcg::solver::DeviceAggregates aggregates =
@@ -299,7 +298,7 @@ TEST(AmgNearNullspace, TheRigidBodyModesCutTheStepsOnElasticBodies) {
 
 TEST(AmgNearNullspace, RejectsOptionsThatDoNotFitTheMatrix) {
   const auto body = clcg::solver::elasticity_2d(4, 3, 0.3);
-  const DeviceCsrMatrix a(test_env(), csr(body.stiffness), ElementType::f64);
+  const DeviceCsrMatrix a(test_env(), to_host_csr(body.stiffness), ElementType::f64);
   clcg::solver::AmgOptions options;
   options.block_size = 3;  // 40 rows
   EXPECT_THROW(clcg::solver::AmgPreconditioner(test_env(), a, options), std::invalid_argument);
@@ -321,7 +320,7 @@ namespace {
 TEST(DeviceNearNullspace, GroupedProductsAndTheBlockHierarchyEqualTheReference) {
   const auto body = clcg::solver::elasticity_3d(7, 5, 4, 0.3);
   const NearNullspace modes = modes_of(body);
-  const HostCsr a = csr(body.stiffness);
+  const HostCsr a = to_host_csr(body.stiffness);
   for (ElementType type : clcg::test::device_types()) {
     SCOPED_TRACE(type == ElementType::f64 ? "double" : "float");
     clcg::solver::DeviceCoarsening coarsening(test_env(), type);

@@ -26,6 +26,13 @@ inline cl::DeviceInfo device_info_of_type(cl_device_type type) {
   return info;
 }
 
+// A GPU's DeviceInfo with fp64 (the dense factor on the device is then a plan).
+inline cl::DeviceInfo fp64_gpu_info() {
+  cl::DeviceInfo info = device_info_of_type(CL_DEVICE_TYPE_GPU);
+  info.fp64 = true;
+  return info;
+}
+
 // True when the test device has fp64; double tests use it to fail loudly, never to skip.
 inline bool device_has_fp64() { return test_env().info().fp64; }
 
