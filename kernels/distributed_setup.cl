@@ -55,16 +55,6 @@ __kernel void mis_begin(const uint rows, __global const int* row, __global const
   }
 }
 
-// y = A x, each row summed in its stored order from 0.
-__kernel void rows_times(const uint rows, __global const int* row, __global const int* col, __global const REAL* val,
-                         __global const REAL* x, __global REAL* y) {
-  CLCG_FOR_EACH(uint, i, rows) {
-    REAL sum = 0;
-    for (int k = row[i]; k < row[i + 1]; ++k) sum += val[k] * x[col[k]];
-    y[i] = sum;
-  }
-}
-
 // partial[c] = the sum of x[i] y[i] over chunk c's rows [begin[c], begin[c + 1]): a work-group
 // of DOT_LANES a chunk, each lane summing the rows lane, lane + DOT_LANES, ... in order, then the
 // lanes' sums by one fixed tree. A chunk lies on one rank, so the order does not depend on the

@@ -5,6 +5,7 @@
 #include "clcg/solver/distributed/device_halo.hpp"
 #include "clcg/solver/distributed/fixed_order_sum.hpp"
 #include "clcg/solver/precond/spectrum.hpp"
+#include "clcg/solver/sparse/spmv.hpp"
 
 namespace clcg::distributed {
 
@@ -55,6 +56,20 @@ double RankSetup::radius(const Rows& a, const ::cl::Buffer& diagonal,
     return m;
   });
   DeviceHalo halo = shared([&] { return DeviceHalo(comm_, env_, a.halo, std::int64_t(n), solver::ElementType::f64); });
+  // A v: CSR a work-item a row, or a vector of work-items a row where the level's rows are long
+  // (coarse levels: 27-35 entries, where a work-item a row read a tenth of the bandwidth). The
+  // choice and the vector's size come from the global mean, so a row sums in one order on any
+  // number of ranks.
+  std::int64_t totals[2] = {std::int64_t(n), a.matrix.nnz()};
+  MPI_Allreduce(MPI_IN_PLACE, totals, 2, MPI_INT64_T, MPI_SUM, comm_);
+  const double mean = totals[0] > 0 ? double(totals[1]) / double(totals[0]) : 0.0;
+  const bool vector = mean >= solver::spmv_vector_threshold;
+  std::optional<solver::Spmv> times = shared([&] {
+    return n > 0 ? std::optional<solver::Spmv>(std::in_place, env_, a.matrix,
+                                               vector ? solver::SpmvKernel::vector : solver::SpmvKernel::scalar,
+                                               vector ? solver::spmv_vector_size(mean) : 1u)
+                 : std::nullopt;
+  });
   const auto run = [&](::cl::Kernel& kernel, const char* name, std::size_t count, const auto&... args) {
     if (count > 0) kernels_->run(kernel, name, count, args...);
   };
@@ -84,7 +99,7 @@ double RankSetup::radius(const Rows& a, const ::cl::Buffer& diagonal,
   beta = 0;
   for (unsigned step = 0; step < steps; ++step) {
     halo.exchange(b.v);
-    run(rows_times_, "rows_times", n, a.matrix.row_ptr(), a.matrix.col_idx(), a.matrix.values(), b.v, b.av);
+    if (times) times->enqueue(b.v, b.av);
     const double alpha = dot(b.v, b.av);
     alphas.push_back(alpha);
     run(lanczos_next_, "lanczos_next", n, b.av, b.d, b.v, b.v_prev, solver::Real{alpha}, solver::Real{beta}, b.u);

@@ -35,7 +35,6 @@ RankSetup::RankSetup(MPI_Comm comm, const cl::Env& env, std::size_t chunk_bytes,
     kernels_.emplace(env, solver::ElementType::f64);
     const std::string options = solver::real_build_options(solver::ElementType::f64);
     const auto kernel = [&](const char* name) { return env.kernel("distributed_setup.cl", name, options); };
-    rows_times_ = kernel("rows_times");
     chunk_dots_ = kernel("chunk_dots");
     scaled_ = kernel("scaled");
     lanczos_start_ = kernel("lanczos_start");
