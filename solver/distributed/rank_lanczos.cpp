@@ -57,9 +57,9 @@ double RankSetup::radius(const Rows& a, const ::cl::Buffer& diagonal,
   });
   DeviceHalo halo = shared([&] { return DeviceHalo(comm_, env_, a.halo, std::int64_t(n), solver::ElementType::f64); });
   // A v: CSR a work-item a row, or a vector of work-items a row where the level's rows are long
-  // (coarse levels: 27-35 entries, where a work-item a row read a tenth of the bandwidth). The
-  // choice and the vector's size come from the global mean, so a row sums in one order on any
-  // number of ranks.
+  // (coarse levels: 27-35 entries, which a work-item a row read at about a quarter of the
+  // bandwidth). The choice and the vector's size come from the global mean, so a row sums in one
+  // order on any number of ranks.
   std::int64_t totals[2] = {std::int64_t(n), a.matrix.nnz()};
   MPI_Allreduce(MPI_IN_PLACE, totals, 2, MPI_INT64_T, MPI_SUM, comm_);
   const double mean = totals[0] > 0 ? double(totals[1]) / double(totals[0]) : 0.0;
