@@ -6,11 +6,13 @@
 #include <cstdlib>
 #include <unistd.h>
 int main(int argc, char** argv) {
+  if (argc != 3) { std::fprintf(stderr, "usage: %s DEVICE KEEP_MIB\n", argv[0]); return 2; }
   const int dev = std::atoi(argv[1]);
   const size_t keep = size_t(std::atol(argv[2])) << 20;
-  cudaSetDevice(dev);
+  if (cudaSetDevice(dev) != cudaSuccess) { std::fprintf(stderr, "hog: no CUDA device %s\n", argv[1]); return 2; }
   size_t free_bytes = 0, total = 0;
   cudaMemGetInfo(&free_bytes, &total);
+  if (keep >= total) { std::fprintf(stderr, "hog %d: KEEP_MIB %s is not below the card's %zu MiB\n", dev, argv[2], total >> 20); return 2; }
   const size_t hog = total - keep;
   void* p = nullptr;
   if (cudaMalloc(&p, hog) != cudaSuccess) { std::printf("hog %d: cudaMalloc failed\n", dev); return 1; }
