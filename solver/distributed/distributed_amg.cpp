@@ -26,6 +26,13 @@
 #include "clcg/solver/sparse/vector_ops.hpp"
 
 namespace clcg::distributed {
+
+// Outside the anonymous namespace: a field of DistributedAmg::Layouts, whose linkage is external.
+struct GlobalSpmvLayout {
+  solver::SpmvKernel kernel = solver::SpmvKernel::scalar;
+  unsigned vector_size = 0;
+};
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -36,16 +43,12 @@ double since(Clock::time_point start) { return std::chrono::duration<double>(Clo
 // partition: ELL or CSR one work-item a row (a row summed in stored order), or CSR with a
 // vector of work-items a row, its size from the global mean (lanes, then a tree of that size).
 // Every rank sums a row the same way. `longest`: this rank's longest row.
-struct Layout {
-  solver::SpmvKernel kernel = solver::SpmvKernel::scalar;
-  unsigned vector_size = 0;
-};
-Layout row_layout(MPI_Comm comm, const cl::Env& env, std::int64_t longest, std::int64_t nnz, std::int64_t n) {
+GlobalSpmvLayout row_layout(MPI_Comm comm, const cl::Env& env, std::int64_t longest, std::int64_t nnz, std::int64_t n) {
   std::int64_t global_longest = 0, sums[2] = {nnz, n};
   MPI_Allreduce(&longest, &global_longest, 1, MPI_INT64_T, MPI_MAX, comm);
   MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_INT64_T, MPI_SUM, comm);
   const double mean = sums[1] ? double(sums[0]) / double(sums[1]) : 0.0;
-  Layout layout;
+  GlobalSpmvLayout layout;
   layout.kernel = solver::choose_spmv_kernel(global_longest, mean, env.info());
   if (layout.kernel == solver::SpmvKernel::vector) layout.vector_size = solver::spmv_vector_size(mean);
   return layout;
@@ -59,7 +62,7 @@ std::uint64_t ell_bytes(const solver::Spmv& spmv, std::uint64_t e) {
 }  // namespace
 
 struct DistributedAmg::Layouts {
-  Layout a, p, r;
+  GlobalSpmvLayout a, p, r;
 };
 
 struct DistributedAmg::Level {
