@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -108,6 +109,19 @@ std::vector<double> gather_candidates(MPI_Comm comm, const DistributedLevel& lev
   return whole;
 }
 
+// Whether level 0's A leaves the device through its Galerkin product (collective;
+// build_hierarchy's `finest_leaves_above`): the four matrices are 0.9 of R (A P)'s peak on 3D
+// Poisson, where 660^3 on one rank of an H100 ran out with A on the device.
+bool finest_a_leaves(MPI_Comm comm, const cl::Env& env, std::uint64_t above,
+                     std::initializer_list<const solver::DeviceCsrMatrix*> held) {
+  std::uint64_t bytes = 0;
+  for (const solver::DeviceCsrMatrix* m : held) bytes += m->bytes();
+  const double limit = above ? double(above) : 0.8 * double(env.info().global_memory_bytes);
+  int leaves = double(bytes) > limit;
+  MPI_Allreduce(MPI_IN_PLACE, &leaves, 1, MPI_INT, MPI_MAX, comm);
+  return leaves != 0;
+}
+
 }  // namespace
 
 bool hierarchy_reads_entries(const solver::AmgOptions& options, std::int64_t global_rows) {
@@ -116,7 +130,8 @@ bool hierarchy_reads_entries(const solver::AmgOptions& options, std::int64_t glo
 
 DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Partition& partition,
                                      const LocalRows& a, const solver::AmgOptions& options,
-                                     std::vector<RankSetup::Aggregates> kept, solver::ElementType levels) {
+                                     std::vector<RankSetup::Aggregates> kept, solver::ElementType levels,
+                                     std::uint64_t finest_leaves_above) {
   solver::AmgOptions global = options;  // the near-null space here is this rank's rows of it
   global.near_nullspace.reset();
   solver::check_block_options(global, std::size_t(partition.rows()));
@@ -228,6 +243,11 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
         4 * ghosts <= std::size_t(p_here.matrix.rows()) ? solver::ProductRoom{ghosts, 0, true} : solver::ProductRoom{};
     RankSetup::KeptRows ap =
         device.multiply_kept(a_here, std::move(p_here), p_ghost_rows, coarse_rows, "A P", &p_in_b, room);
+    if (at == 0 &&
+        finest_a_leaves(comm, env, finest_leaves_above, {&a_here.matrix, &ap.matrix, &r_here.matrix, &p_in_b.matrix})) {
+      fine.a_here->matrix = a_here.matrix.shape_only();  // (its shape stays for the layouts)
+      h.finest_reuploaded = true;
+    }
     fine.p_here = device.localised(std::move(p_in_b), coarse_partition, std::move(p_ghosts));  // for the solve
     device.convert(fine.p_here->matrix, levels);
     const KeptRemoteRows ap_ghosts = device.fetch_rows(fine.partition, ap, r_here.halo.ghost_ids);
@@ -244,6 +264,11 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
     fine.r_here = std::move(r_here);
     h.levels.push_back(std::move(coarse));
     block = k;
+  }
+  if (h.finest_reuploaded) {
+    phase.start();
+    h.levels.front().a_here = device.upload(a, partition);  // (the same columns and halo as before)
+    h.lanczos_seconds += phase.seconds();
   }
   DistributedLevel& last = h.levels.back();
   h.block = unsigned(block);

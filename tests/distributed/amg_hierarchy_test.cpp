@@ -724,6 +724,46 @@ TEST(DistributedHierarchy, AggregatesHeldOnTheHostGiveTheSameLevels) {
   }
 }
 
+// Level 0's A off the device through R (A P) and up again from the host rows (a threshold of
+// one byte: every rank's A leaves), for a fresh set-up and for one on kept aggregates: the levels
+// of the set-up that kept A on the device, bit for bit.
+TEST(DistributedHierarchy, FinestLeavingTheDeviceGivesTheSameLevels) {
+  const int ranks = world_size(), rank = world_rank();
+  const Partition partition = clcg::distributed::uniform_partition(61 * 61, ranks);
+  const LocalRows a = square_grid_rows(61, partition, rank);
+  clcg::solver::AmgOptions options;
+  options.gather_rows = 0;
+  options.coarse_rows = 40;
+  const clcg::cl::Env& env = clcg::test::test_env();
+  const DistributedHierarchy stayed = clcg::distributed::build_hierarchy(world, env, partition, a, options);
+  EXPECT_FALSE(stayed.finest_reuploaded);
+  const DistributedHierarchy left =
+      clcg::distributed::build_hierarchy(world, env, partition, a, options, {}, clcg::solver::ElementType::f64, 1);
+  const DistributedHierarchy kept = clcg::distributed::build_hierarchy(world, env, partition, a, options, left.aggregates,
+                                                                       clcg::solver::ElementType::f64, 1);
+  for (const DistributedHierarchy* h : {&left, &kept}) {
+    const std::string which = h == &left ? "fresh: " : "kept aggregates: ";
+    EXPECT_TRUE(h->finest_reuploaded) << which;
+    ASSERT_EQ(h->levels.size(), stayed.levels.size()) << which;
+    ASSERT_GE(stayed.levels.size(), 3u);
+    ASSERT_TRUE(h->levels.front().a_here && h->levels.front().a_here->matrix.has_arrays()) << which << "A not back";
+    EXPECT_EQ(h->levels.front().a_here->halo.ghost_ids, stayed.levels.front().a_here->halo.ghost_ids) << which;
+    const std::int64_t n = partition.rows();
+    expect_same(to_csr(gather_rows(self_device().download(*h->levels.front().a_here)), n),
+                to_csr(gather_rows(self_device().download(*stayed.levels.front().a_here)), n), which + "level 0's A on the device");
+    for (std::size_t l = 0; l < stayed.levels.size(); ++l) {
+      const std::string level = which + "level " + std::to_string(l);
+      const std::int64_t rows = stayed.levels[l].partition.rows();
+      EXPECT_EQ(std::bit_cast<std::uint64_t>(h->levels[l].radius), std::bit_cast<std::uint64_t>(stayed.levels[l].radius)) << level;
+      expect_same(to_csr(gather_rows(a_of(h->levels[l])), rows), to_csr(gather_rows(a_of(stayed.levels[l])), rows), level + " A");
+      if (l + 1 == stayed.levels.size()) continue;
+      const std::int64_t coarse = stayed.levels[l + 1].partition.rows();
+      expect_same(to_csr(gather_rows(p_of(h->levels[l])), coarse), to_csr(gather_rows(p_of(stayed.levels[l])), coarse), level + " P");
+      expect_same(to_csr(gather_rows(r_of(h->levels[l])), rows), to_csr(gather_rows(r_of(stayed.levels[l])), rows), level + " R");
+    }
+  }
+}
+
 // Failures of the ranks other than 0, one line each (their full gtest output is silenced).
 class RankFailures : public ::testing::EmptyTestEventListener {
  public:

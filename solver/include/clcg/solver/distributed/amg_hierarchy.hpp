@@ -68,6 +68,9 @@ struct DistributedHierarchy {
   // Each coarsened level's aggregates, finest first: given back to build_hierarchy for new
   // values of A (`kept`), they skip the aggregation and fix the levels.
   std::vector<RankSetup::Aggregates> aggregates;
+  // Whether level 0's A left the device through its Galerkin product and went up again from the
+  // host rows (`finest_leaves_above`).
+  bool finest_reuploaded = false;
   // The phases' wall time, the OpenCL programs compiled meanwhile left out (build_seconds).
   double lanczos_seconds = 0, coarsening_seconds = 0, galerkin_seconds = 0;  // (lanczos: A's upload too)
   double build_seconds = 0;
@@ -87,10 +90,14 @@ bool hierarchy_reads_entries(const solver::AmgOptions& options, std::int64_t glo
 // values of A: time stepping, Newton), and the hierarchy has as many levels as they do.
 // `levels`: the precision P and R take as soon as the set-up is done with them (the solve's
 // levels', distributed_amg.hpp: less memory through the set-up's later products); A's stay
-// in double.
+// in double. Level 0's A leaves the device through R (A P), the set-up's memory peak, and goes
+// up again from `a` at the end (about a second at 640^3 on an H100) where A, A P, R and P
+// together pass `finest_leaves_above` bytes on any rank (0: 4/5 of the device's memory; tests
+// set it low).
 DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Partition& partition,
                                      const LocalRows& a, const solver::AmgOptions& options,
                                      std::vector<RankSetup::Aggregates> kept = {},
-                                     solver::ElementType levels = solver::ElementType::f64);
+                                     solver::ElementType levels = solver::ElementType::f64,
+                                     std::uint64_t finest_leaves_above = 0);
 
 }  // namespace clcg::distributed
