@@ -110,8 +110,9 @@ std::vector<double> gather_candidates(MPI_Comm comm, const DistributedLevel& lev
 }
 
 // Whether level 0's A leaves the device through its Galerkin product (collective;
-// build_hierarchy's `finest_leaves_above`): the four matrices are 0.9 of R (A P)'s peak on 3D
-// Poisson, where 660^3 on one rank of an H100 ran out with A on the device.
+// build_hierarchy's `finest_leaves_above`). The four matrices are nearly all of the set-up's
+// peak (3D Poisson 660^3 on one rank: 81.4 of 81.6 GB, at A P's fill); with A on the device
+// through R (A P) that grid ran out of an H100's memory, without it it fits (call 111).
 bool finest_a_leaves(MPI_Comm comm, const cl::Env& env, std::uint64_t above,
                      std::initializer_list<const solver::DeviceCsrMatrix*> held) {
   std::uint64_t bytes = 0;
