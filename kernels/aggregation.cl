@@ -55,6 +55,48 @@ __kernel void row_diagonal(const uint rows, __global const int* row, __global co
             i = get_global_id(0) < i##_stride * (team) ? get_global_id(0) / (team) : (rows);     \
        i < (rows); i += i##_stride)
 
+// The same with a reduction over each team: groups of TEAM_GROUP work-items (the host's
+// RowKernels::team_group; `team` a power of two dividing it), every work-item of a group running
+// the same passes (`base` depends on the group alone), so each reaches every barrier.
+#define TEAM_GROUP 64
+#define CLCG_FOR_EACH_TEAM_PASS(i, lane, rows, team)                                            \
+  for (uint lane = get_local_id(0) % (team), i##_base = get_group_id(0) * (TEAM_GROUP / (team)), \
+            i = i##_base + get_local_id(0) / (team);                                            \
+       i##_base < (rows); i##_base += get_num_groups(0) * (TEAM_GROUP / (team)),               \
+            i = i##_base + get_local_id(0) / (team))
+
+// The largest of each team's `mine` into the team's first slot of `slot` (TEAM_GROUP of them), a
+// tree of barriers; then the caller reads slot[get_local_id(0)] on lane 0 and must pass a barrier
+// before it writes `slot` again.
+#define CLCG_TEAM_MAX(slot, mine, lane, team, MAX)                     \
+  slot[get_local_id(0)] = (mine);                                    \
+  barrier(CLK_LOCAL_MEM_FENCE);                                      \
+  for (uint width = (team) / 2; width > 0; width >>= 1) {            \
+    if ((lane) < width)                                              \
+      slot[get_local_id(0)] = MAX(slot[get_local_id(0)], slot[get_local_id(0) + width]); \
+    barrier(CLK_LOCAL_MEM_FENCE);                                    \
+  }
+
+// coupling_max with teams (long rows: a coarse level's 30-90 entries). The largest of the same
+// values: the same bits for any team.
+__kernel __attribute__((reqd_work_group_size(TEAM_GROUP, 1, 1)))
+void coupling_max_team(const uint rows, const uint team, __global const int* row, __global const int* col,
+                       __global const REAL* val, __global const REAL* diag, __global REAL* most) {
+  __local REAL slot[TEAM_GROUP];
+  CLCG_FOR_EACH_TEAM_PASS(i, lane, rows, team) {
+    REAL m = 0;
+    if (i < rows)
+      for (int k = row[i] + (int)lane; k < row[i + 1]; k += (int)team) {
+        const int j = col[k];
+        const REAL dd = fabs(diag[i] * diag[j]);
+        if (j != (int)i && dd != (REAL)0) m = fmax(m, val[k] * val[k] / dd);
+      }
+    CLCG_TEAM_MAX(slot, m, lane, team, fmax)
+    if (lane == 0 && i < rows) most[i] = slot[get_local_id(0)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+}
+
 // The strength marks of A's entries: STRONG where entry k is a strong connection (the pattern
 // A_f keeps), DIAGONAL on the diagonal, WEAK elsewhere.
 #define WEAK 0

@@ -18,14 +18,23 @@ __kernel void mis_keys(const uint rows, const uint first, __global const uint* s
   CLCG_FOR_EACH(uint, i, rows) key[i] = mis_key(state[i], first + i);
 }
 
-// out[i] = the largest of in[i] and in over row i's strong entries.
-__kernel void mis_spread(const uint rows, __global const int* row, __global const int* col,
-                         __global const uchar* strong, __global const ulong* in, __global ulong* out) {
-  CLCG_FOR_EACH(uint, i, rows) {
-    ulong m = in[i];
-    for (int k = row[i]; k < row[i + 1]; ++k)
-      if (strong[k] == STRONG) m = max(m, in[col[k]]);
-    out[i] = m;
+// out[i] = the largest of in[i] and in over row i's strong entries, a team a row (the largest:
+// the same bits for any team; one work-item a row of a coarse level's 80 took as long as level
+// 0's 11 times as many rows).
+__kernel __attribute__((reqd_work_group_size(TEAM_GROUP, 1, 1)))
+void mis_spread(const uint rows, const uint team, __global const int* row, __global const int* col,
+                __global const uchar* strong, __global const ulong* in, __global ulong* out) {
+  __local ulong slot[TEAM_GROUP];
+  CLCG_FOR_EACH_TEAM_PASS(i, lane, rows, team) {
+    ulong m = 0;
+    if (i < rows) {
+      if (lane == 0) m = in[i];
+      for (int k = row[i] + (int)lane; k < row[i + 1]; k += (int)team)
+        if (strong[k] == STRONG) m = max(m, in[col[k]]);
+    }
+    CLCG_TEAM_MAX(slot, m, lane, team, max)
+    if (lane == 0 && i < rows) out[i] = slot[get_local_id(0)];
+    barrier(CLK_LOCAL_MEM_FENCE);
   }
 }
 

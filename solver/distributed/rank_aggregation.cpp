@@ -34,22 +34,26 @@ RankSetup::Aggregates RankSetup::aggregate(const Rows& g, double theta, const st
   const auto run = [&](::cl::Kernel& kernel, const char* name, const auto&... args) {
     if (n > 0) kernels_->run(kernel, name, n, args...);
   };
+  // (teams of work-items a row where rows are long: the coarse levels')
+  const auto run_teams = [&](::cl::Kernel& kernel, const char* name, const auto&... args) {
+    kernels_->run_teams(kernel, name, std::int64_t(n), std::int64_t(nnz), args...);
+  };
   const solver::DeviceCsrMatrix& a = g.matrix;
   // Strength: the ghosts' diagonals and row maxima from their owners.
   run(row_diagonal_, "row_diagonal", a.row_ptr(), a.col_idx(), a.values(), cl_int(0), b.diag);
   halo.exchange(b.diag);
-  run(coupling_max_, "coupling_max", a.row_ptr(), a.col_idx(), a.values(), b.diag, b.most);
+  run_teams(coupling_max_, "coupling_max_team", a.row_ptr(), a.col_idx(), a.values(), b.diag, b.most);
   halo.exchange(b.most);
-  run(strength_mask_, "strength_mask", cl_uint(1), a.row_ptr(), a.col_idx(), a.values(), b.diag, b.most,
+  run_teams(strength_mask_, "strength_mask", a.row_ptr(), a.col_idx(), a.values(), b.diag, b.most,
       solver::Real{theta * theta}, b.strong);
   // The rounds, until no rank has an undecided row.
   run(mis_begin_, "mis_begin", a.row_ptr(), b.strong, b.state);
   for (unsigned round = 1;; ++round) {
     run(mis_keys_, "mis_keys", first, b.state, b.key);
     halo.exchange(b.key);
-    run(mis_spread_, "mis_spread", a.row_ptr(), a.col_idx(), b.strong, b.key, b.spread);
+    run_teams(mis_spread_, "mis_spread", a.row_ptr(), a.col_idx(), b.strong, b.key, b.spread);
     halo.exchange(b.spread);
-    run(mis_spread_, "mis_spread", a.row_ptr(), a.col_idx(), b.strong, b.spread, b.key);
+    run_teams(mis_spread_, "mis_spread", a.row_ptr(), a.col_idx(), b.strong, b.spread, b.key);
     kernels_->clear_ints(b.undecided, 1);
     run(mis_settle_, "mis_settle", first, b.key, cl_int(round == solver::max_mis_rounds), b.state, b.undecided);
     cl_int left = 0;

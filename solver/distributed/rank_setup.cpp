@@ -41,7 +41,7 @@ RankSetup::RankSetup(MPI_Comm comm, const cl::Env& env, std::size_t chunk_bytes,
     lanczos_next_ = kernel("lanczos_next");
     divided_ = kernel("divided");
     row_diagonal_ = kernel("row_diagonal");
-    coupling_max_ = kernel("coupling_max");
+    coupling_max_ = kernel("coupling_max_team");
     strength_mask_ = kernel("strength_mask");
     mis_begin_ = kernel("mis_begin");
     mis_keys_ = kernel("mis_keys");

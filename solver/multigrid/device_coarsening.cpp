@@ -16,16 +16,6 @@ namespace {
 // the shared matrices or the grids: they take 3 to 13).
 static_assert(max_mis_rounds < 255, "mis_decide marks rows with the next round in a uchar");
 
-// Work-items a row for the kernels that share rows out to teams (kernels/aggregation.cl): one
-// for short rows, else the largest power of two up to half the average row, at most 32.
-cl_uint row_team(const DeviceCsrMatrix& a) {
-  const double half = a.rows() > 0 ? 0.5 * double(a.nnz()) / double(a.rows()) : 0.0;
-  cl_uint team = 1;
-  if (half > 6)
-    while (team < 32 && 2.0 * team <= half) team *= 2;
-  return team;
-}
-constexpr std::size_t team_group = 64;  // work-items a group where teams share rows (a multiple of 32)
 constexpr std::size_t block_group = 64;   // kernels/aggregation.cl's BLOCK_GROUP: a node's work-items
 constexpr std::size_t block_stage = 1024;  // and BLOCK_STAGE: the most entries of a node's rows they take
 
@@ -34,15 +24,10 @@ constexpr std::size_t block_stage = 1024;  // and BLOCK_STAGE: the most entries 
 template <class... Args>
 void DeviceCoarsening::run_rows(::cl::Kernel& kernel, const char* name, const DeviceCsrMatrix& a,
                                 const Args&... args) {
-  const std::size_t n = std::size_t(a.rows());
-  const cl_uint team = row_team(a);
-  if (team == 1) {
-    kernels_.run(kernel, name, n, team, args...);
-    return;
-  }
-  const std::size_t groups =
-      std::min((n * team + team_group - 1) / team_group, groups_per_unit * env_.info().compute_units);
-  kernels_.run_groups(kernel, name, groups, team_group, n, team, args...);
+  if (RowKernels::row_team(a.rows(), a.nnz()) == 1)  // (the default launch shape: a grid stride)
+    kernels_.run(kernel, name, std::size_t(a.rows()), cl_uint(1), args...);
+  else
+    kernels_.run_teams(kernel, name, a.rows(), a.nnz(), args...);
 }
 
 DeviceCoarsening::DeviceCoarsening(const cl::Env& env, ElementType type, std::uint64_t wide_from)

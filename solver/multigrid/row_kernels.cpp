@@ -10,6 +10,14 @@ RowKernels::RowKernels(const cl::Env& env, ElementType type) : env_(env), type_(
   });
 }
 
+cl_uint RowKernels::row_team(std::int64_t rows, std::int64_t nnz) {
+  const double half = rows > 0 ? 0.5 * double(nnz) / double(rows) : 0.0;
+  cl_uint team = 1;
+  if (half > 6)
+    while (team < 32 && 2.0 * team <= half) team *= 2;
+  return team;
+}
+
 void RowKernels::clear_ints(::cl::Buffer& buffer, std::size_t ints) const {
   if (ints > 0)
     cl::checked("clearing a device buffer",

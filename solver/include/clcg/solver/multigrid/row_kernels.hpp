@@ -3,7 +3,9 @@
 // takes its row count first and visits its rows with CLCG_FOR_EACH. On a profiling queue
 // (cg-bench's) every launch's event is kept, so the set-up reports each kernel's device time.
 // Used by multigrid/ and the distributed set-up (distributed/rank_setup.hpp).
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -36,6 +38,21 @@ class RowKernels {
                   const Args&... args) {
     const double bytes = set_args(kernel, rows, args...);
     enqueue_groups(env_, kernel, name.c_str(), groups, wg, record(name, bytes));
+  }
+
+  // Work-items a row for the kernels whose teams share rows (kernels/aggregation.cl's
+  // CLCG_FOR_EACH_TEAM_ROW and _PASS): one for short rows, else the largest power of two up to
+  // half the mean row, at most 32.
+  static cl_uint row_team(std::int64_t rows, std::int64_t nnz);
+  static constexpr std::size_t team_group = 64;  // aggregation.cl's TEAM_GROUP (a multiple of 32)
+  // kernel(rows, team, args...) in groups of team_group work-items, teams of row_team a row.
+  template <class... Args>
+  void run_teams(::cl::Kernel& kernel, const std::string& name, std::int64_t rows, std::int64_t nnz,
+                 const Args&... args) {
+    const cl_uint team = row_team(rows, nnz);
+    const std::size_t n = std::size_t(rows);
+    const std::size_t groups = std::min((n * team + team_group - 1) / team_group, groups_per_unit * env_.info().compute_units);
+    if (groups > 0) run_groups(kernel, name, groups, team_group, n, team, args...);
   }
 
   // The first `ints` ints of `buffer` set to 0.
