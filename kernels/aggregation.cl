@@ -65,17 +65,17 @@ __kernel void row_diagonal(const uint rows, __global const int* row, __global co
        i##_base < (rows); i##_base += get_num_groups(0) * (TEAM_GROUP / (team)),               \
             i = i##_base + get_local_id(0) / (team))
 
-// The largest of each team's `mine` into the team's first slot of `slot` (TEAM_GROUP of them), a
-// tree of barriers; then the caller reads slot[get_local_id(0)] on lane 0 and must pass a barrier
-// before it writes `slot` again.
-#define CLCG_TEAM_MAX(slot, mine, lane, team, MAX)                     \
-  slot[get_local_id(0)] = (mine);                                    \
-  barrier(CLK_LOCAL_MEM_FENCE);                                      \
-  for (uint width = (team) / 2; width > 0; width >>= 1) {            \
-    if ((lane) < width)                                              \
-      slot[get_local_id(0)] = MAX(slot[get_local_id(0)], slot[get_local_id(0) + width]); \
-    barrier(CLK_LOCAL_MEM_FENCE);                                    \
-  }
+// out[i] = the largest of each team's `mine` (row i's team), by a tree of barriers in `slot`
+// (TEAM_GROUP of them); the last barrier frees `slot` for the next pass.
+#define CLCG_TEAM_MAX_INTO(out, i, rows, slot, mine, lane, team, MAX)                      \
+  slot[get_local_id(0)] = (mine);                                                          \
+  barrier(CLK_LOCAL_MEM_FENCE);                                                            \
+  for (uint width = (team) / 2; width > 0; width >>= 1) {                                  \
+    if ((lane) < width) slot[get_local_id(0)] = MAX(slot[get_local_id(0)], slot[get_local_id(0) + width]); \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                          \
+  }                                                                                        \
+  if ((lane) == 0 && (i) < (rows)) out[i] = slot[get_local_id(0)];                         \
+  barrier(CLK_LOCAL_MEM_FENCE);
 
 // coupling_max with teams (long rows: a coarse level's 30-90 entries). The largest of the same
 // values: the same bits for any team.
@@ -91,9 +91,7 @@ void coupling_max_team(const uint rows, const uint team, __global const int* row
         const REAL dd = fabs(diag[i] * diag[j]);
         if (j != (int)i && dd != (REAL)0) m = fmax(m, val[k] * val[k] / dd);
       }
-    CLCG_TEAM_MAX(slot, m, lane, team, fmax)
-    if (lane == 0 && i < rows) most[i] = slot[get_local_id(0)];
-    barrier(CLK_LOCAL_MEM_FENCE);
+    CLCG_TEAM_MAX_INTO(most, i, rows, slot, m, lane, team, fmax)
   }
 }
 

@@ -32,9 +32,7 @@ void mis_spread(const uint rows, const uint team, __global const int* row, __glo
       for (int k = row[i] + (int)lane; k < row[i + 1]; k += (int)team)
         if (strong[k] == STRONG) m = max(m, in[col[k]]);
     }
-    CLCG_TEAM_MAX(slot, m, lane, team, max)
-    if (lane == 0 && i < rows) out[i] = slot[get_local_id(0)];
-    barrier(CLK_LOCAL_MEM_FENCE);
+    CLCG_TEAM_MAX_INTO(out, i, rows, slot, m, lane, team, max)
   }
 }
 

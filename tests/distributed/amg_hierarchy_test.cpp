@@ -660,6 +660,35 @@ LocalRows square_grid_rows(std::int64_t side, const Partition& partition, int ra
   return clcg::distributed::poisson_rows(2, side, side, 1, partition.begin(rank), partition.begin(rank) + partition.size(rank));
 }
 
+// Every level of `got` as `want`'s, bit for bit: the partitions, the estimates, A, P and R.
+void expect_same_levels(const DistributedHierarchy& got, const DistributedHierarchy& want, const std::string& which) {
+  ASSERT_EQ(got.levels.size(), want.levels.size()) << which;
+  for (std::size_t l = 0; l < want.levels.size(); ++l) {
+    const std::string level = which + "level " + std::to_string(l);
+    const std::int64_t rows = want.levels[l].partition.rows();
+    EXPECT_EQ(got.levels[l].partition.offsets, want.levels[l].partition.offsets) << level;
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(got.levels[l].radius), std::bit_cast<std::uint64_t>(want.levels[l].radius)) << level;
+    expect_same(to_csr(gather_rows(a_of(got.levels[l])), rows), to_csr(gather_rows(a_of(want.levels[l])), rows), level + " A");
+    if (l + 1 == want.levels.size()) continue;
+    const std::int64_t coarse = want.levels[l + 1].partition.rows();
+    expect_same(to_csr(gather_rows(p_of(got.levels[l])), coarse), to_csr(gather_rows(p_of(want.levels[l])), coarse), level + " P");
+    expect_same(to_csr(gather_rows(r_of(got.levels[l])), rows), to_csr(gather_rows(r_of(want.levels[l])), rows), level + " R");
+  }
+}
+
+// The 2D Laplacian on 61 x 61 spread evenly, coarsened to 40 rows with no level gathered: a few
+// distributed levels, small enough to set up several times in a test.
+struct SmallGrid {
+  Partition partition = clcg::distributed::uniform_partition(61 * 61, world_size());
+  LocalRows a = square_grid_rows(61, partition, world_rank());
+  clcg::solver::AmgOptions options = [] {
+    clcg::solver::AmgOptions o;
+    o.gather_rows = 0;
+    o.coarse_rows = 40;
+    return o;
+  }();
+};
+
 // The whole set-up on one thread and on three (a 2D grid of 90,000 rows: passes of several
 // threads' ranges in the strength, the independent set, the seeds' numbering, the tentative
 // prolongator's placement and the products' copies) gives the same levels, bit for bit.
@@ -680,30 +709,16 @@ TEST(DistributedHierarchy, SeveralThreadsGiveTheSameLevels) {
     setenv("CLCG_THREADS", kept.c_str(), 1);
   else
     unsetenv("CLCG_THREADS");
-  ASSERT_EQ(one.levels.size(), three.levels.size());
   ASSERT_GE(one.levels.size(), 3u);
-  for (std::size_t l = 0; l < one.levels.size(); ++l) {
-    const std::string level = "level " + std::to_string(l);
-    const std::int64_t rows = one.levels[l].partition.rows();
-    EXPECT_EQ(three.levels[l].partition.offsets, one.levels[l].partition.offsets) << level;
-    EXPECT_EQ(std::bit_cast<std::uint64_t>(three.levels[l].radius), std::bit_cast<std::uint64_t>(one.levels[l].radius)) << level;
-    expect_same(to_csr(gather_rows(a_of(three.levels[l])), rows), to_csr(gather_rows(a_of(one.levels[l])), rows), level + " A");
-    if (l + 1 == one.levels.size()) continue;
-    const std::int64_t coarse = one.levels[l + 1].partition.rows();
-    expect_same(to_csr(gather_rows(p_of(three.levels[l])), coarse), to_csr(gather_rows(p_of(one.levels[l])), coarse), level + " P");
-    expect_same(to_csr(gather_rows(r_of(three.levels[l])), rows), to_csr(gather_rows(r_of(one.levels[l])), rows), level + " R");
-  }
+  expect_same_levels(three, one, "");
 }
 
 // Aggregates kept for new values, held on the host (as where the device's memory is tight) and
 // given back: the levels of the set-up that made them.
 TEST(DistributedHierarchy, AggregatesHeldOnTheHostGiveTheSameLevels) {
-  const int ranks = world_size(), rank = world_rank();
-  const Partition partition = clcg::distributed::uniform_partition(61 * 61, ranks);
-  const LocalRows a = square_grid_rows(61, partition, rank);
-  clcg::solver::AmgOptions options;
-  options.gather_rows = 0;
-  options.coarse_rows = 40;
+  const int rank = world_rank();
+  const SmallGrid grid;
+  const auto& [partition, a, options] = grid;
   DistributedHierarchy first = clcg::distributed::build_hierarchy(world, clcg::test::test_env(), partition, a, options);
   ASSERT_GE(first.aggregates.size(), 2u);
   RankSetup device(world, clcg::test::test_env());
@@ -728,39 +743,25 @@ TEST(DistributedHierarchy, AggregatesHeldOnTheHostGiveTheSameLevels) {
 // one byte: every rank's A leaves), for a fresh set-up and for one on kept aggregates: the levels
 // of the set-up that kept A on the device, bit for bit.
 TEST(DistributedHierarchy, FinestLeavingTheDeviceGivesTheSameLevels) {
-  const int ranks = world_size(), rank = world_rank();
-  const Partition partition = clcg::distributed::uniform_partition(61 * 61, ranks);
-  const LocalRows a = square_grid_rows(61, partition, rank);
-  clcg::solver::AmgOptions options;
-  options.gather_rows = 0;
-  options.coarse_rows = 40;
+  const SmallGrid grid;
+  const auto& [partition, a, options] = grid;
   const clcg::cl::Env& env = clcg::test::test_env();
   const DistributedHierarchy stayed = clcg::distributed::build_hierarchy(world, env, partition, a, options);
   EXPECT_FALSE(stayed.finest_reuploaded);
+  ASSERT_GE(stayed.levels.size(), 3u);
   const DistributedHierarchy left =
       clcg::distributed::build_hierarchy(world, env, partition, a, options, {}, clcg::solver::ElementType::f64, 1);
   const DistributedHierarchy kept = clcg::distributed::build_hierarchy(world, env, partition, a, options, left.aggregates,
                                                                        clcg::solver::ElementType::f64, 1);
+  const std::int64_t n = partition.rows();
   for (const DistributedHierarchy* h : {&left, &kept}) {
     const std::string which = h == &left ? "fresh: " : "kept aggregates: ";
     EXPECT_TRUE(h->finest_reuploaded) << which;
-    ASSERT_EQ(h->levels.size(), stayed.levels.size()) << which;
-    ASSERT_GE(stayed.levels.size(), 3u);
     ASSERT_TRUE(h->levels.front().a_here && h->levels.front().a_here->matrix.has_arrays()) << which << "A not back";
     EXPECT_EQ(h->levels.front().a_here->halo.ghost_ids, stayed.levels.front().a_here->halo.ghost_ids) << which;
-    const std::int64_t n = partition.rows();
     expect_same(to_csr(gather_rows(self_device().download(*h->levels.front().a_here)), n),
                 to_csr(gather_rows(self_device().download(*stayed.levels.front().a_here)), n), which + "level 0's A on the device");
-    for (std::size_t l = 0; l < stayed.levels.size(); ++l) {
-      const std::string level = which + "level " + std::to_string(l);
-      const std::int64_t rows = stayed.levels[l].partition.rows();
-      EXPECT_EQ(std::bit_cast<std::uint64_t>(h->levels[l].radius), std::bit_cast<std::uint64_t>(stayed.levels[l].radius)) << level;
-      expect_same(to_csr(gather_rows(a_of(h->levels[l])), rows), to_csr(gather_rows(a_of(stayed.levels[l])), rows), level + " A");
-      if (l + 1 == stayed.levels.size()) continue;
-      const std::int64_t coarse = stayed.levels[l + 1].partition.rows();
-      expect_same(to_csr(gather_rows(p_of(h->levels[l])), coarse), to_csr(gather_rows(p_of(stayed.levels[l])), coarse), level + " P");
-      expect_same(to_csr(gather_rows(r_of(h->levels[l])), rows), to_csr(gather_rows(r_of(stayed.levels[l])), rows), level + " R");
-    }
+    expect_same_levels(*h, stayed, which);
   }
 }
 
