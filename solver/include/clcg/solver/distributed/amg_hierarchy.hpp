@@ -51,8 +51,9 @@ struct DistributedLevel {
   // double ones back).
   std::optional<RankSetup::Rows> p_here, r_here;
   // A on this rank's device in double with its halo (every level but a gathered last one below
-  // the finest: the finest's is kept for the distributed CG's rows), as the set-up left it. The solve's levels are made from a_here, p_here and r_here
-  // (distributed_amg.hpp).
+  // the finest: the finest's is kept for the distributed CG's rows, uploaded again where it left
+  // the device through R (A P): DistributedHierarchy::finest_reuploaded), as the set-up left it.
+  // The solve's levels are made from a_here, p_here and r_here (distributed_amg.hpp).
   std::optional<RankSetup::Rows> a_here;
 };
 
