@@ -51,9 +51,9 @@ RankSetup::Aggregates RankSetup::aggregate(const Rows& g, double theta, const st
   for (unsigned round = 1;; ++round) {
     run(mis_keys_, "mis_keys", first, b.state, b.key);
     halo.exchange(b.key);
-    run_teams(mis_spread_, "mis_spread", a.row_ptr(), a.col_idx(), b.strong, b.key, b.spread);
+    run_teams(mis_spread_, "mis_spread", a.row_ptr(), a.col_idx(), b.strong, b.state, cl_int(0), b.key, b.spread);
     halo.exchange(b.spread);
-    run_teams(mis_spread_, "mis_spread", a.row_ptr(), a.col_idx(), b.strong, b.spread, b.key);
+    run_teams(mis_spread_, "mis_spread", a.row_ptr(), a.col_idx(), b.strong, b.state, cl_int(1), b.spread, b.key);
     kernels_->clear_ints(b.undecided, 1);
     run(mis_settle_, "mis_settle", first, b.key, cl_int(round == solver::max_mis_rounds), b.state, b.undecided);
     cl_int left = 0;
