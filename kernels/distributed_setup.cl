@@ -19,8 +19,7 @@ __kernel void mis_keys(const uint rows, const uint first, __global const uint* s
 }
 
 // out[i] = the largest of in[i] and in over row i's strong entries, a team a row (the largest:
-// the same bits for any team; one work-item a row of a coarse level's 80 took as long as level
-// 0's 11 times as many rows). With `undecided_only`, only the undecided rows' (the round's
+// the same bits for any team). With `undecided_only`, only the undecided rows' (the round's
 // second spread: mis_settle reads no other, and after the first rounds few are left).
 __kernel __attribute__((reqd_work_group_size(TEAM_GROUP, 1, 1)))
 void mis_spread(const uint rows, const uint team, __global const int* row, __global const int* col,

@@ -51,7 +51,8 @@ class RowKernels {
                  const Args&... args) {
     const cl_uint team = row_team(rows, nnz);
     const std::size_t n = std::size_t(rows);
-    const std::size_t groups = std::min((n * team + team_group - 1) / team_group, groups_per_unit * env_.info().compute_units);
+    const std::size_t groups =
+        std::min((n * team + team_group - 1) / team_group, groups_per_unit * env_.info().compute_units);
     if (groups > 0) run_groups(kernel, name, groups, team_group, n, team, args...);
   }
 
