@@ -107,12 +107,16 @@ cl_int clEnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel, cl_uint 
   static cl_int (*enqueue)(cl_command_queue, cl_kernel, cl_uint, const size_t*, const size_t*, const size_t*, cl_uint,
                            const cl_event*, cl_event*);
   static size_t printed = (size_t)-1;
+  static int every = -1;  // DEVICE_MEMORY_TRACE=1, read once
   if (!enqueue)
     enqueue = (cl_int(*)(cl_command_queue, cl_kernel, cl_uint, const size_t*, const size_t*, const size_t*, cl_uint,
                          const cl_event*, cl_event*))real("clEnqueueNDRangeKernel");
   pthread_mutex_lock(&lock);
-  const char* every = getenv("DEVICE_MEMORY_TRACE");
-  if (every && *every == '1' && live != printed) {
+  if (every < 0) {
+    const char* set = getenv("DEVICE_MEMORY_TRACE");
+    every = set && *set == '1';
+  }
+  if (every && live != printed) {
     print_live();
     printed = live;
   }
