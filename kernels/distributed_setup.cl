@@ -18,17 +18,32 @@ __kernel void mis_keys(const uint rows, const uint first, __global const uint* s
   CLCG_FOR_EACH(uint, i, rows) key[i] = mis_key(state[i], first + i);
 }
 
+// The rows a round's first spread computes: from round MIS_MARKED_FROM (aggregation.cl) only
+// those an undecided row reads in the second (marked near[i] == round by mis_settle in the round
+// before), and always those sent to other ranks (NEAR_SENT: the rows another rank's undecided
+// rows may read, which this rank cannot mark). The others' spread is read by no one.
+#define NEAR_SENT 0xff
+
+// near[rows[s]] = NEAR_SENT: the rows the halo sends.
+__kernel void mark_sent(const uint count, __global const uint* rows, __global uchar* near) {
+  CLCG_FOR_EACH(uint, s, count) near[rows[s]] = NEAR_SENT;
+}
+
 // out[i] = the largest of in[i] and in over row i's strong entries, a team a row (the largest:
-// the same bits for any team). With `undecided_only`, only the undecided rows' (the round's
-// second spread: mis_settle reads no other, and after the first rounds few are left).
+// the same bits for any team). `round` > 0: the first spread, for the rows the round reads
+// (above); 0: the second, for the undecided rows alone (mis_settle reads no other, and after the
+// first rounds few are left). A row skipped gets 0.
 __kernel __attribute__((reqd_work_group_size(TEAM_GROUP, 1, 1)))
 void mis_spread(const uint rows, const uint team, __global const int* row, __global const int* col,
-                __global const uchar* strong, __global const uint* state, const int undecided_only,
-                __global const ulong* in, __global ulong* out) {
+                __global const uchar* strong, __global const uint* state, __global const uchar* near,
+                const int round, __global const ulong* in, __global ulong* out) {
   __local ulong slot[TEAM_GROUP];
   CLCG_FOR_EACH_TEAM_PASS(i, lane, rows, team) {
     ulong m = 0;
-    if (i < rows && !(undecided_only && state[i] != MIS_UNDECIDED)) {
+    const bool wanted = i < rows && (round == 0 ? state[i] == MIS_UNDECIDED
+                                                : round < MIS_MARKED_FROM || near[i] == (uchar)round ||
+                                                      near[i] == NEAR_SENT);
+    if (wanted) {
       if (lane == 0) m = in[i];
       for (int k = row[i] + (int)lane; k < row[i + 1]; k += (int)team)
         if (strong[k] == STRONG) m = max(m, in[col[k]]);
@@ -39,17 +54,29 @@ void mis_spread(const uint rows, const uint team, __global const int* row, __glo
 
 // An undecided row joins the set where the largest key within distance 2 (`most`) is its own
 // (or in the `last` round), leaves it where that key is of a row in the set; a row still
-// undecided is counted in *undecided.
-__kernel void mis_settle(const uint rows, const uint first, __global const ulong* most, const int last,
-                         __global uint* state, __global int* undecided) {
+// undecided is counted in *undecided and, for rounds from MIS_MARKED_FROM, marks itself and the
+// rows its strong entries name for the next round's first spread (each writer stores the same
+// value; the sent rows keep NEAR_SENT; ghosts, columns from `owned` on, are their owners').
+__kernel void mis_settle(const uint rows, const uint first, __global const int* row, __global const int* col,
+                         __global const uchar* strong, __global const ulong* most, const int round, const int last,
+                         __global uint* state, __global uchar* near, __global int* undecided) {
   CLCG_FOR_EACH(uint, i, rows) {
     if (state[i] != MIS_UNDECIDED) continue;
-    if ((uint)(most[i] & 0xffffffffUL) == first + i || last)
+    if ((uint)(most[i] & 0xffffffffUL) == first + i || last) {
       state[i] = MIS_IN;
-    else if ((uint)(most[i] >> 62) == MIS_IN)
+    } else if ((uint)(most[i] >> 62) == MIS_IN) {
       state[i] = MIS_OUT;
-    else
+    } else {
       atomic_inc(undecided);
+      if (round + 1 >= MIS_MARKED_FROM) {
+        const uchar next = (uchar)(round + 1);
+        if (near[i] != NEAR_SENT) near[i] = next;
+        for (int k = row[i]; k < row[i + 1]; ++k) {
+          const int j = col[k];
+          if (strong[k] == STRONG && j < (int)rows && near[j] != NEAR_SENT) near[j] = next;
+        }
+      }
+    }
   }
 }
 

@@ -14,7 +14,7 @@ RankSetup::Aggregates RankSetup::aggregate(const Rows& g, double theta, const st
   const std::size_t nnz = std::size_t(g.matrix.nnz());
   const cl_uint first = cl_uint(g.row_begin);
   struct Buffers {
-    ::cl::Buffer diag, most, strong, state, key, spread, undecided, ghost;
+    ::cl::Buffer diag, most, strong, state, near, key, spread, undecided, ghost;
   };
   Buffers b = shared([&] {
     Buffers m;
@@ -22,6 +22,14 @@ RankSetup::Aggregates RankSetup::aggregate(const Rows& g, double theta, const st
     m.most = doubles(env_, cols, "allocating the strength's row maxima");
     m.strong = env_.buffer(CL_MEM_READ_WRITE, std::max<std::size_t>(1, nnz), "allocating the strong connections");
     m.state = env_.buffer(CL_MEM_READ_WRITE, std::max<std::size_t>(1, n) * sizeof(cl_uint), "allocating the independent set");
+    m.near = env_.buffer(CL_MEM_READ_WRITE, std::max<std::size_t>(1, n), "allocating the independent set's marks");
+    kernels_->clear_bytes(m.near, n);
+    const std::vector<std::uint32_t>& sent = g.halo.send_rows;
+    if (!sent.empty()) {
+      ::cl::Buffer rows = env_.buffer(CL_MEM_READ_ONLY, sent.size() * sizeof(cl_uint), "allocating the rows sent");
+      write_bytes(env_, rows, 0, sent.size() * sizeof(cl_uint), sent.data());
+      kernels_->run(mark_sent_, "mark_sent", sent.size(), rows, m.near);
+    }
     m.key = doubles(env_, cols, "allocating the independent set's keys");  // (ulongs: the halo moves 8-byte words)
     m.spread = doubles(env_, cols, "allocating the independent set's keys");
     m.undecided = env_.buffer(CL_MEM_READ_WRITE, sizeof(cl_int), "allocating the independent set's count");
@@ -51,11 +59,14 @@ RankSetup::Aggregates RankSetup::aggregate(const Rows& g, double theta, const st
   for (unsigned round = 1;; ++round) {
     run(mis_keys_, "mis_keys", first, b.state, b.key);
     halo.exchange(b.key);
-    run_teams(mis_spread_, "mis_spread", a.row_ptr(), a.col_idx(), b.strong, b.state, cl_int(0), b.key, b.spread);
+    run_teams(mis_spread_, "mis_spread", a.row_ptr(), a.col_idx(), b.strong, b.state, b.near, cl_int(round), b.key,
+              b.spread);
     halo.exchange(b.spread);
-    run_teams(mis_spread_, "mis_spread", a.row_ptr(), a.col_idx(), b.strong, b.state, cl_int(1), b.spread, b.key);
+    run_teams(mis_spread_, "mis_spread", a.row_ptr(), a.col_idx(), b.strong, b.state, b.near, cl_int(0), b.spread,
+              b.key);
     kernels_->clear_ints(b.undecided, 1);
-    run(mis_settle_, "mis_settle", first, b.key, cl_int(round == solver::max_mis_rounds), b.state, b.undecided);
+    run(mis_settle_, "mis_settle", first, a.row_ptr(), a.col_idx(), b.strong, b.key, cl_int(round),
+        cl_int(round == solver::max_mis_rounds), b.state, b.near, b.undecided);
     cl_int left = 0;
     cl::checked("reading the independent set's progress",
                 [&] { env_.queue().enqueueReadBuffer(b.undecided, CL_TRUE, 0, sizeof(cl_int), &left); });

@@ -47,6 +47,7 @@ RankSetup::RankSetup(MPI_Comm comm, const cl::Env& env, std::size_t chunk_bytes,
     mis_keys_ = kernel("mis_keys");
     mis_spread_ = kernel("mis_spread");
     mis_settle_ = kernel("mis_settle");
+    mark_sent_ = kernel("mark_sent");
     gather_rows_ = kernel("gather_rows");
     ghosts_last_ = kernel("ghosts_last");
     smooth_rows_ = kernel("smooth_rows");

@@ -18,10 +18,9 @@ cl_uint RowKernels::row_team(std::int64_t rows, std::int64_t nnz) {
   return team;
 }
 
-void RowKernels::clear_ints(::cl::Buffer& buffer, std::size_t ints) const {
-  if (ints > 0)
-    cl::checked("clearing a device buffer",
-                [&] { env_.queue().enqueueFillBuffer(buffer, cl_int(0), 0, ints * sizeof(cl_int)); });
+void RowKernels::clear_bytes(::cl::Buffer& buffer, std::size_t bytes) const {
+  if (bytes > 0)
+    cl::checked("clearing a device buffer", [&] { env_.queue().enqueueFillBuffer(buffer, cl_uchar(0), 0, bytes); });
 }
 
 std::vector<KernelTime> RowKernels::take_times() {

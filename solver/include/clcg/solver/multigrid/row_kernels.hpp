@@ -56,8 +56,9 @@ class RowKernels {
     if (groups > 0) run_groups(kernel, name, groups, team_group, n, team, args...);
   }
 
-  // The first `ints` ints of `buffer` set to 0.
-  void clear_ints(::cl::Buffer& buffer, std::size_t ints) const;
+  // The first `bytes` bytes (or `ints` ints) of `buffer` set to 0.
+  void clear_bytes(::cl::Buffer& buffer, std::size_t bytes) const;
+  void clear_ints(::cl::Buffer& buffer, std::size_t ints) const { clear_bytes(buffer, ints * sizeof(cl_int)); }
 
   // Device time per kernel of the launches since the last call, in the order of first launch
   // (waits for the queue); empty unless the queue profiles.
