@@ -32,7 +32,7 @@ __kernel void mark_sent(const uint count, __global const uint* rows, __global uc
 // out[i] = the largest of in[i] and in over row i's strong entries, a team a row (the largest:
 // the same bits for any team). `round` > 0: the first spread, for the rows the round reads
 // (above); 0: the second, for the undecided rows alone (mis_settle reads no other, and after the
-// first rounds few are left). A row skipped gets 0.
+// first rounds few are left). A skipped row's out is left as it was (no one reads it).
 __kernel __attribute__((reqd_work_group_size(TEAM_GROUP, 1, 1)))
 void mis_spread(const uint rows, const uint team, __global const int* row, __global const int* col,
                 __global const uchar* strong, __global const uint* state, __global const uchar* near,
@@ -48,24 +48,27 @@ void mis_spread(const uint rows, const uint team, __global const int* row, __glo
       for (int k = row[i] + (int)lane; k < row[i + 1]; k += (int)team)
         if (strong[k] == STRONG) m = max(m, in[col[k]]);
     }
-    CLCG_TEAM_MAX_INTO(out, i, rows, slot, m, lane, team, max)
+    CLCG_TEAM_MAX_INTO(out, i, wanted ? rows : 0u, slot, m, lane, team, max)
   }
 }
 
 // An undecided row joins the set where the largest key within distance 2 (`most`) is its own
-// (or in the `last` round), leaves it where that key is of a row in the set; a row still
-// undecided is counted in *undecided and, for rounds from MIS_MARKED_FROM, marks itself and the
-// rows its strong entries name for the next round's first spread (each writer stores the same
-// value; the sent rows keep NEAR_SENT; ghosts, columns from `owned` on, are their owners').
+// (or in the `last` round), leaves it where that key is of a row in the set, and its key
+// follows its state (mis_keys makes the keys once, before the first round). A row still
+// undecided is counted in *undecided and, for rounds from MIS_MARKED_FROM, marks itself and
+// the rows its strong entries name for the next round's first spread (each writer stores the
+// same value; the sent rows keep NEAR_SENT; ghosts, columns from `rows` on, are their owners').
 __kernel void mis_settle(const uint rows, const uint first, __global const int* row, __global const int* col,
                          __global const uchar* strong, __global const ulong* most, const int round, const int last,
-                         __global uint* state, __global uchar* near, __global int* undecided) {
+                         __global uint* state, __global ulong* key, __global uchar* near, __global int* undecided) {
   CLCG_FOR_EACH(uint, i, rows) {
     if (state[i] != MIS_UNDECIDED) continue;
     if ((uint)(most[i] & 0xffffffffUL) == first + i || last) {
       state[i] = MIS_IN;
+      key[i] = mis_key(MIS_IN, first + i);
     } else if ((uint)(most[i] >> 62) == MIS_IN) {
       state[i] = MIS_OUT;
+      key[i] = mis_key(MIS_OUT, first + i);
     } else {
       atomic_inc(undecided);
       if (round + 1 >= MIS_MARKED_FROM) {

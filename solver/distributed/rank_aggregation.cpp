@@ -55,18 +55,19 @@ RankSetup::Aggregates RankSetup::aggregate(const Rows& g, double theta, const st
   run_teams(strength_mask_, "strength_mask", a.row_ptr(), a.col_idx(), a.values(), b.diag, b.most,
       solver::Real{theta * theta}, b.strong);
   // The rounds, until no rank has an undecided row.
+  // The largest key within distance 2 goes into b.most (free after the strength).
   run(mis_begin_, "mis_begin", a.row_ptr(), b.strong, b.state);
+  run(mis_keys_, "mis_keys", first, b.state, b.key);
   for (unsigned round = 1;; ++round) {
-    run(mis_keys_, "mis_keys", first, b.state, b.key);
     halo.exchange(b.key);
     run_teams(mis_spread_, "mis_spread", a.row_ptr(), a.col_idx(), b.strong, b.state, b.near, cl_int(round), b.key,
               b.spread);
     halo.exchange(b.spread);
     run_teams(mis_spread_, "mis_spread", a.row_ptr(), a.col_idx(), b.strong, b.state, b.near, cl_int(0), b.spread,
-              b.key);
+              b.most);
     kernels_->clear_ints(b.undecided, 1);
-    run(mis_settle_, "mis_settle", first, a.row_ptr(), a.col_idx(), b.strong, b.key, cl_int(round),
-        cl_int(round == solver::max_mis_rounds), b.state, b.near, b.undecided);
+    run(mis_settle_, "mis_settle", first, a.row_ptr(), a.col_idx(), b.strong, b.most, cl_int(round),
+        cl_int(round == solver::max_mis_rounds), b.state, b.key, b.near, b.undecided);
     cl_int left = 0;
     cl::checked("reading the independent set's progress",
                 [&] { env_.queue().enqueueReadBuffer(b.undecided, CL_TRUE, 0, sizeof(cl_int), &left); });
