@@ -2,7 +2,8 @@
 // (mapped for each exchange), (c) new pages first touched on OpenMP threads (time included), (d) a persistent MPI-3
 // shared-memory window copied into and out of by OpenMP threads, (e) new pages mapped as BulkVector maps blocks of
 // 32 MiB and more (2 MiB aligned, huge pages advised), (f) malloc'd for each exchange. Best of 5, GB/s each way.
-// Why the distributed set-up touches a receive buffer's pages before MPI fills it (bulk_vector.hpp's touch_pages).
+// The rates the distributed AMG set-up's exchanges (remote_rows.hpp's all_to_all) can reach on a host
+// (docs/PERFORMANCE.md, "Where the set-up grows with the ranks").
 //
 //   mpicc -O2 -fopenmp -o /tmp/mpi_receive_pages scripts/mpi_receive_pages.c
 //   OMP_NUM_THREADS=8 mpirun -x OMP_NUM_THREADS -np 2 /tmp/mpi_receive_pages

@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "clcg/solver/distributed/local_rows.hpp"
-#include "clcg/solver/io/bulk_vector.hpp"
 #include "clcg/solver/distributed/partition.hpp"
 
 namespace clcg::distributed {
@@ -40,7 +39,6 @@ Vector all_to_all(MPI_Comm comm, const Vector& sent, const std::vector<int>& sen
   std::vector<int> recv_counts(send_counts.size());
   MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, comm);
   Vector received(std::size_t(std::accumulate(recv_counts.begin(), recv_counts.end(), std::int64_t(0))));
-  solver::touch_pages(received.data(), received.size() * sizeof(T));  // (before MPI, which faults them one by one)
   MPI_Alltoallv(sent.data(), send_counts.data(), offsets_of(send_counts).data(), type, received.data(),
                 recv_counts.data(), offsets_of(recv_counts).data(), type, comm);
   if (recv_counts_out) *recv_counts_out = std::move(recv_counts);

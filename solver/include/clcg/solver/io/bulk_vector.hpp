@@ -89,19 +89,6 @@ void copy_in_parallel(const T* in, std::size_t n, T* out) {
   });
 }
 
-// Faults in the pages of [p, p + bytes) on the host's threads (a byte written in each 4 KiB),
-// for memory that one thread would otherwise fault in page by page: a receive buffer that
-// MPI fills (into new pages it moved 0.9-1.8 GB/s between two ranks of a 2 x H200 host, into
-// touched ones 3.2-3.8: docs/data/h200x2_mpi_fresh_pages_call118_2026-11-28.txt).
-inline void touch_pages(void* p, std::size_t bytes) {
-  constexpr std::size_t page = 4096, grain = std::size_t(1) << 12;  // pages a thread at least
-  unsigned char* const base = static_cast<unsigned char*>(p);
-  const std::size_t pages = (bytes + page - 1) / page;
-  parallel_ranges(pages, threads_for(pages, grain), [&](std::size_t begin, std::size_t end, unsigned) {
-    for (std::size_t q = begin; q < end; ++q) base[q * page] = 0;
-  });
-}
-
 template <class T>
 BulkVector<T> copied(const BulkVector<T>& from) {
   BulkVector<T> out(from.size());
