@@ -60,4 +60,21 @@ TEST(BulkVector, ParallelCopiesEqualTheSource) {
   }
 }
 
+// touch_pages writes the first byte of each 4 KiB from p on (the pages of a range it is given)
+// and nothing else, for ranges of no page, part of one, and many (the threads' share).
+TEST(BulkVector, TouchPagesWritesOneByteAPage) {
+  for (const std::size_t bytes : {std::size_t(0), std::size_t(1), std::size_t(4097), std::size_t(70) << 20}) {
+    SCOPED_TRACE(bytes);
+    std::vector<unsigned char> memory(bytes + 2, 0xab);
+    clcg::solver::touch_pages(memory.data() + 1, bytes);
+    std::size_t zeros = 0;
+    for (std::size_t i = 0; i < memory.size(); ++i) {
+      const bool page_start = i >= 1 && i < bytes + 1 && (i - 1) % 4096 == 0;
+      if (memory[i] != (page_start ? 0 : 0xab)) FAIL() << "byte " << i;
+      zeros += memory[i] == 0;
+    }
+    EXPECT_EQ(zeros, (bytes + 4095) / 4096);
+  }
+}
+
 }  // namespace

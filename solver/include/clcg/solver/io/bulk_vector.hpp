@@ -89,6 +89,20 @@ void copy_in_parallel(const T* in, std::size_t n, T* out) {
   });
 }
 
+// Faults in the pages of [p, p + bytes) on the host's threads (a byte written in each 4 KiB),
+// for memory that one thread would otherwise fault in page by page: a receive buffer that MPI
+// fills. The distributed set-up's exchanges at 512^3 on two ranks of a 2 x H200 host (128 MB
+// into a rank) took 116-121 ms in MPI_Alltoallv into new pages, 42-45 ms into pages touched
+// so (docs/data/h200x2_mpi_fresh_pages_call118_2026-11-28.txt).
+inline void touch_pages(void* p, std::size_t bytes) {
+  constexpr std::size_t page = 4096, grain = 256;  // pages a thread at least (1 MiB)
+  unsigned char* const base = static_cast<unsigned char*>(p);
+  const std::size_t pages = (bytes + page - 1) / page;
+  parallel_ranges(pages, threads_for(pages, grain), [&](std::size_t begin, std::size_t end, unsigned) {
+    for (std::size_t q = begin; q < end; ++q) base[q * page] = 0;
+  });
+}
+
 template <class T>
 BulkVector<T> copied(const BulkVector<T>& from) {
   BulkVector<T> out(from.size());
