@@ -9,9 +9,9 @@
 #include "aggregation.cl"
 
 // ---- The independent set's rounds over the strong entries (strength_mask's STRONG), as the
-// host reference's: each round every row's key (state, hash, global row), the largest key within
-// distance 1 (spread), then within distance 2 (spread again, the ghosts' values exchanged
-// before each), then the decision.
+// host reference's: each round every row's key (state, hash, global row; made once, then changed
+// with the state), the largest key within distance 1 (spread), then within distance 2 (spread
+// again, the ghosts' values exchanged before each), then the decision.
 
 // key[i] = the key of row i (global row first + i) in its state.
 __kernel void mis_keys(const uint rows, const uint first, __global const uint* state, __global ulong* key) {

@@ -54,8 +54,8 @@ RankSetup::Aggregates RankSetup::aggregate(const Rows& g, double theta, const st
   halo.exchange(b.most);
   run_teams(strength_mask_, "strength_mask", a.row_ptr(), a.col_idx(), a.values(), b.diag, b.most,
       solver::Real{theta * theta}, b.strong);
-  // The rounds, until no rank has an undecided row.
-  // The largest key within distance 2 goes into b.most (free after the strength).
+  // The rounds, until no rank has an undecided row (the largest key within distance 2 goes into
+  // b.most, free after the strength).
   run(mis_begin_, "mis_begin", a.row_ptr(), b.strong, b.state);
   run(mis_keys_, "mis_keys", first, b.state, b.key);
   for (unsigned round = 1;; ++round) {
