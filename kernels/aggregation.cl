@@ -191,7 +191,7 @@ __kernel void mis_start(const uint rows, __global const int* f_row, __global uin
 // Rounds from which mis_neighbour_max visits only the rows an undecided row will read (marked
 // by mis_decide in the round before). Before it nearly every row is such a row: only the
 // winners of round 1 are decided in it (their neighbours leave in round 2), and marking them
-// would cost more than the pass it saves.
+// would cost more than the pass it saves. (The host's solver::mis_marked_from: the same number.)
 #define MIS_MARKED_FROM 3
 
 // A round's first step: most[i] = the largest key over row i of A_f (which holds i itself).

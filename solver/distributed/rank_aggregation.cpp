@@ -47,6 +47,15 @@ RankSetup::Aggregates RankSetup::aggregate(const Rows& g, double theta, const st
     kernels_->run_teams(kernel, name, std::int64_t(n), std::int64_t(nnz), args...);
   };
   const solver::DeviceCsrMatrix& a = g.matrix;
+  // A round's spreads: in teams while most rows take part; from round mis_marked_from (the
+  // marked rows only) a work-item a row, since few do and a team passes every row it skips
+  // through its barriers (level 1 of 640^3 took as long in a late round as in the first).
+  const auto spread = [&](unsigned round, cl_int which, const ::cl::Buffer& in, const ::cl::Buffer& out) {
+    const cl_uint team =
+        round >= solver::mis_marked_from ? 1 : solver::RowKernels::row_team(std::int64_t(n), std::int64_t(nnz));
+    kernels_->run_with_team(mis_spread_, "mis_spread", std::int64_t(n), team, a.row_ptr(), a.col_idx(), b.strong,
+                            b.state, b.near, which, in, out);
+  };
   // Strength: the ghosts' diagonals and row maxima from their owners.
   run(row_diagonal_, "row_diagonal", a.row_ptr(), a.col_idx(), a.values(), cl_int(0), b.diag);
   halo.exchange(b.diag);
@@ -60,11 +69,9 @@ RankSetup::Aggregates RankSetup::aggregate(const Rows& g, double theta, const st
   run(mis_keys_, "mis_keys", first, b.state, b.key);
   for (unsigned round = 1;; ++round) {
     halo.exchange(b.key);
-    run_teams(mis_spread_, "mis_spread", a.row_ptr(), a.col_idx(), b.strong, b.state, b.near, cl_int(round), b.key,
-              b.spread);
+    spread(round, cl_int(round), b.key, b.spread);
     halo.exchange(b.spread);
-    run_teams(mis_spread_, "mis_spread", a.row_ptr(), a.col_idx(), b.strong, b.state, b.near, cl_int(0), b.spread,
-              b.most);
+    spread(round, cl_int(0), b.spread, b.most);
     kernels_->clear_ints(b.undecided, 1);
     run(mis_settle_, "mis_settle", first, a.row_ptr(), a.col_idx(), b.strong, b.most, cl_int(round),
         cl_int(round == solver::max_mis_rounds), b.state, b.key, b.near, b.undecided);

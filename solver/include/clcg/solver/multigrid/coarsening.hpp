@@ -33,6 +33,10 @@ std::vector<char> strong_connections(const HostCsr& a, double theta);
 enum : std::uint32_t { mis_out = 0, mis_undecided = 1, mis_in = 2 };
 std::uint64_t mis_key(std::uint32_t state, std::uint32_t row);
 inline constexpr unsigned max_mis_rounds = 64;
+// The round from which the device's rounds visit only the rows an undecided row reads (marked
+// in the round before; kernels/aggregation.cl's MIS_MARKED_FROM, the same number): how the
+// device works, not what it finds.
+inline constexpr unsigned mis_marked_from = 3;
 
 struct Aggregates {
   std::vector<std::int32_t> of_row;

@@ -49,7 +49,12 @@ class RowKernels {
   template <class... Args>
   void run_teams(::cl::Kernel& kernel, const std::string& name, std::int64_t rows, std::int64_t nnz,
                  const Args&... args) {
-    const cl_uint team = row_team(rows, nnz);
+    run_with_team(kernel, name, rows, row_team(rows, nnz), args...);
+  }
+  // The same with teams of `team` (a power of two up to 32).
+  template <class... Args>
+  void run_with_team(::cl::Kernel& kernel, const std::string& name, std::int64_t rows, cl_uint team,
+                     const Args&... args) {
     const std::size_t n = std::size_t(rows);
     const std::size_t groups =
         std::min((n * team + team_group - 1) / team_group, groups_per_unit * env_.info().compute_units);
