@@ -24,12 +24,6 @@ RankSetup::Aggregates RankSetup::aggregate(const Rows& g, double theta, const st
     m.state = env_.buffer(CL_MEM_READ_WRITE, std::max<std::size_t>(1, n) * sizeof(cl_uint), "allocating the independent set");
     m.near = env_.buffer(CL_MEM_READ_WRITE, std::max<std::size_t>(1, n), "allocating the independent set's marks");
     kernels_->clear_bytes(m.near, n);
-    const std::vector<std::uint32_t>& sent = g.halo.send_rows;
-    if (!sent.empty()) {
-      ::cl::Buffer rows = env_.buffer(CL_MEM_READ_ONLY, sent.size() * sizeof(cl_uint), "allocating the rows sent");
-      write_bytes(env_, rows, 0, sent.size() * sizeof(cl_uint), sent.data());
-      kernels_->run(mark_sent_, "mark_sent", sent.size(), rows, m.near);
-    }
     m.key = doubles(env_, cols, "allocating the independent set's keys");  // (ulongs: the halo moves 8-byte words)
     m.spread = doubles(env_, cols, "allocating the independent set's keys");
     m.undecided = env_.buffer(CL_MEM_READ_WRITE, sizeof(cl_int), "allocating the independent set's count");
@@ -39,6 +33,8 @@ RankSetup::Aggregates RankSetup::aggregate(const Rows& g, double theta, const st
     return m;
   });
   DeviceHalo halo = shared([&] { return DeviceHalo(comm_, env_, g.halo, std::int64_t(n), solver::ElementType::f64); });
+  if (halo.sends() > 0)  // (the rows other ranks read: every round's first spread computes them)
+    kernels_->run(mark_sent_, "mark_sent", std::size_t(halo.sends()), halo.send_rows(), b.near);
   const auto run = [&](::cl::Kernel& kernel, const char* name, const auto&... args) {
     if (n > 0) kernels_->run(kernel, name, n, args...);
   };

@@ -43,6 +43,8 @@ class DeviceHalo {
   bool any() const noexcept { return !neighbours_.empty(); }  // whether this rank sends or receives at all
   std::int64_t ghosts() const noexcept { return ghosts_; }
   std::int64_t sends() const noexcept { return std::int64_t(send_counts_total_); }
+  // The local rows it sends (Halo::send_rows, sends() of them) on the device, as uints.
+  const ::cl::Buffer& send_rows() const noexcept { return send_index_; }
   const HaloTimes& times() const noexcept { return times_; }
   void reset_times() noexcept { times_ = {}; }
 
