@@ -1,6 +1,8 @@
 // The V-cycle's own passes (the smoother is chebyshev.cl): the residual and the prolongation
 // added to the fine iterate (both in their matrix's layout, spmv_rows.cl); the coarsest level
-// is solved on the host (precond/cholesky.hpp). The restriction is a plain SpMV with R = P^T (spmv_csr.cl, spmv_ell.cl).
+// is solved on the host (precond/cholesky.hpp). The restriction is a plain SpMV with R = P^T (spmv_csr.cl, spmv_ell.cl)
+// on one device; across ranks it is `restriction` below, in R's layout, whose passes can run
+// on part of the rows.
 #include "spmv_rows.cl"
 
 // res = b - A x
@@ -29,3 +31,16 @@ PROLONG_ADD(prolong_add_scalar, CSR_SCALAR_ARGS, CSR_SCALAR_ROWS)
 PROLONG_ADD(prolong_add_vector, CSR_VECTOR_ARGS, CSR_VECTOR_ROWS)
 PROLONG_ADD(prolong_add_ell, ELL_ARGS, ELL_ROWS)
 
+
+// b_coarse = R res (R: the coarse level's rows, this level's columns)
+#define RESTRICTION_VALUE(c) res[c]
+#define RESTRICTION_FINISH(row, sum) b_coarse[row] = (sum)
+#define RESTRICTION(name, MATRIX_ARGS, ROWS)                                                                 \
+  __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void name(                                  \
+      MATRIX_ARGS, __global const REAL* res, __global REAL* b_coarse) {                                      \
+    __local REAL scratch[WG_SIZE];                                                                           \
+    ROWS(RESTRICTION_VALUE, RESTRICTION_FINISH)                                                              \
+  }
+RESTRICTION(restriction_scalar, CSR_SCALAR_ARGS, CSR_SCALAR_ROWS)
+RESTRICTION(restriction_vector, CSR_VECTOR_ARGS, CSR_VECTOR_ROWS)
+RESTRICTION(restriction_ell, ELL_ARGS, ELL_ROWS)

@@ -26,7 +26,8 @@ inline void write_partial(__local REAL* scratch, REAL value, __global REAL* part
 // templates, so the macros keep one copy of each loop for both CG variants that use them.
 // Every work-item of a group reaches every barrier of the vector layout (see spmv_csr_vector).
 #define CSR_SCALAR_ROWS(VALUE, FINISH)                                           \
-  CLCG_FOR_EACH(uint, row, rows) {                                              \
+  CLCG_FOR_EACH(uint, at, rows - first) {                                       \
+    const uint row = first + at;                                                \
     const int end = row_ptr[row + 1];                                           \
     REAL sum = 0;                                                               \
     for (int j = row_ptr[row]; j < end; ++j) {                                  \
@@ -41,8 +42,8 @@ inline void write_partial(__local REAL* scratch, REAL value, __global REAL* part
   const uint lane = lid & (vector_size - 1);                                            \
   const uint rows_per_group = WG_SIZE / vector_size;                                    \
   const uint row_in_group = lid / vector_size;                                          \
-  const uint stride = get_num_groups(0) * rows_per_group;                               \
-  for (uint base = get_group_id(0) * rows_per_group; base < rows; base += stride) {     \
+  const uint step = get_num_groups(0) * rows_per_group;                                 \
+  for (uint base = first + get_group_id(0) * rows_per_group; base < rows; base += step) { \
     const uint row = base + row_in_group;                                               \
     REAL sum = 0;                                                                       \
     if (row < rows) {                                                                   \
@@ -63,20 +64,25 @@ inline void write_partial(__local REAL* scratch, REAL value, __global REAL* part
   }
 
 #define ELL_ROWS(VALUE, FINISH)                                                  \
-  CLCG_FOR_EACH(uint, row, rows) {                                              \
+  CLCG_FOR_EACH(uint, at, rows - first) {                                       \
+    const uint row = first + at;                                                \
     REAL sum = 0;                                                               \
     for (uint k = 0; k < width; ++k) {                                          \
-      const int c = ell_col[(size_t)k * rows + row];                            \
-      sum += ell_val[(size_t)k * rows + row] * VALUE(c);                        \
+      const int c = ell_col[(size_t)k * stride + row];                          \
+      sum += ell_val[(size_t)k * stride + row] * VALUE(c);                      \
     }                                                                           \
     FINISH(row, sum);                                                           \
   }
 
-// The matrix arguments of each layout, first in every SpMV pass.
+// The matrix arguments of each layout, first in every SpMV pass: the pass visits rows
+// [first, rows), every row but where a halo exchange runs beside the rows that read no ghost
+// (distributed_amg.cpp); an ELL copy's slots lie `stride` (the matrix's rows) apart.
 #define CSR_SCALAR_ARGS \
-  const uint rows, __global const int *row_ptr, __global const int *col_idx, __global const REAL *values
-#define CSR_VECTOR_ARGS                                                                            \
-  const uint rows, const uint vector_size, __global const int *row_ptr, __global const int *col_idx, \
+  const uint first, const uint rows, __global const int *row_ptr, __global const int *col_idx, __global const REAL *values
+#define CSR_VECTOR_ARGS                                                                                              \
+  const uint first, const uint rows, const uint vector_size, __global const int *row_ptr, __global const int *col_idx, \
       __global const REAL *values
-#define ELL_ARGS const uint rows, const uint width, __global const int *ell_col, __global const REAL *ell_val
+#define ELL_ARGS                                                                                             \
+  const uint first, const uint rows, const uint stride, const uint width, __global const int *ell_col, \
+      __global const REAL *ell_val
 

@@ -90,4 +90,31 @@ void DeviceHalo::finish(::cl::Buffer& x) {
   times_.bytes += std::uint64_t(send_counts_total_ + std::size_t(ghosts_)) * element_;
 }
 
+solver::RowRange rows_reading_no_ghost(const cl::Env& env, const solver::DeviceCsrMatrix& m, std::int64_t owned) {
+  const std::size_t rows = std::size_t(m.rows()), chunks = (rows + interior_chunk_rows - 1) / interior_chunk_rows;
+  if (chunks == 0) return {};
+  std::vector<std::uint8_t> flags(chunks);
+  cl::checked("finding the rows that read no ghost", [&] {
+    ::cl::Buffer device_flags(env.context(), CL_MEM_READ_WRITE, chunks);
+    env.queue().enqueueFillBuffer(device_flags, cl_uchar(0), 0, chunks);
+    ::cl::Kernel kernel = env.kernel("halo.cl", "ghost_chunks", solver::real_build_options(m.type()));
+    kernel.setArg(0, cl_uint(rows));
+    kernel.setArg(1, cl_int(owned));
+    kernel.setArg(2, cl_uint(interior_chunk_rows));
+    kernel.setArg(3, m.row_ptr());
+    kernel.setArg(4, m.col_idx());
+    kernel.setArg(5, device_flags);
+    solver::enqueue_grid_stride(env, kernel, "ghost_chunks", rows, solver::vector_ops_group);
+    env.queue().enqueueReadBuffer(device_flags, CL_TRUE, 0, chunks, flags.data());
+  });
+  std::size_t best = 0, best_length = 0;
+  for (std::size_t c = 0; c < chunks;) {
+    std::size_t end = c;
+    while (end < chunks && flags[end] == 0) ++end;
+    if (end - c > best_length) best = c, best_length = end - c;
+    c = end + 1;
+  }
+  return {std::min(rows, best * interior_chunk_rows), std::min(rows, (best + best_length) * interior_chunk_rows)};
+}
+
 }  // namespace clcg::distributed

@@ -70,11 +70,12 @@ struct DistributedAmg::Level {
   std::uint64_t shared_bytes = 0;  // the ELL columns the caller holds too (FinestEll)
   solver::DeviceCsrMatrix a, p, r;
   std::optional<solver::Spmv> spmv, spmv_p, spmv_r;
-  std::optional<solver::RowLayout> layout, layout_p;
+  std::optional<solver::RowLayout> layout, layout_p, layout_r;
   std::optional<DeviceHalo> halo_a, halo_p, halo_r;  // x's ghosts for A, the next level's x's for P, the residual's for R
+  solver::RowRange interior_a, interior_p, interior_r;  // each matrix's rows that read no ghost (rows_around)
   std::optional<solver::ChebyshevSmoother> smoother;
   ::cl::Buffer inv_diag, x, b, residual;
-  cl::CachedKernel residual_kernel, prolong_kernel;
+  cl::CachedKernel residual_kernel, prolong_kernel, restriction_kernel;
 };
 
 struct DistributedAmg::Gathered {
@@ -172,6 +173,10 @@ void DistributedAmg::upload_levels(DistributedHierarchy& h, const std::vector<La
     spmv.release_csr();
     m = m.shape_only();
   };
+  // The rows of m that a pass computes while its halo's exchange runs (all where it has none).
+  const auto interior = [&](const DeviceHalo& halo, const solver::DeviceCsrMatrix& m, std::int64_t owned) {
+    return halo.any() ? rows_reading_no_ghost(env, m, owned) : solver::RowRange{0, std::size_t(m.rows())};
+  };
   for (std::size_t l = 0; l <= last; ++l) {
     levels_.push_back(std::make_unique<Level>());
     Level& level = *levels_.back();
@@ -191,6 +196,7 @@ void DistributedAmg::upload_levels(DistributedHierarchy& h, const std::vector<La
       level.halo_a.emplace(comm_, env, a->halo, std::int64_t(level.n), type);
       x_ghosts = a->halo.ghosts;
       level.inv_diag = solver::make_vector(env, type, std::max<std::size_t>(1, level.n));
+      level.interior_a = interior(*level.halo_a, a->matrix, std::int64_t(level.n));
       if (caller_ell) {
         // A in the caller's layout (the same rule as layouts' on a GPU, or its --spmv ell): its
         // columns, its values in this precision; the double rows go first.
@@ -211,7 +217,8 @@ void DistributedAmg::upload_levels(DistributedHierarchy& h, const std::vector<La
       level.smoother.emplace(env, *level.spmv, level.inv_diag, lower, upper,
                              l == last ? solver::amg_coarse_chebyshev_degree : options.smoother_degree);
       DeviceHalo* halo = &*level.halo_a;
-      level.smoother->set_exchange([halo](::cl::Buffer& v) { halo->exchange(v); });
+      level.smoother->set_exchange({[halo](::cl::Buffer& v) { halo->start(v); },
+                                    [halo](::cl::Buffer& v) { halo->finish(v); }, level.interior_a});
     }
     if (l < last) {
       std::optional<RankSetup::Rows>& p = h.levels[l].p_here;
@@ -220,16 +227,21 @@ void DistributedAmg::upload_levels(DistributedHierarchy& h, const std::vector<La
       level.r = in_type(r);
       level.halo_p.emplace(comm_, env, p->halo, h.levels[l + 1].partition.size(rank), type);
       level.halo_r.emplace(comm_, env, r->halo, std::int64_t(level.n), type);
+      level.interior_p = interior(*level.halo_p, level.p, h.levels[l + 1].partition.size(rank));
+      level.interior_r = interior(*level.halo_r, level.r, std::int64_t(level.n));
       level.spmv_p.emplace(env, level.p, layouts[l].p.kernel, layouts[l].p.vector_size);
       level.spmv_r.emplace(env, level.r, layouts[l].r.kernel, layouts[l].r.vector_size);
       read_alone(*level.spmv_p, level.p);
       read_alone(*level.spmv_r, level.r);
       level.layout_p.emplace(env, *level.spmv_p);
+      level.layout_r.emplace(env, *level.spmv_r);
       level.residual = solver::make_vector(env, type, std::max<std::size_t>(1, level.n + std::size_t(r->halo.ghosts)));
       level.residual_kernel = cl::CachedKernel(
           env.kernel("multigrid.cl", level.layout->kernel_name("residual").c_str(), level.layout->build_options()));
       level.prolong_kernel = cl::CachedKernel(env.kernel(
           "multigrid.cl", level.layout_p->kernel_name("prolong_add").c_str(), level.layout_p->build_options()));
+      level.restriction_kernel = cl::CachedKernel(env.kernel(
+          "multigrid.cl", level.layout_r->kernel_name("restriction").c_str(), level.layout_r->build_options()));
     }
     // x: A's ghosts, and on a coarse level P's (the level above reads it through P).
     const std::int64_t p_ghosts = l > 0 && levels_[l - 1]->halo_p ? levels_[l - 1]->halo_p->ghosts() : 0;
@@ -316,26 +328,38 @@ void DistributedAmg::cycle(std::size_t l, const ::cl::Buffer& b, ::cl::Buffer& x
   }
   Level& next = *levels_[l + 1];
   level.smoother->apply(b, x, true);  // pre-smoothing from x = 0
-  level.halo_a->exchange(x);
-  if (level.n) {  // r = b - A x
-    cl_uint arg = 0;
-    const std::size_t groups = level.layout->set_args(level.residual_kernel, arg, 64 * env_.info().compute_units);
-    level.residual_kernel.set(arg++, b);
-    level.residual_kernel.set(arg++, x);
-    level.residual_kernel.set(arg++, level.residual);
-    level.layout->launch(level.residual_kernel, "residual", groups);
-  }
-  level.halo_r->exchange(level.residual);
-  if (next.n) level.spmv_r->enqueue(level.residual, next.b);  // b_c = R r
+  // Each product beside its vector's halo exchange: the rows that read no ghost while it runs.
+  const std::size_t groups_cap = 64 * env_.info().compute_units;
+  solver::rows_around(
+      level.n, level.interior_a, [&] { level.halo_a->start(x); }, [&] { level.halo_a->finish(x); },
+      [&](solver::RowRange rows) {  // r = b - A x
+        cl_uint arg = 0;
+        const std::size_t groups = level.layout->set_args(level.residual_kernel, arg, groups_cap, rows);
+        level.residual_kernel.set(arg++, b);
+        level.residual_kernel.set(arg++, x);
+        level.residual_kernel.set(arg++, level.residual);
+        level.layout->launch(level.residual_kernel, "residual", groups);
+      });
+  solver::rows_around(
+      next.n, level.interior_r, [&] { level.halo_r->start(level.residual); },
+      [&] { level.halo_r->finish(level.residual); },
+      [&](solver::RowRange rows) {  // b_c = R r
+        cl_uint arg = 0;
+        const std::size_t groups = level.layout_r->set_args(level.restriction_kernel, arg, groups_cap, rows);
+        level.restriction_kernel.set(arg++, level.residual);
+        level.restriction_kernel.set(arg++, next.b);
+        level.layout_r->launch(level.restriction_kernel, "restriction", groups);
+      });
   cycle(l + 1, next.b, next.x);
-  level.halo_p->exchange(next.x);
-  if (level.n) {  // x += P x_c
-    cl_uint arg = 0;
-    const std::size_t groups = level.layout_p->set_args(level.prolong_kernel, arg, 64 * env_.info().compute_units);
-    level.prolong_kernel.set(arg++, next.x);
-    level.prolong_kernel.set(arg++, x);
-    level.layout_p->launch(level.prolong_kernel, "prolong_add", groups);
-  }
+  solver::rows_around(
+      level.n, level.interior_p, [&] { level.halo_p->start(next.x); }, [&] { level.halo_p->finish(next.x); },
+      [&](solver::RowRange rows) {  // x += P x_c
+        cl_uint arg = 0;
+        const std::size_t groups = level.layout_p->set_args(level.prolong_kernel, arg, groups_cap, rows);
+        level.prolong_kernel.set(arg++, next.x);
+        level.prolong_kernel.set(arg++, x);
+        level.layout_p->launch(level.prolong_kernel, "prolong_add", groups);
+      });
   level.smoother->apply(b, x, false);  // post-smoothing
 }
 

@@ -43,9 +43,10 @@ void ChebyshevSmoother::update_values(const Spmv& spmv, double lower, double upp
   layout_ = RowLayout(env_, spmv);  // the same layout (the same pattern), on the matrix's buffers now
 }
 
-void ChebyshevSmoother::step(double c_d, double c_r, const ::cl::Buffer& b, const ::cl::Buffer& src, ::cl::Buffer& dst) {
+void ChebyshevSmoother::step(double c_d, double c_r, const ::cl::Buffer& b, const ::cl::Buffer& src, ::cl::Buffer& dst,
+                             RowRange rows) {
   cl_uint arg = 0;
-  const std::size_t groups = layout_.set_args(step_, arg, 64 * env_.info().compute_units);
+  const std::size_t groups = layout_.set_args(step_, arg, 64 * env_.info().compute_units, rows);
   set_real_arg(step_, arg++, layout_.type(), c_d);
   set_real_arg(step_, arg++, layout_.type(), c_r);
   for (const ::cl::Buffer* v : {static_cast<const ::cl::Buffer*>(&inv_diag_), &b, &src}) step_.set(arg++, *v);
@@ -82,8 +83,12 @@ void ChebyshevSmoother::apply(const ::cl::Buffer& b, ::cl::Buffer& x, bool zero_
     const double rho_next = first ? rho : 1 / (2 * sigma - rho);
     const double c_d = first ? 0.0 : rho_next * rho;
     const double c_r = first ? 1 / theta_ : 2 * rho_next / delta_;
-    if (exchange_) exchange_(*src);
-    step(c_d, c_r, b, *src, *other);
+    if (exchange_)
+      rows_around(
+          n_, exchange_->interior, [&] { exchange_->start(*src); }, [&] { exchange_->finish(*src); },
+          [&](RowRange rows) { step(c_d, c_r, b, *src, *other, rows); });
+    else
+      step(c_d, c_r, b, *src, *other, {0, n_});
     std::swap(src, other);
     rho = rho_next;
   }

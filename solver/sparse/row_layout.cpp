@@ -28,11 +28,13 @@ std::string RowLayout::build_options() const {
   return real_build_options(a_.type()) + " -D WG_SIZE=" + std::to_string(wg_);
 }
 
-cl_uint RowLayout::arg_count() const noexcept { return vector_size_ ? 5 : 4; }
+cl_uint RowLayout::arg_count() const noexcept { return ell_ || vector_size_ ? 6 : 5; }
 
-std::size_t RowLayout::set_args(cl::CachedKernel& k, cl_uint& arg, std::size_t gpu_groups_cap) const {
-  k.set(arg++, static_cast<cl_uint>(rows_));
+std::size_t RowLayout::set_args(cl::CachedKernel& k, cl_uint& arg, std::size_t gpu_groups_cap, RowRange range) const {
+  k.set(arg++, static_cast<cl_uint>(range.first));
+  k.set(arg++, static_cast<cl_uint>(range.end));
   if (ell_) {
+    k.set(arg++, static_cast<cl_uint>(rows_));
     k.set(arg++, static_cast<cl_uint>(ell_width_));
     k.set(arg++, ell_col_);
     k.set(arg++, ell_val_);
@@ -42,8 +44,13 @@ std::size_t RowLayout::set_args(cl::CachedKernel& k, cl_uint& arg, std::size_t g
     k.set(arg++, a_.col_idx());
     k.set(arg++, a_.values());
   }
-  if (cl::contiguous_blocks(env_.info())) return cl::cpu_blocks(env_.info(), rows_, rows_ + std::size_t(a_.nnz()));
-  return std::clamp<std::size_t>((rows_ + rows_per_group() - 1) / rows_per_group(), 1,
+  const std::size_t rows = range.size();
+  if (cl::contiguous_blocks(env_.info())) {  // (a part's entries as the whole matrix's mean has them)
+    const std::size_t nnz = std::size_t(a_.nnz());
+    const std::size_t entries = rows == rows_ ? nnz : std::size_t(double(nnz) * double(rows) / double(std::max<std::size_t>(rows_, 1)));
+    return cl::cpu_blocks(env_.info(), rows, rows + entries);
+  }
+  return std::clamp<std::size_t>((rows + rows_per_group() - 1) / rows_per_group(), 1,
                                  std::max<std::size_t>(gpu_groups_cap, 1));
 }
 
@@ -60,6 +67,16 @@ void RowLayout::launch(cl::CachedKernel& kernel, const std::string& name, std::s
   cl::checked(task, [&] {
     env_.queue().enqueueNDRangeKernel(kernel.kernel(), ::cl::NullRange, ::cl::NDRange(groups * wg_), ::cl::NDRange(wg_));
   });
+}
+
+void rows_around(std::size_t rows, RowRange interior, const std::function<void()>& start,
+                 const std::function<void()>& finish, const std::function<void(RowRange)>& pass) {
+  start();
+  if (interior.size()) pass(interior);
+  finish();
+  if (!interior.size()) interior = {rows, rows};
+  if (interior.first > 0) pass({0, interior.first});
+  if (interior.end < rows) pass({interior.end, rows});
 }
 
 }  // namespace clcg::solver

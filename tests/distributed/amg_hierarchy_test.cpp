@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "clcg/solver/distributed/amg_hierarchy.hpp"
+#include "clcg/solver/distributed/device_halo.hpp"
 #include "clcg/solver/distributed/local_rows.hpp"
 #include "clcg/solver/distributed/halo.hpp"
 #include "clcg/solver/distributed/partition.hpp"
@@ -444,6 +445,56 @@ struct RowMoverMatrices {
   std::vector<std::int64_t> wanted = clcg::distributed::foreign_columns(a_mine, pb, rank);
   clcg::distributed::RemoteRows remote = clcg::distributed::fetch_rows(world, pb, b_mine, wanted);
 };
+
+// The rows a distributed level computes while its halo's exchange runs: the longest run of whole
+// chunks (the last one short) with no row reading a ghost, against a brute-force search of
+// every run on the host; rows reading ghosts at chosen places, none, all; n = 0 and 1.
+TEST(InteriorRows, LongestRunOfChunksReadingNoGhostEqualsABruteForceSearch) {
+  const auto& env = clcg::test::test_env();
+  const std::size_t chunk = clcg::distributed::interior_chunk_rows;
+  std::mt19937_64 random(17);
+  struct Case {
+    std::int32_t rows;
+    double ghost_share;  // of the rows reading a ghost besides the chosen ones
+    std::vector<std::int32_t> chosen;
+  };
+  for (const Case& c : {Case{0, 0, {}}, Case{1, 0, {}}, Case{1, 0, {0}}, Case{2000, 0, {5, 700, 1950}},
+                        Case{2000, 0, {}}, Case{3001, 0, {3000}}, Case{3001, 0, {0}}, Case{3001, 0.002, {}},
+                        Case{3001, 1, {}}, Case{700, 0, {300}}}) {
+    SCOPED_TRACE(std::to_string(c.rows) + " rows, ghosts at " + std::to_string(c.chosen.size()) + " chosen rows");
+    const std::int32_t owned = c.rows + 3, ghosts = 40;
+    clcg::solver::HostCsr a;
+    a.rows = c.rows;
+    a.cols = owned + ghosts;
+    std::vector<bool> reads_ghost(std::size_t(c.rows), false);
+    std::uniform_real_distribution<double> unit(0, 1);
+    for (std::int32_t i = 0; i < c.rows; ++i) {
+      reads_ghost[std::size_t(i)] = unit(random) < c.ghost_share ||
+                                     std::find(c.chosen.begin(), c.chosen.end(), i) != c.chosen.end();
+      a.col_idx.push_back(i);  // (its own column, then maybe one ghost, then an owned one past the rows)
+      if (reads_ghost[std::size_t(i)]) a.col_idx.push_back(owned + std::int32_t(random() % ghosts));
+      a.col_idx.push_back(owned - 1);
+      a.row_ptr.push_back(std::int32_t(a.col_idx.size()));
+    }
+    a.values.assign(a.col_idx.size(), 1.0);
+    const clcg::solver::DeviceCsrMatrix m(env, a, clcg::solver::ElementType::f64);
+    const clcg::solver::RowRange got = clcg::distributed::rows_reading_no_ghost(env, m, owned);
+    // Every run of chunks [first, end) with no ghost read in its rows; the first longest kept.
+    const std::size_t n = std::size_t(c.rows), chunks = (n + chunk - 1) / chunk;
+    std::size_t want_first = 0, want_end = 0;
+    for (std::size_t first = 0; first < chunks; ++first)
+      for (std::size_t end = first + 1; end <= chunks; ++end) {
+        const std::size_t row_end = std::min(n, end * chunk);
+        if (std::any_of(reads_ghost.begin() + std::ptrdiff_t(first * chunk), reads_ghost.begin() + std::ptrdiff_t(row_end),
+                        [](bool g) { return g; }))
+          break;
+        if (row_end - first * chunk > want_end - want_first) want_first = first * chunk, want_end = row_end;
+      }
+    EXPECT_EQ(got.first, want_first);
+    EXPECT_EQ(got.end, want_end);
+    for (std::size_t i = got.first; i < got.end; ++i) ASSERT_FALSE(reads_ghost[i]) << "row " << i;
+  }
+}
 
 // fetch_rows and RankSetup's products and transposes on rectangular matrices (A 45 x 70, B 70 x 33),
 // spread unevenly, against the whole rows, transpose() and multiply().

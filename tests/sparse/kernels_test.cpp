@@ -17,6 +17,7 @@
 #include "clcg/solver/sparse/csr_matrix.hpp"
 #include "clcg/solver/precond/jacobi.hpp"
 #include "clcg/solver/sparse/conversion.hpp"
+#include "clcg/solver/sparse/row_layout.hpp"
 #include "clcg/solver/sparse/spmv.hpp"
 #include "clcg/solver/sparse/vector_ops.hpp"
 #include "clcg/solver/sparse/device_memory.hpp"
@@ -323,6 +324,66 @@ TEST(Spmv, EllPaddingStaysInsideTheColumnsOfATallMatrix) {
     EXPECT_LE((y - expected).norm(), 1e-5 * expected.norm());
   }
 }
+// A pass of a row kernel (the V-cycle's residual) over parts of the rows, as a distributed level
+// runs it beside a halo exchange (rows_around: the interior, then the rest), writes every row
+// once with the bits of one pass over all, in every layout; the exchange's two calls come
+// before and after the interior's pass. Eigen's b - A x checks the one pass.
+TEST(RowLayout, PassesOverPartsOfTheRowsGiveOnePassBits) {
+  const auto& env = test_env();
+  const int n = 301;  // (not a multiple of any group)
+  const auto a = clcg::test::ragged_matrix(n, 257, 40, 6);
+  const VectorXd x = random_vector(257, 7), b = random_vector(n, 8);
+  const VectorXd expected = b - a * x;
+  using clcg::solver::RowRange;
+  for (ElementType type : types) {
+    SCOPED_TRACE(std::string(clcg::reduction::type_name(type)));
+    const DeviceCsrMatrix device_a = DeviceCsrMatrix::upload(env, a, type);
+    ::cl::Buffer xb = upload(x, type), bb = upload(b, type), yb = clcg::solver::make_vector(env, type, n);
+    for (SpmvKernel kernel : {SpmvKernel::scalar, SpmvKernel::vector, SpmvKernel::ell}) {
+      const clcg::solver::Spmv spmv(env, device_a, kernel);
+      const clcg::solver::RowLayout layout(env, spmv);
+      SCOPED_TRACE(layout.kernel_name("residual"));
+      clcg::cl::CachedKernel residual(env.kernel("multigrid.cl", layout.kernel_name("residual").c_str(),
+                                                 layout.build_options()));
+      std::vector<std::string> calls;
+      const auto pass = [&](RowRange rows) {
+        calls.push_back(std::to_string(rows.first) + ".." + std::to_string(rows.end));
+        cl_uint arg = 0;
+        const std::size_t groups = layout.set_args(residual, arg, 64, rows);
+        residual.set(arg++, bb);
+        residual.set(arg++, xb);
+        residual.set(arg++, yb);
+        layout.launch(residual, "residual", groups);
+      };
+      clcg::solver::VectorOps(env, type).fill(n, 12345.0, yb);
+      pass({0, std::size_t(n)});
+      const VectorXd whole = download(yb, n, type);
+      for (int i = 0; i < n; ++i) {
+        double scale = 1 + std::abs(b[i]);
+        for (HostMatrixIt it(a, i); it; ++it) scale += std::abs(it.value() * x[it.col()]);
+        ASSERT_NEAR(whole[i], expected[i], tolerance(type, scale)) << "row " << i;
+      }
+      struct Case {
+        RowRange interior;
+        std::vector<std::string> calls;
+      };
+      for (const Case& c : {Case{{37, 211}, {"start", "37..211", "finish", "0..37", "211..301"}},
+                            Case{{0, 256}, {"start", "0..256", "finish", "256..301"}},
+                            Case{{256, 301}, {"start", "256..301", "finish", "0..256"}},
+                            Case{{0, 0}, {"start", "finish", "0..301"}},
+                            Case{{0, 301}, {"start", "0..301", "finish"}}}) {
+        SCOPED_TRACE(std::to_string(c.interior.first) + ".." + std::to_string(c.interior.end));
+        clcg::solver::VectorOps(env, type).fill(n, 12345.0, yb);  // poison: every row must be written
+        calls.clear();
+        clcg::solver::rows_around(
+            n, c.interior, [&] { calls.push_back("start"); }, [&] { calls.push_back("finish"); }, pass);
+        EXPECT_EQ(calls, c.calls);
+        EXPECT_EQ(download(yb, n, type), whole);
+      }
+    }
+  }
+}
+
 TEST(Spmv, AutomaticChoiceFollowsTheRowLengthsOnAGpuAndIsScalarOnACpu) {
   const auto& env = test_env();
   clcg::cl::DeviceInfo gpu, cpu;

@@ -19,6 +19,7 @@
 #include "clcg/cl/pinned_buffer.hpp"
 #include "clcg/solver/distributed/halo.hpp"
 #include "clcg/solver/sparse/csr_matrix.hpp"
+#include "clcg/solver/sparse/row_layout.hpp"
 
 namespace clcg::distributed {
 
@@ -65,5 +66,11 @@ class DeviceHalo {
   std::vector<MPI_Request> requests_;  // posted, not waited for
   HaloTimes times_;
 };
+
+// The longest run of whole chunks of rows of `m` (CSR arrays on the device) in which no row
+// reads a ghost (a column from `owned` on): the rows a pass computes while the halo's exchange
+// runs (solver::rows_around). Empty where every chunk reads one.
+inline constexpr std::size_t interior_chunk_rows = 256;
+solver::RowRange rows_reading_no_ghost(const cl::Env& env, const solver::DeviceCsrMatrix& m, std::int64_t owned);
 
 }  // namespace clcg::distributed

@@ -34,12 +34,17 @@ class ChebyshevSmoother {
   void update_values(const Spmv& spmv, double lower, double upper);
   unsigned degree() const noexcept { return degree_; }
   // For a rank's rows of a distributed matrix, whose columns run past its rows into the ghosts:
-  // `exchange` fills a vector's ghosts (after its rows) before each product reads it. x then
-  // needs room for the ghosts too.
-  void set_exchange(std::function<void(::cl::Buffer&)> exchange) { exchange_ = std::move(exchange); }
+  // around each product, `start` sends a vector's rows and `finish` fills its ghosts (after its
+  // rows); the rows of `interior`, which read no ghost, are computed between the two
+  // (rows_around). x then needs room for the ghosts too.
+  struct Exchange {
+    std::function<void(::cl::Buffer&)> start, finish;
+    RowRange interior;
+  };
+  void set_exchange(Exchange exchange) { exchange_ = std::move(exchange); }
 
  private:
-  void step(double c_d, double c_r, const ::cl::Buffer& b, const ::cl::Buffer& src, ::cl::Buffer& dst);
+  void step(double c_d, double c_r, const ::cl::Buffer& b, const ::cl::Buffer& src, ::cl::Buffer& dst, RowRange rows);
   void set_interval(double lower, double upper);
 
   cl::Env env_;
@@ -50,7 +55,7 @@ class ChebyshevSmoother {
   double theta_ = 0, delta_ = 0;
   unsigned degree_;
   cl::CachedKernel step_, start_;
-  std::function<void(::cl::Buffer&)> exchange_;
+  std::optional<Exchange> exchange_;
 };
 
 class ChebyshevPreconditioner : public DevicePreconditioner {
