@@ -20,21 +20,25 @@
 #define C_OFFSET int
 #endif
 
-// ---- Exclusive scan of n counts in tiles of SCAN_GROUP * per, a group a tile and `per`
-// consecutive counts a work-item: each tile's total, largest and smallest count (totals[t],
-// totals[tiles + t], totals[2 tiles + t]); then the tile offsets by one group, in place of the
-// totals, with the total written after the counts and, with the largest and smallest count, to
-// summary (the one thing read back); then each tile scanned from its offset. A scan of one tile
-// is one kernel (scan_single_tile): the small levels' scans cost a launch, not three.
+// ---- Exclusive scan of n counts in tiles of SCAN_GROUP * per, a group a tile, read a row of
+// SCAN_GROUP consecutive counts at a time (work-item `lane` takes count row * SCAN_GROUP + lane
+// of its tile: coalesced, where `per` consecutive counts a work-item took a sixth of the
+// bandwidth): each tile's total, largest and smallest count (totals[t], totals[tiles + t],
+// totals[2 tiles + t]); then the tile offsets by one group, in place of the totals, with the
+// total written after the counts and, with the largest and smallest count, to summary (the one
+// thing read back); then each tile scanned from its offset, row by row. A scan of one tile is
+// one kernel (scan_single_tile): the small levels' scans cost a launch, not three. Integer
+// sums: the same result in any order.
 #define SCAN_GROUP 256
 
-// The sum, the largest and the smallest of `per` counts from `begin` (none past n; 0 for none).
-inline void scan_segment(__global const COUNT* counts, const uint begin, const uint per, const uint n, long* sum,
+// The sum, the largest and the smallest of this work-item's counts of the tile from `base`
+// (none past n; 0 for none).
+inline void scan_segment(__global const COUNT* counts, const uint base, const uint per, const uint n, long* sum,
                          int* most, int* least) {
   *sum = 0;
   *most = *least = 0;
-  for (uint i = begin; i < min(n, begin + per); ++i) {
-    const int count = (int)counts[i];
+  for (uint row = 0, at = base + get_local_id(0); row < per && at < n; ++row, at += SCAN_GROUP) {
+    const int count = (int)counts[at];
     *sum += count;
     *most = max(*most, count);
     *least = min(*least, count);
@@ -52,9 +56,8 @@ inline long scan_parts(__local long* part, long run) {
   return run;
 }
 
-// Called by every work-item of the group with its sum, largest and smallest count: part becomes
-// the exclusive scan of the sums (by one work-item, in lane order); the total, the largest and
-// the smallest count go to summary, the total after the counts.
+// Called by every work-item of the group with its sum, largest and smallest count: the total,
+// the largest and the smallest count go to summary, the total after the counts.
 inline void scan_summary(__local long* part, __local long* most, __local long* least, const long sum,
                          const long largest, const long smallest, __global long* summary, __global COUNT* counts,
                          const uint n) {
@@ -78,12 +81,26 @@ inline void scan_summary(__local long* part, __local long* most, __local long* l
   barrier(CLK_LOCAL_MEM_FENCE);
 }
 
-// counts[begin, begin + per) (none past n) become their exclusive prefix sum from `run`.
-inline void scan_segment_in_place(__global COUNT* counts, const uint begin, const uint per, const uint n, long run) {
-  for (uint i = begin; i < min(n, begin + per); ++i) {
-    const COUNT count = counts[i];
-    counts[i] = (COUNT)run;
-    run += count;
+// The tile's counts from `base` (none past n) become their exclusive prefix sum from `run`: a
+// row of SCAN_GROUP counts at a time, scanned across the group (Hillis and Steele's doubling
+// in part[]). Every work-item of the group calls it.
+inline void scan_tile_in_place(__local long* part, __global COUNT* counts, const uint base, const uint per,
+                               const uint n, long run) {
+  const uint lane = get_local_id(0);
+  for (uint row = 0; row < per && base + row * SCAN_GROUP < n; ++row) {
+    const uint at = base + row * SCAN_GROUP + lane;
+    const long count = at < n ? (long)counts[at] : 0;
+    part[lane] = count;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint d = 1; d < SCAN_GROUP; d *= 2) {
+      const long before = lane >= d ? part[lane - d] : 0;
+      barrier(CLK_LOCAL_MEM_FENCE);
+      part[lane] += before;
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (at < n) counts[at] = (COUNT)(run + part[lane] - count);
+    run += part[SCAN_GROUP - 1];
+    barrier(CLK_LOCAL_MEM_FENCE);  // (every work-item has read part before the next row writes it)
   }
 }
 
@@ -95,7 +112,7 @@ void scan_tile_totals(const uint tiles, const uint per, const uint n, __global c
   const uint lane = get_local_id(0), t = get_group_id(0);
   long sum;
   int largest, smallest;
-  scan_segment(counts, (t * SCAN_GROUP + lane) * per, per, n, &sum, &largest, &smallest);
+  scan_segment(counts, t * SCAN_GROUP * per, per, n, &sum, &largest, &smallest);
   part[lane] = sum;
   most[lane] = largest;
   least[lane] = smallest;
@@ -138,15 +155,8 @@ void scan_tile_offsets(const uint tiles, __global long* totals, __global COUNT* 
 __kernel __attribute__((reqd_work_group_size(SCAN_GROUP, 1, 1)))
 void scan_tiles(const uint per, const uint n, __global COUNT* counts, __global const long* offsets) {
   __local long part[SCAN_GROUP];
-  const uint lane = get_local_id(0), t = get_group_id(0), begin = (t * SCAN_GROUP + lane) * per;
-  long sum;
-  int largest, smallest;
-  scan_segment(counts, begin, per, n, &sum, &largest, &smallest);
-  part[lane] = sum;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  if (lane == 0) scan_parts(part, offsets[t]);  // the work-items' offsets within the tile
-  barrier(CLK_LOCAL_MEM_FENCE);
-  scan_segment_in_place(counts, begin, per, n, part[lane]);
+  const uint t = get_group_id(0);
+  scan_tile_in_place(part, counts, t * SCAN_GROUP * per, per, n, offsets[t]);
 }
 
 // The whole scan where n <= SCAN_GROUP * per: summary and counts[n] as scan_tile_offsets writes
@@ -154,12 +164,11 @@ void scan_tiles(const uint per, const uint n, __global COUNT* counts, __global c
 __kernel __attribute__((reqd_work_group_size(SCAN_GROUP, 1, 1)))
 void scan_single_tile(const uint per, const uint n, __global COUNT* counts, __global long* summary) {
   __local long part[SCAN_GROUP], most[SCAN_GROUP], least[SCAN_GROUP];
-  const uint lane = get_local_id(0), begin = lane * per;
   long sum;
   int largest, smallest;
-  scan_segment(counts, begin, per, n, &sum, &largest, &smallest);
+  scan_segment(counts, 0, per, n, &sum, &largest, &smallest);
   scan_summary(part, most, least, sum, largest, smallest, summary, counts, n);
-  scan_segment_in_place(counts, begin, per, n, part[lane]);
+  scan_tile_in_place(part, counts, 0, per, n, 0);
 }
 
 // The counts of a 32-bit scan whose total passed 2^31 - 1, as longs for the 64-bit scan: each
