@@ -41,13 +41,13 @@ constexpr std::int32_t long_sort_cap = 2048;  // and up to this long by a group 
 const char* const long_sort = " -DSORT_CAP=2048 -DSORT_FROM=512";
 constexpr std::size_t tile_rows = 256;  // kernels/sparse_product.cl's TILE_ROWS: a transpose's rows a group
 
-// A scan's tiles: scan_group work-items of `per` counts each, at most max_tiles of them.
+// A scan's tiles: `per` rows of scan_group counts each (a group a tile), at most max_tiles of them.
 constexpr std::size_t max_tiles = 65536;
 constexpr std::size_t scan_group = 256;  // kernels/sparse_product.cl's SCAN_GROUP
 cl_uint scan_per_item(std::size_t n) {
   return cl_uint(std::max<std::size_t>(4, (n + max_tiles * scan_group - 1) / (max_tiles * scan_group)));
 }
-// Up to this many counts a work-item, one group scans them all in one launch (scan_single_tile).
+// Up to this many rows of scan_group counts, one group scans them all in one launch (scan_single_tile).
 constexpr std::size_t single_tile_per = 32;
 
 // C's longest row for run_multiply's choice of kernels; where it is not known (0 with entries),
