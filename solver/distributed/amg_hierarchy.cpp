@@ -109,6 +109,11 @@ std::vector<double> gather_candidates(MPI_Comm comm, const DistributedLevel& lev
   return whole;
 }
 
+// The bytes the set-up's level 0 may hold on this device: `above`, or 0.9 of its memory where 0.
+double memory_limit(const cl::Env& env, std::uint64_t above) {
+  return above ? double(above) : 0.9 * double(env.info().global_memory_bytes);
+}
+
 // Whether level 0's A leaves the device through its Galerkin product (collective;
 // build_hierarchy's `finest_leaves_above`). With A on the device through R (A P) the set-up's
 // peak is about 1.04 times the four matrices on 3D Poisson (81.6 GB at A P's fill at 660^3 on
@@ -118,10 +123,21 @@ bool finest_a_leaves(MPI_Comm comm, const cl::Env& env, std::uint64_t above,
                      std::initializer_list<const solver::DeviceCsrMatrix*> held) {
   std::uint64_t bytes = 0;
   for (const solver::DeviceCsrMatrix* m : held) bytes += m->bytes();
-  const double limit = above ? double(above) : 0.9 * double(env.info().global_memory_bytes);
-  int leaves = double(bytes) > limit;
+  int leaves = double(bytes) > memory_limit(env, above);
   MPI_Allreduce(MPI_IN_PLACE, &leaves, 1, MPI_INT, MPI_MAX, comm);
   return leaves != 0;
+}
+
+// Whether level 0's R (A P) lists its columns for its fill, which then only sums (the product a
+// third shorter on 256^3): where the list and about as much again for the product fit beside
+// the set-up's matrices within `above` bytes (finest_a_leaves' limit). At the set-up's memory
+// peak (level 0's R (A P) of 1024^3 on four H100s, where the list is 9.2 GB a rank) it lists
+// none. The choice leaves the product's bits as they are: each rank makes its own.
+solver::ColumnList level0_list(const cl::Env& env, std::uint64_t above, std::size_t rows,
+                               std::initializer_list<const solver::DeviceCsrMatrix*> held) {
+  std::uint64_t bytes = 3 * solver::SparseProducts::listed_bytes(rows);
+  for (const solver::DeviceCsrMatrix* m : held) bytes += m->bytes();
+  return double(bytes) <= memory_limit(env, above) ? solver::ColumnList::where_it_fits : solver::ColumnList::none;
 }
 
 }  // namespace
@@ -256,11 +272,13 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
     DistributedLevel coarse;
     coarse.partition = coarse_partition;
     coarse.chunk_begin = coarse_chunks(g, k);
-    // (level 0's is the set-up's memory peak: its count lists no columns for the fill)
-    coarse.a_here = device.localised(device.multiply_kept(r_here, std::move(ap), ap_ghosts, coarse_rows, "R (A P)",
-                                                          nullptr, {}, at == 0 ? solver::ColumnList::none
-                                                                               : solver::ColumnList::where_it_fits),
-                                     coarse_partition);
+    const solver::ColumnList list =
+        at == 0 ? level0_list(env, finest_leaves_above, std::size_t(r_here.matrix.rows()),
+                            {&fine.a_here->matrix, &ap.matrix, &r_here.matrix, &fine.p_here->matrix})
+                : solver::ColumnList::where_it_fits;
+    coarse.a_here = device.localised(
+        device.multiply_kept(r_here, std::move(ap), ap_ghosts, coarse_rows, "R (A P)", nullptr, {}, list),
+        coarse_partition);
     h.galerkin_seconds += phase.seconds();
     device.convert(r_here.matrix, levels);
     fine.r_here = std::move(r_here);

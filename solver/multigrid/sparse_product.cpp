@@ -98,6 +98,10 @@ SparseProducts::ScanKernels SparseProducts::scan_kernels(const cl::Env& env, con
   return {kernel("scan_tile_totals"), kernel("scan_tile_offsets"), kernel("scan_tiles"), kernel("scan_single_tile")};
 }
 
+std::uint64_t SparseProducts::listed_bytes(std::size_t rows) noexcept {
+  return std::uint64_t(rows) * std::uint64_t(narrow_cap) * sizeof(std::int32_t);
+}
+
 ScanTotals SparseProducts::exclusive_scan(::cl::Buffer& counts, std::size_t n) {
   if (n == 0) {
     kernels_.clear_ints(counts, 1);
@@ -224,9 +228,9 @@ DeviceCsrMatrix SparseProducts::multiply(const DeviceCsrMatrix& a, const DeviceC
                no_val = make_vector(env_, type_, 1), first_counts;
   // The hashed kernels list the columns they count (rows up to narrow_cap), so the fill only
   // sums; where the list would not fit one allocation, the fill hashes them again.
-  const std::size_t listed_bytes = rows * std::size_t(narrow_cap) * sizeof(std::int32_t);
-  const bool listing = list == ColumnList::where_it_fits && !merges_in_registers(a) && listed_bytes > 0 &&
-                       listed_bytes <= env_.info().max_allocation_bytes / listed_share;
+  const std::uint64_t list_bytes = listed_bytes(rows);
+  const bool listing = list == ColumnList::where_it_fits && !merges_in_registers(a) && list_bytes > 0 &&
+                       list_bytes <= env_.info().max_allocation_bytes / listed_share;
   const ::cl::Buffer listed = listing ? make_index_buffer(env_, rows * std::size_t(narrow_cap)) : no_col;
   if (run_multiply(a, b, counts, RowOffsets::narrow, no_col, no_val, listing ? Pass::count_and_list : Pass::count,
                    label, 0, listed)) {

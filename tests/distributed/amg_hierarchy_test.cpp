@@ -791,8 +791,9 @@ TEST(DistributedHierarchy, AggregatesHeldOnTheHostGiveTheSameLevels) {
 }
 
 // Level 0's A off the device through R (A P) and up again from the host rows (a threshold of
-// one byte: every rank's A leaves), for a fresh set-up and for one on kept aggregates: the levels
-// of the set-up that kept A on the device, bit for bit.
+// one byte: every rank's A leaves, and that R (A P) lists no columns for its fill), for a fresh
+// set-up and for one on kept aggregates: the levels of the set-up that kept A on the device (and
+// listed them), bit for bit.
 TEST(DistributedHierarchy, FinestLeavingTheDeviceGivesTheSameLevels) {
   const SmallGrid grid;
   const auto& [partition, a, options] = grid;

@@ -64,6 +64,8 @@ class SparseProducts {
   // counts[0..n] (n + 1 ints, counts[n] ignored) becomes its exclusive prefix sum, counts[n]
   // the total (both mod 2^32 where the total passes 2^31 - 1: the total returned is exact).
   ScanTotals exclusive_scan(::cl::Buffer& counts, std::size_t n);
+  // The bytes a product with `rows` rows of C lists their columns in (ColumnList::where_it_fits).
+  static std::uint64_t listed_bytes(std::size_t rows) noexcept;
   // A matrix of rows x cols whose row i has counts[i] entries: counts is scanned in place
   // into its row pointers and columns and values are allocated. std::length_error past
   // 32-bit indices.
