@@ -15,16 +15,9 @@
     x_dst[row] = x_src[row] + d_row;                                                        \
   } while (0)
 
-#define CHEBYSHEV_STEP(name, MATRIX_ARGS, ROWS)                                                        \
-  __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void name(                            \
-      MATRIX_ARGS, const REAL c_d, const REAL c_r, __global const REAL* inv_diag, __global const REAL* b, \
-      __global const REAL* x_src, __global REAL* d, __global REAL* x_dst) {                             \
-    __local REAL scratch[WG_SIZE];                                                                      \
-    ROWS(CHEBYSHEV_VALUE, CHEBYSHEV_FINISH)                                                             \
-  }
-CHEBYSHEV_STEP(chebyshev_step_scalar, CSR_SCALAR_ARGS, CSR_SCALAR_ROWS)
-CHEBYSHEV_STEP(chebyshev_step_vector, CSR_VECTOR_ARGS, CSR_VECTOR_ROWS)
-CHEBYSHEV_STEP(chebyshev_step_ell, ELL_ARGS, ELL_ROWS)
+ROW_PASSES(chebyshev_step, CHEBYSHEV_VALUE, CHEBYSHEV_FINISH, const REAL c_d, const REAL c_r,
+           __global const REAL* inv_diag, __global const REAL* b, __global const REAL* x_src, __global REAL* d,
+           __global REAL* x_dst)
 
 // The first step from x = 0 needs no SpMV: d = c_r inv_diag .* b ; x = d.
 __kernel void chebyshev_start(const uint n, const REAL c_r, __global const REAL* inv_diag, __global const REAL* b,

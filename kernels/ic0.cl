@@ -8,13 +8,5 @@
 #define SWEEP_VALUE(c) in[c]
 #define SWEEP_FINISH(row, sum) out[row] = inv_d[row] * (rhs[row] - (sum))
 
-#define TRIANGULAR_SWEEP(name, MATRIX_ARGS, ROWS)                                                   \
-  __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void name(                         \
-      MATRIX_ARGS, __global const REAL* inv_d, __global const REAL* rhs, __global const REAL* in,   \
-      __global REAL* out) {                                                                         \
-    __local REAL scratch[WG_SIZE];                                                                  \
-    ROWS(SWEEP_VALUE, SWEEP_FINISH)                                                                 \
-  }
-TRIANGULAR_SWEEP(triangular_sweep_scalar, CSR_SCALAR_ARGS, CSR_SCALAR_ROWS)
-TRIANGULAR_SWEEP(triangular_sweep_vector, CSR_VECTOR_ARGS, CSR_VECTOR_ROWS)
-TRIANGULAR_SWEEP(triangular_sweep_ell, ELL_ARGS, ELL_ROWS)
+ROW_PASSES(triangular_sweep, SWEEP_VALUE, SWEEP_FINISH, __global const REAL* inv_d, __global const REAL* rhs,
+           __global const REAL* in, __global REAL* out)
