@@ -15,9 +15,10 @@
     x_dst[row] = x_src[row] + d_row;                                                        \
   } while (0)
 
-ROW_PASSES(chebyshev_step, CHEBYSHEV_VALUE, CHEBYSHEV_FINISH, const REAL c_d, const REAL c_r,
-           __global const REAL* inv_diag, __global const REAL* b, __global const REAL* x_src, __global REAL* d,
-           __global REAL* x_dst)
+#define CHEBYSHEV_ARGS()                                                                                    \
+  const REAL c_d, const REAL c_r, __global const REAL *inv_diag, __global const REAL *b, __global const REAL *x_src, \
+      __global REAL *d, __global REAL *x_dst
+ROW_PASSES(chebyshev_step, CHEBYSHEV_VALUE, CHEBYSHEV_FINISH, CHEBYSHEV_ARGS)
 
 // The first step from x = 0 needs no SpMV: d = c_r inv_diag .* b ; x = d.
 __kernel void chebyshev_start(const uint n, const REAL c_r, __global const REAL* inv_diag, __global const REAL* b,

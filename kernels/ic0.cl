@@ -8,5 +8,5 @@
 #define SWEEP_VALUE(c) in[c]
 #define SWEEP_FINISH(row, sum) out[row] = inv_d[row] * (rhs[row] - (sum))
 
-ROW_PASSES(triangular_sweep, SWEEP_VALUE, SWEEP_FINISH, __global const REAL* inv_d, __global const REAL* rhs,
-           __global const REAL* in, __global REAL* out)
+#define SWEEP_ARGS() __global const REAL *inv_d, __global const REAL *rhs, __global const REAL *in, __global REAL *out
+ROW_PASSES(triangular_sweep, SWEEP_VALUE, SWEEP_FINISH, SWEEP_ARGS)

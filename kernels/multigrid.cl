@@ -8,14 +8,17 @@
 // res = b - A x
 #define RESIDUAL_VALUE(c) x[c]
 #define RESIDUAL_FINISH(row, sum) res[row] = b[row] - (sum)
-ROW_PASSES(residual, RESIDUAL_VALUE, RESIDUAL_FINISH, __global const REAL* b, __global const REAL* x, __global REAL* res)
+#define RESIDUAL_ARGS() __global const REAL *b, __global const REAL *x, __global REAL *res
+ROW_PASSES(residual, RESIDUAL_VALUE, RESIDUAL_FINISH, RESIDUAL_ARGS)
 
 // x += P x_coarse (P: this level's rows, the coarse level's columns)
 #define PROLONG_VALUE(c) x_coarse[c]
 #define PROLONG_FINISH(row, sum) x[row] += (sum)
-ROW_PASSES(prolong_add, PROLONG_VALUE, PROLONG_FINISH, __global const REAL* x_coarse, __global REAL* x)
+#define PROLONG_ARGS() __global const REAL *x_coarse, __global REAL *x
+ROW_PASSES(prolong_add, PROLONG_VALUE, PROLONG_FINISH, PROLONG_ARGS)
 
 // b_coarse = R res (R: the coarse level's rows, this level's columns)
 #define RESTRICTION_VALUE(c) res[c]
 #define RESTRICTION_FINISH(row, sum) b_coarse[row] = (sum)
-ROW_PASSES(restriction, RESTRICTION_VALUE, RESTRICTION_FINISH, __global const REAL* res, __global REAL* b_coarse)
+#define RESTRICTION_ARGS() __global const REAL *res, __global REAL *b_coarse
+ROW_PASSES(restriction, RESTRICTION_VALUE, RESTRICTION_FINISH, RESTRICTION_ARGS)

@@ -88,13 +88,15 @@ inline void write_partial(__local REAL* scratch, REAL value, __global REAL* part
 
 // A pass of the three layouts, <base>_scalar, <base>_vector and <base>_ell: each row's sum of
 // A[row, c] * VALUE(c) handed to FINISH(row, sum); the layout's matrix arguments, then the
-// kernel's own (`...`).
-#define ROW_PASS(name, MATRIX_ARGS, ROWS, VALUE, FINISH, ...)                                       \
-  __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void name(MATRIX_ARGS, __VA_ARGS__) { \
-    __local REAL scratch[WG_SIZE];                                                                   \
-    ROWS(VALUE, FINISH)                                                                              \
+// kernel's own, which KERNEL_ARGS() lists (a function-like macro passed by its name, so that
+// its commas come in after the arguments are split: no variadic macro, which NVIDIA's OpenCL
+// compiler rejects).
+#define ROW_PASS(name, MATRIX_ARGS, ROWS, VALUE, FINISH, KERNEL_ARGS)                                   \
+  __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void name(MATRIX_ARGS, KERNEL_ARGS()) { \
+    __local REAL scratch[WG_SIZE];                                                                     \
+    ROWS(VALUE, FINISH)                                                                                \
   }
-#define ROW_PASSES(base, VALUE, FINISH, ...)                                            \
-  ROW_PASS(base##_scalar, CSR_SCALAR_ARGS, CSR_SCALAR_ROWS, VALUE, FINISH, __VA_ARGS__) \
-  ROW_PASS(base##_vector, CSR_VECTOR_ARGS, CSR_VECTOR_ROWS, VALUE, FINISH, __VA_ARGS__) \
-  ROW_PASS(base##_ell, ELL_ARGS, ELL_ROWS, VALUE, FINISH, __VA_ARGS__)
+#define ROW_PASSES(base, VALUE, FINISH, KERNEL_ARGS)                                    \
+  ROW_PASS(base##_scalar, CSR_SCALAR_ARGS, CSR_SCALAR_ROWS, VALUE, FINISH, KERNEL_ARGS) \
+  ROW_PASS(base##_vector, CSR_VECTOR_ARGS, CSR_VECTOR_ROWS, VALUE, FINISH, KERNEL_ARGS) \
+  ROW_PASS(base##_ell, ELL_ARGS, ELL_ROWS, VALUE, FINISH, KERNEL_ARGS)
