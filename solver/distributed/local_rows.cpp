@@ -1,8 +1,10 @@
 #include "clcg/solver/distributed/local_rows.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "clcg/solver/io/host_threads.hpp"
 
@@ -22,11 +24,24 @@ void LocalRows::make() {
   if (!make_entries) return;
   col.resize(std::size_t(nnz()));
   values.resize(std::size_t(nnz()));
+  constexpr std::size_t block = 4096;  // rows made at once, their columns as distances from the block's first row
+  std::atomic<bool> far{false};
   solver::parallel_ranges(std::size_t(rows()), solver::threads_for(std::size_t(rows()), rows_a_thread),
                           [&](std::size_t begin, std::size_t end, unsigned) {
-                            const std::size_t at = std::size_t(row_ptr[begin]);
-                            make_entries(begin, end, col.data() + at, values.data() + at);
+                            std::vector<std::int32_t> near;
+                            for (std::size_t first = begin; first < end; first += block) {
+                              const std::size_t last = std::min(end, first + block);
+                              const std::size_t at = std::size_t(row_ptr[first]);
+                              near.resize(std::size_t(row_ptr[last]) - at);
+                              const std::int64_t base = row_begin + std::int64_t(first);
+                              if (!make_entries(first, last, base, near.data(), values.data() + at))
+                                far.store(true, std::memory_order_relaxed);
+                              for (std::size_t k = 0; k < near.size(); ++k) col[at + k] = base + near[k];
+                            }
                           });
+  if (far)
+    throw std::length_error("rows " + std::to_string(row_begin) + ".." + std::to_string(row_begin + rows()) +
+                            " name columns 2^31 or more from a row 4096 rows before them");
   make_entries = nullptr;
 }
 
@@ -143,15 +158,20 @@ LocalRows poisson_rows(int dimensions, std::int64_t nx, std::int64_t ny, std::in
           [&](std::int64_t r) { *(sum = row_sums->data() + (r - row_begin)) = 0; }, [&](std::int64_t, double v) { *sum += v; });
     });
   }
-  a.make_entries = [stencil, row_begin](std::size_t first, std::size_t last, std::int64_t* col, double* values) {
+  a.make_entries = [stencil, row_begin](std::size_t first, std::size_t last, std::int64_t base, std::int32_t* col,
+                                         double* values) {
     std::size_t at = 0;
+    bool fits = true;
     stencil.rows(
         row_begin + std::int64_t(first), row_begin + std::int64_t(last), [](std::int64_t) {},
         [&](std::int64_t c, double v) {
-          col[at] = c;
+          const std::int64_t d = c - base;
+          fits &= d == std::int32_t(d);
+          col[at] = std::int32_t(d);
           values[at] = v;
           ++at;
         });
+    return fits;
   };
   if (!pending) a.make();
   return a;

@@ -131,7 +131,7 @@ RankSetup::Rows RankSetup::upload(const LocalRows& a, const Partition& columns) 
 bool RankSetup::write_made_entries(const LocalRows& a, const ::cl::Buffer& col, const ::cl::Buffer& values,
                                    std::int64_t first) {
   constexpr std::size_t entry = sizeof(double) + sizeof(std::int32_t);
-  constexpr std::size_t block = 4096;  // rows a thread makes at once (their 64-bit columns stay in its cache)
+  constexpr std::size_t block = 4096;  // rows a thread makes at once
   const std::size_t half = pinned_.size() / 2 / 8 * 8, per = half / entry;
   const std::size_t n = std::size_t(a.rows());
   const auto offset = [&](std::size_t row) { return std::size_t(a.row_ptr[row]); };
@@ -152,17 +152,8 @@ bool RankSetup::write_made_entries(const LocalRows& a, const ::cl::Buffer& col, 
     std::int32_t* const out_col = reinterpret_cast<std::int32_t*>(base + per * sizeof(double));
     const std::size_t at = offset(row), count = offset(end) - at, blocks = (end - row + block - 1) / block;
     solver::parallel_for(blocks, 1, [&](std::size_t b) {
-      thread_local std::vector<std::int64_t> columns;
       const std::size_t r0 = row + b * block, r1 = std::min(end, r0 + block), from = offset(r0) - at;
-      columns.resize(offset(r1) - offset(r0));
-      a.make_entries(r0, r1, columns.data(), out_values + from);
-      bool outside = false;
-      for (std::size_t k = 0; k < columns.size(); ++k) {
-        const std::int64_t d = columns[k] - first;
-        outside |= d != std::int32_t(d);
-        out_col[from + k] = std::int32_t(d);
-      }
-      if (outside) far.store(true, std::memory_order_relaxed);
+      if (!a.make_entries(r0, r1, first, out_col + from, out_values + from)) far.store(true, std::memory_order_relaxed);
     });
     if (count > 0) cl::checked("writing A's rows", [&] {
       env_.queue().enqueueWriteBuffer(values, CL_FALSE, at * sizeof(double), count * sizeof(double), out_values,

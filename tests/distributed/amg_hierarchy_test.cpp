@@ -620,9 +620,11 @@ TEST(RemoteRows, PendingEntriesUploadAsMadeOnes) {
   LocalRows far;  // one row, its second column 2^31 past the rank's first
   far.global_rows = std::int64_t(3) << 30;
   far.row_ptr = {0, 2};
-  far.make_entries = [](std::size_t, std::size_t, std::int64_t* col, double* values) {
-    col[0] = 0, col[1] = (std::int64_t(1) << 31) + 5;
+  far.make_entries = [](std::size_t, std::size_t, std::int64_t base, std::int32_t* col, double* values) {
+    const std::int64_t d = (std::int64_t(1) << 31) + 5 - base;  // (base 0: past 32 bits)
+    col[0] = std::int32_t(0 - base), col[1] = std::int32_t(d);
     values[0] = 2.0, values[1] = -1.0;
+    return d == std::int32_t(d);
   };
   Partition columns;
   columns.offsets = {0, 1000};
@@ -630,8 +632,9 @@ TEST(RemoteRows, PendingEntriesUploadAsMadeOnes) {
   LocalRows wide;  // one row of 100 entries, for halves of 64 entries
   wide.global_rows = 1000;
   wide.row_ptr = {0, 100};
-  wide.make_entries = [](std::size_t, std::size_t, std::int64_t* col, double* values) {
-    for (int k = 0; k < 100; ++k) col[k] = k, values[k] = 1.0;
+  wide.make_entries = [](std::size_t, std::size_t, std::int64_t base, std::int32_t* col, double* values) {
+    for (int k = 0; k < 100; ++k) col[k] = std::int32_t(k - base), values[k] = 1.0;
+    return true;
   };
   clcg::distributed::RankSetup small(MPI_COMM_SELF, clcg::test::test_env(), 64 * 12);
   try {

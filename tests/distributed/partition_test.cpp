@@ -145,13 +145,15 @@ TEST(LocalRows, PendingEntriesAreTheGeneratorsOnAnyThreadCount) {
     EXPECT_EQ(sums_pending, sums_made) << threads << " threads";
     EXPECT_THROW((void)pending.row_sums(), std::logic_error);
     EXPECT_THROW((void)pending.diagonal(), std::logic_error);
-    // rows 5..9 alone, from their first entry
+    // rows 5..9 alone, from their first entry, as distances from column 3000; from column 2^32
+    // they do not fit 32 bits
     const std::size_t first = std::size_t(made.row_ptr[5]), count = std::size_t(made.row_ptr[9]) - first;
-    std::vector<std::int64_t> col(count);
+    std::vector<std::int32_t> col(count);
     std::vector<double> values(count);
-    pending.make_entries(5, 9, col.data(), values.data());
-    EXPECT_TRUE(std::equal(col.begin(), col.end(), made.col.begin() + std::ptrdiff_t(first)));
+    EXPECT_TRUE(pending.make_entries(5, 9, 3000, col.data(), values.data()));
+    for (std::size_t k = 0; k < count; ++k) EXPECT_EQ(3000 + col[k], made.col[first + k]) << "entry " << k;
     EXPECT_TRUE(std::equal(values.begin(), values.end(), made.values.begin() + std::ptrdiff_t(first)));
+    EXPECT_FALSE(pending.make_entries(5, 9, std::int64_t(1) << 32, col.data(), values.data()));
     pending.make();
     EXPECT_FALSE(pending.entries_pending());
     EXPECT_EQ(pending.col, made.col) << threads << " threads";

@@ -19,11 +19,14 @@ struct LocalRows {
   solver::BulkVector<std::int64_t> col;  // global columns, sorted within each row
   solver::BulkVector<double> values;
   // A generator's rows may come with their entries not made yet (col and values empty, row_ptr
-  // complete): make_entries(first, last, col, values) writes rows [first, last)'s entries from
-  // col[0] and values[0], on the calling thread (threads may call it for different rows at once).
-  // The AMG set-up's upload makes them straight into its pinned memory (RankSetup::upload: no
-  // host copy of a rank's 30 GB at 1024^3); make() makes them here for the passes that read them.
-  using EntryMaker = std::function<void(std::size_t first, std::size_t last, std::int64_t* col, double* values)>;
+  // complete): make_entries(first, last, base, col, values) writes rows [first, last)'s entries
+  // from col[0] and values[0], each column as its 32-bit distance from the global column `base`,
+  // on the calling thread (threads may call it for different rows at once); false where a
+  // distance does not fit 32 bits. The AMG set-up's upload makes them straight into its pinned
+  // memory as it uploads them (RankSetup::upload: no host copy of a rank's 30 GB at 1024^3, and
+  // no pass that narrows 64-bit columns); make() makes them here for the passes that read them.
+  using EntryMaker = std::function<bool(std::size_t first, std::size_t last, std::int64_t base, std::int32_t* col,
+                                        double* values)>;
   EntryMaker make_entries;
 
   std::int64_t rows() const noexcept { return std::int64_t(row_ptr.size()) - 1; }
