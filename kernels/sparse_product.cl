@@ -56,8 +56,10 @@ inline long scan_parts(__local long* part, long run) {
   return run;
 }
 
-// Called by every work-item of the group with its sum, largest and smallest count: the total,
-// the largest and the smallest count go to summary, the total after the counts.
+// Called by every work-item of the group with its sum, largest and smallest count: part becomes
+// the exclusive scan of the sums (by one work-item, in lane order: scan_tile_offsets' tiles'
+// offsets); the total, the largest and the smallest count go to summary, the total after the
+// counts.
 inline void scan_summary(__local long* part, __local long* most, __local long* least, const long sum,
                          const long largest, const long smallest, __global long* summary, __global COUNT* counts,
                          const uint n) {

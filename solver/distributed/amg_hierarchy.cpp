@@ -114,6 +114,12 @@ double memory_limit(const cl::Env& env, std::uint64_t above) {
   return above ? double(above) : 0.9 * double(env.info().global_memory_bytes);
 }
 
+std::uint64_t bytes_of(std::initializer_list<const solver::DeviceCsrMatrix*> held) {
+  std::uint64_t bytes = 0;
+  for (const solver::DeviceCsrMatrix* m : held) bytes += m->bytes();
+  return bytes;
+}
+
 // Whether level 0's A leaves the device through its Galerkin product (collective;
 // build_hierarchy's `finest_leaves_above`). With A on the device through R (A P) the set-up's
 // peak is about 1.04 times the four matrices on 3D Poisson (81.6 GB at A P's fill at 660^3 on
@@ -121,9 +127,7 @@ double memory_limit(const cl::Env& env, std::uint64_t above) {
 // where going up again would cost 0.7 s of a 3.8 s set-up on an H200): 0.9 parts them.
 bool finest_a_leaves(MPI_Comm comm, const cl::Env& env, std::uint64_t above,
                      std::initializer_list<const solver::DeviceCsrMatrix*> held) {
-  std::uint64_t bytes = 0;
-  for (const solver::DeviceCsrMatrix* m : held) bytes += m->bytes();
-  int leaves = double(bytes) > memory_limit(env, above);
+  int leaves = double(bytes_of(held)) > memory_limit(env, above);
   MPI_Allreduce(MPI_IN_PLACE, &leaves, 1, MPI_INT, MPI_MAX, comm);
   return leaves != 0;
 }
@@ -135,8 +139,7 @@ bool finest_a_leaves(MPI_Comm comm, const cl::Env& env, std::uint64_t above,
 // none. The choice leaves the product's bits as they are: each rank makes its own.
 solver::ColumnList level0_list(const cl::Env& env, std::uint64_t above, std::size_t rows,
                                std::initializer_list<const solver::DeviceCsrMatrix*> held) {
-  std::uint64_t bytes = 3 * solver::SparseProducts::listed_bytes(rows);
-  for (const solver::DeviceCsrMatrix* m : held) bytes += m->bytes();
+  const std::uint64_t bytes = 3 * solver::SparseProducts::listed_bytes(rows) + bytes_of(held);
   return double(bytes) <= memory_limit(env, above) ? solver::ColumnList::where_it_fits : solver::ColumnList::none;
 }
 

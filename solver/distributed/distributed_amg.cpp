@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <initializer_list>
 #include <limits>
 #include <optional>
 #include <stdexcept>
@@ -52,6 +53,15 @@ GlobalSpmvLayout row_layout(MPI_Comm comm, const cl::Env& env, std::int64_t long
   layout.kernel = solver::choose_spmv_kernel(global_longest, mean, env.info());
   if (layout.kernel == solver::SpmvKernel::vector) layout.vector_size = solver::spmv_vector_size(mean);
   return layout;
+}
+
+// A pass of a row kernel (multigrid.cl) over `rows` in `layout`: its matrix arguments, then `buffers`.
+void row_pass(const solver::RowLayout& layout, cl::CachedKernel& kernel, const char* name, solver::RowRange rows,
+              std::initializer_list<const ::cl::Buffer*> buffers, std::size_t groups_cap) {
+  cl_uint arg = 0;
+  const std::size_t groups = layout.set_args(kernel, arg, groups_cap, rows);
+  for (const ::cl::Buffer* buffer : buffers) kernel.set(arg++, *buffer);
+  layout.launch(kernel, name, groups);
 }
 
 // The bytes of an SpMV's ELL copy (0 where it reads CSR); e: bytes an element.
@@ -329,37 +339,17 @@ void DistributedAmg::cycle(std::size_t l, const ::cl::Buffer& b, ::cl::Buffer& x
   Level& next = *levels_[l + 1];
   level.smoother->apply(b, x, true);  // pre-smoothing from x = 0
   // Each product beside its vector's halo exchange: the rows that read no ghost while it runs.
-  const std::size_t groups_cap = 64 * env_.info().compute_units;
-  solver::rows_around(
-      level.n, level.interior_a, [&] { level.halo_a->start(x); }, [&] { level.halo_a->finish(x); },
-      [&](solver::RowRange rows) {  // r = b - A x
-        cl_uint arg = 0;
-        const std::size_t groups = level.layout->set_args(level.residual_kernel, arg, groups_cap, rows);
-        level.residual_kernel.set(arg++, b);
-        level.residual_kernel.set(arg++, x);
-        level.residual_kernel.set(arg++, level.residual);
-        level.layout->launch(level.residual_kernel, "residual", groups);
-      });
-  solver::rows_around(
-      next.n, level.interior_r, [&] { level.halo_r->start(level.residual); },
-      [&] { level.halo_r->finish(level.residual); },
-      [&](solver::RowRange rows) {  // b_c = R r
-        cl_uint arg = 0;
-        const std::size_t groups = level.layout_r->set_args(level.restriction_kernel, arg, groups_cap, rows);
-        level.restriction_kernel.set(arg++, level.residual);
-        level.restriction_kernel.set(arg++, next.b);
-        level.layout_r->launch(level.restriction_kernel, "restriction", groups);
-      });
+  const std::size_t cap = 64 * env_.info().compute_units;
+  level.halo_a->around(x, level.n, level.interior_a, [&](solver::RowRange rows) {  // r = b - A x
+    row_pass(*level.layout, level.residual_kernel, "residual", rows, {&b, &x, &level.residual}, cap);
+  });
+  level.halo_r->around(level.residual, next.n, level.interior_r, [&](solver::RowRange rows) {  // b_c = R r
+    row_pass(*level.layout_r, level.restriction_kernel, "restriction", rows, {&level.residual, &next.b}, cap);
+  });
   cycle(l + 1, next.b, next.x);
-  solver::rows_around(
-      level.n, level.interior_p, [&] { level.halo_p->start(next.x); }, [&] { level.halo_p->finish(next.x); },
-      [&](solver::RowRange rows) {  // x += P x_c
-        cl_uint arg = 0;
-        const std::size_t groups = level.layout_p->set_args(level.prolong_kernel, arg, groups_cap, rows);
-        level.prolong_kernel.set(arg++, next.x);
-        level.prolong_kernel.set(arg++, x);
-        level.layout_p->launch(level.prolong_kernel, "prolong_add", groups);
-      });
+  level.halo_p->around(next.x, level.n, level.interior_p, [&](solver::RowRange rows) {  // x += P x_c
+    row_pass(*level.layout_p, level.prolong_kernel, "prolong_add", rows, {&next.x, &x}, cap);
+  });
   level.smoother->apply(b, x, false);  // post-smoothing
 }
 

@@ -47,7 +47,8 @@ std::size_t RowLayout::set_args(cl::CachedKernel& k, cl_uint& arg, std::size_t g
   const std::size_t rows = range.size();
   if (cl::contiguous_blocks(env_.info())) {  // (a part's entries as the whole matrix's mean has them)
     const std::size_t nnz = std::size_t(a_.nnz());
-    const std::size_t entries = rows == rows_ ? nnz : std::size_t(double(nnz) * double(rows) / double(std::max<std::size_t>(rows_, 1)));
+    const std::size_t entries =
+        rows == rows_ ? nnz : std::size_t(double(nnz) * double(rows) / double(std::max<std::size_t>(rows_, 1)));
     return cl::cpu_blocks(env_.info(), rows, rows + entries);
   }
   return std::clamp<std::size_t>((rows + rows_per_group() - 1) / rows_per_group(), 1,
@@ -72,9 +73,13 @@ void RowLayout::launch(cl::CachedKernel& kernel, const std::string& name, std::s
 void rows_around(std::size_t rows, RowRange interior, const std::function<void()>& start,
                  const std::function<void()>& finish, const std::function<void(RowRange)>& pass) {
   start();
-  if (interior.size()) pass(interior);
+  if (interior.size() == 0) {  // every row waits for the ghosts
+    finish();
+    if (rows > 0) pass({0, rows});
+    return;
+  }
+  pass(interior);
   finish();
-  if (!interior.size()) interior = {rows, rows};
   if (interior.first > 0) pass({0, interior.first});
   if (interior.end < rows) pass({interior.end, rows});
 }

@@ -13,6 +13,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "clcg/cl/env.hpp"
@@ -40,6 +41,12 @@ class DeviceHalo {
   void exchange(::cl::Buffer& x) {
     start(x);
     finish(x);
+  }
+  // A pass over `rows` rows that reads x's ghosts, beside this exchange of x (solver::rows_around):
+  // the rows of `interior`, which read none, while the values travel; the rest once they are in.
+  void around(::cl::Buffer& x, std::size_t rows, solver::RowRange interior,
+              const std::function<void(solver::RowRange)>& pass) {
+    solver::rows_around(rows, interior, [&] { start(x); }, [&] { finish(x); }, pass);
   }
   bool any() const noexcept { return !neighbours_.empty(); }  // whether this rank sends or receives at all
   std::int64_t ghosts() const noexcept { return ghosts_; }
