@@ -189,11 +189,13 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
   solver::PhaseClock phase(env);
   phase.start();
   h.levels.front().a_here = device.upload(a, partition);
+  h.upload_seconds = phase.seconds();
+  phase.start();
   // The finest level's candidates (rows x k, row-major, on the device): the given ones, else one
   // constant a component.
   ::cl::Buffer candidates = given ? device.uploaded(given->values)
                                   : device.component_constants(std::size_t(a.rows()), k);
-  h.lanczos_seconds += phase.seconds();  // (the phase of A on the devices)
+  h.lanczos_seconds += phase.seconds();
   // The aggregates kept for new values wait on the host where A takes over a quarter of a
   // device's memory (1024^3 on four H100s: there the set-up's peak is within a GB of the card);
   // elsewhere the wait for their read costs more than their memory (0.7 s at 512^3 on one H200).

@@ -124,7 +124,7 @@ void DistributedAmg::set_up(DistributedHierarchy h, const FinestRows& finest) {
   widen_.reset();
   aggregates_ = std::move(h.aggregates);
   phases_ = {{"strength, aggregates, prolongators (devices)", h.coarsening_seconds},
-             {"A on the devices, Lanczos estimates (devices)", h.lanczos_seconds},
+             {"Lanczos estimates (devices; A again where it left them)", h.lanczos_seconds},
              {"R = P^T and Galerkin products (devices; rows moved by the hosts)", h.galerkin_seconds}};
   const auto start = Clock::now();
   const double built_before = env.programs().build_seconds();

@@ -5,6 +5,7 @@
 
 #include "clcg/solver/distributed/halo.hpp"
 #include "clcg/solver/distributed/launch.hpp"
+#include "clcg/solver/distributed/sorted_ids.hpp"
 #include "clcg/solver/sparse/conversion.hpp"
 
 namespace clcg::distributed {
@@ -117,7 +118,9 @@ RankSetup::Rows RankSetup::upload(const LocalRows& a, const Partition& columns) 
                               "); the AMG set-up numbers a rank's columns in 32 bits; use another row order");
     const solver::DeviceCsrMatrix distances(row_ptr, col, values, std::int32_t(n), 0, std::int64_t(nnz),
                                             solver::ElementType::f64, std::int32_t(longest.load()));
-    ghost = ghost_columns(outside(distances, long_offsets(distances), 0, out.owned));
+    // (distances, below 0 too; in row order a slab's are sorted already: sorted_distinct's one pass)
+    const OutgoingEntries outer = outside(distances, long_offsets(distances), 0, out.owned, true);
+    ghost = sorted_distinct(std::vector<std::int64_t>(outer.cols.begin(), outer.cols.end()));
     check_fits(out.owned + std::int64_t(ghost.size()), "columns and ghosts");
     make_local(col, nnz, 0, out.owned, ghost);
     for (std::int64_t& g : ghost) g += first;  // (sorted as the distances were)

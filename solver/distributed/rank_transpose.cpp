@@ -10,12 +10,12 @@ namespace clcg::distributed {
 
 using namespace rank_setup_detail;
 
-std::vector<std::int64_t> RankSetup::ghost_columns(const OutgoingEntries& out) {
-  return sorted_distinct(std::vector<std::int64_t>(out.cols.begin(), out.cols.end()));
+std::vector<std::int64_t> RankSetup::ghost_columns(const OutgoingEntries& out, std::int64_t columns) {
+  return sorted_distinct_below(out.cols, columns);
 }
 
 OutgoingEntries RankSetup::outside(const solver::DeviceCsrMatrix& m, const ::cl::Buffer& m_row, std::int64_t first,
-                                   std::int64_t last) {
+                                   std::int64_t last, bool columns_only) {
   // Counted a row, then copied out in row order on the device.
   const std::size_t n = std::size_t(m.rows());
   OutgoingEntries found;
@@ -23,17 +23,17 @@ OutgoingEntries RankSetup::outside(const solver::DeviceCsrMatrix& m, const ::cl:
   if (n > 0) kernels_->run(count_in_range_, "count_in_range", n, m_row, m.col_idx(), cl_int(first), cl_int(last),
                            cl_int(0), cl_uint(0), at);
   const std::size_t entries = std::size_t(products_->exclusive_scan(at, n).total);
-  found.rows.resize(entries);
   found.cols.resize(entries);
-  found.values.resize(entries);
+  if (!columns_only) found.rows.resize(entries), found.values.resize(entries);
   if (entries == 0) return found;
   ::cl::Buffer rows = env_.buffer(CL_MEM_READ_WRITE, entries * sizeof(cl_int), "allocating entries of other ranks");
   ::cl::Buffer cols = env_.buffer(CL_MEM_READ_WRITE, entries * sizeof(cl_int), "allocating entries of other ranks");
   ::cl::Buffer values = doubles(env_, entries, "allocating entries of other ranks");
   kernels_->run(entries_outside_, "entries_outside", n, m_row, m.col_idx(), m.values(), cl_int(first), cl_int(last),
                 at, rows, cols, values);
-  read<std::int32_t>(rows, entries, found.rows.data());
   read<std::int32_t>(cols, entries, found.cols.data());
+  if (columns_only) return found;
+  read<std::int32_t>(rows, entries, found.rows.data());
   read<double>(values, entries, found.values.data());
   return found;
 }
@@ -45,7 +45,7 @@ RankSetup::Rows RankSetup::localised(KeptRows&& m, const Partition& columns,
   const std::size_t n = std::size_t(m.matrix.rows());
   // The ghosts: the other ranks' columns the rows name, sorted.
   std::vector<std::int64_t> ghost = ghosts ? std::move(*ghosts) : shared([&] {
-    return ghost_columns(outside(m.matrix, long_offsets(m.matrix), first, last));
+    return ghost_columns(outside(m.matrix, long_offsets(m.matrix), first, last, true), columns.rows());
   });
   Rows out;
   out.global_rows = m.global_rows;
@@ -80,7 +80,7 @@ RankSetup::Rows RankSetup::transpose(const KeptRows& m, const Partition& rows_of
   const std::size_t n = std::size_t(m.matrix.rows());
   const ::cl::Buffer m_row = shared([&] { return long_offsets(m.matrix); });
   const OutgoingEntries out = shared([&] { return outside(m.matrix, m_row, first, last); });
-  if (m_ghosts) *m_ghosts = ghost_columns(out);
+  if (m_ghosts) *m_ghosts = ghost_columns(out, columns.rows());
   const ForeignEntries got = send_to_column_owners(comm_, out, m.row_begin, columns);
   // The ghosts: the rows of the entries received, which arrive sorted by row. M's rows here in
   // global order: the ghosts below this rank's rows, its rows, the ghosts above.

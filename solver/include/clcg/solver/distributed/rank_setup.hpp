@@ -216,11 +216,13 @@ class RankSetup {
   auto from_device(const KeptRows& owned, KeptRows* used_up);
   KeptRows kept(const Rows& a, solver::DeviceCsrMatrix c);
   ::cl::Buffer long_offsets(const solver::DeviceCsrMatrix& m);  // its row offsets in 64 bits
-  // The entries of `m` (row offsets `m_row`) outside the columns [first, last), in row order.
+  // The entries of `m` (row offsets `m_row`) outside the columns [first, last), in row order;
+  // `columns_only`: their columns alone read back (rows and values left empty).
   OutgoingEntries outside(const solver::DeviceCsrMatrix& m, const ::cl::Buffer& m_row, std::int64_t first,
-                          std::int64_t last);
-  // The columns of entries outside a rank's (outside()), sorted and distinct: the ghosts of their rows.
-  static std::vector<std::int64_t> ghost_columns(const OutgoingEntries& out);
+                          std::int64_t last, bool columns_only = false);
+  // The columns of entries outside a rank's (outside()), sorted and distinct: the ghosts of their
+  // rows, given how many columns there are.
+  static std::vector<std::int64_t> ghost_columns(const OutgoingEntries& out, std::int64_t columns);
   // `col` (nnz 32-bit columns) local in place: [first, last) from 0, then the ghosts (sorted,
   // holding every other column) by their place.
   void make_local(const ::cl::Buffer& col, std::size_t nnz, std::int64_t first, std::int64_t last,
