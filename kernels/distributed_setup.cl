@@ -322,3 +322,24 @@ __kernel void join_step(const uint rows, const uint first, __global const int* r
 __kernel void narrowed_ids(const uint rows, __global const long* in, __global int* out) {
   CLCG_FOR_EACH(uint, i, rows) out[i] = (int)in[i];
 }
+
+// Rows [0, rows) of the Dirichlet Laplacian on nx x ny x nz (2D: nz 1, no planes), global row
+// `first` on: each row's entries from row_ptr[i] in poisson_rows's order (the host's
+// LocalRows::make_entries: the same columns and values), columns as distances from `base`.
+__kernel void stencil_entries(const uint rows, const long first, const long nx, const long ny, const long nz,
+                              const int three_d, const REAL diagonal, const long base,
+                              __global const int* row_ptr, __global int* col, __global REAL* values) {
+  CLCG_FOR_EACH(uint, i, rows) {
+    const long r = first + i, plane = nx * ny;
+    const long x = r % nx, y = (r / nx) % ny, z = r / plane;
+    int at = row_ptr[i];
+    const long d = r - base;
+    if (three_d && z > 0) col[at] = (int)(d - plane), values[at++] = (REAL)-1;
+    if (y > 0) col[at] = (int)(d - nx), values[at++] = (REAL)-1;
+    if (x > 0) col[at] = (int)(d - 1), values[at++] = (REAL)-1;
+    col[at] = (int)d, values[at++] = diagonal;
+    if (x + 1 < nx) col[at] = (int)(d + 1), values[at++] = (REAL)-1;
+    if (y + 1 < ny) col[at] = (int)(d + nx), values[at++] = (REAL)-1;
+    if (three_d && z + 1 < nz) col[at] = (int)(d + plane), values[at] = (REAL)-1;
+  }
+}

@@ -43,6 +43,7 @@ void LocalRows::make() {
     throw std::length_error("rows " + std::to_string(row_begin) + ".." + std::to_string(row_begin + rows()) +
                             " name columns 2^31 or more from a row 4096 rows before them");
   make_entries = nullptr;
+  stencil.reset();
 }
 
 std::int64_t longest_row(const solver::BulkVector<std::int64_t>& row_ptr) {
@@ -173,6 +174,7 @@ LocalRows poisson_rows(int dimensions, std::int64_t nx, std::int64_t ny, std::in
         });
     return fits;
   };
+  if (pending) a.stencil = LocalRows::Stencil{nx, ny, nz, three_d, stencil.diagonal};
   if (!pending) a.make();
   return a;
 }

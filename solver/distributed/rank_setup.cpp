@@ -68,6 +68,7 @@ RankSetup::RankSetup(MPI_Comm comm, const cl::Env& env, std::size_t chunk_bytes,
     seeds_before_ = kernel("seeds_before");
     join_step_ = kernel("join_step");
     narrowed_ids_ = kernel("narrowed_ids");
+    stencil_entries_ = kernel("stencil_entries");
     pinned_ = cl::PinnedBuffer(env, 2 * std::max<std::size_t>(8, chunk_bytes / 8 * 8));
     return 0;
   });
@@ -102,7 +103,9 @@ RankSetup::Rows RankSetup::upload(const LocalRows& a, const Partition& columns) 
     });
     const std::int64_t first = out.column_begin;
     std::atomic<bool> far{false};
-    if (a.entries_pending()) {
+    if (a.stencil) {
+      far = !make_stencil_entries(a, row_ptr, col, values, first);
+    } else if (a.entries_pending()) {
       far = !write_made_entries(a, col, values, first);
     } else {
       write<std::int32_t>(col, 0, nnz, [&](std::size_t k) {
@@ -170,6 +173,20 @@ bool RankSetup::write_made_entries(const LocalRows& a, const ::cl::Buffer& col, 
     for (::cl::Event& e : pair)
       if (e()) cl::checked("writing A's rows", [&] { e.wait(); });
   return !far;
+}
+
+bool RankSetup::make_stencil_entries(const LocalRows& a, const ::cl::Buffer& row_ptr, const ::cl::Buffer& col,
+                                     const ::cl::Buffer& values, std::int64_t first) {
+  const LocalRows::Stencil& s = *a.stencil;
+  const std::int64_t plane = s.nx * s.ny, reach = s.three_d ? plane : s.nx;  // the farthest column from a row
+  // Every column within [row_begin - reach, row_end + reach): as distances from `first`, 32 bits?
+  const std::int64_t low = a.row_begin - reach - first, high = a.row_begin + a.rows() + reach - first;
+  if (low != std::int32_t(low) || high != std::int32_t(high)) return false;
+  if (a.rows() > 0)
+    kernels_->run(stencil_entries_, "stencil_entries", std::size_t(a.rows()), cl_long(a.row_begin), cl_long(s.nx),
+                  cl_long(s.ny), cl_long(s.nz), cl_int(s.three_d), solver::Real{s.diagonal}, cl_long(first), row_ptr,
+                  col, values);
+  return true;
 }
 
 void RankSetup::make_local(const ::cl::Buffer& col, std::size_t nnz, std::int64_t first, std::int64_t last,

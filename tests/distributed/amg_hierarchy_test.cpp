@@ -20,8 +20,8 @@
 #include <map>
 #include <numeric>
 #include <random>
-#include <tuple>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "clcg/solver/distributed/amg_hierarchy.hpp"
@@ -592,30 +592,37 @@ TEST(RemoteRows, UploadRefusesColumnsPast32BitsFromTheRanksFirst) {
   EXPECT_EQ(self_device().download(self_device().upload(far, columns)).col, far.col);
 }
 
-// Rows whose entries are made as they are uploaded (a generator's, LocalRows::make_entries)
-// reach the device as the same rows made on the host first: many pinned halves of a few
-// thousand rows, each made by several threads; a far column and a row longer than a half refused.
+// Rows whose entries are made as they are uploaded (a generator's) reach the device as the same
+// rows made on the host first, made either way: by the device from the stencil (LocalRows::
+// stencil; 3D and 2D, grids of odd sizes cut anywhere) or by the host's threads
+// (LocalRows::make_entries: many pinned halves of a few thousand rows, each made by several
+// threads); a far column and a row longer than a half refused.
 TEST(RemoteRows, PendingEntriesUploadAsMadeOnes) {
   const int ranks = world_size(), rank = world_rank();
   const clcg::test::ThreadsVariable threads("3");
-  const std::int64_t nx = 41, ny = 40, nz = 39;
-  const Partition p = clcg::distributed::uniform_partition(nx * ny * nz, ranks);
-  const std::int64_t begin = p.begin(rank), end = begin + p.size(rank);
-  const LocalRows made = clcg::distributed::poisson_rows(3, nx, ny, nz, begin, end);
-  const LocalRows pending = clcg::distributed::poisson_rows(3, nx, ny, nz, begin, end, nullptr, true);
-  ASSERT_TRUE(pending.entries_pending());
   // halves of 1 MiB: 87,381 entries, ~12,500 rows (4 blocks of 4,096 rows for the threads)
   clcg::distributed::RankSetup device(world, clcg::test::test_env(), std::size_t(1) << 20);
-  const clcg::distributed::RankSetup::Rows up_pending = device.upload(pending, p), up_made = device.upload(made, p);
-  // (the longest row sets the ELL width of the level's layout on a GPU)
-  EXPECT_EQ(up_pending.matrix.max_row_length(), clcg::distributed::longest_row(made.row_ptr));
-  EXPECT_EQ(up_made.matrix.max_row_length(), clcg::distributed::longest_row(made.row_ptr));
-  const LocalRows from_pending = device.download(up_pending);
-  const LocalRows from_made = device.download(up_made);
-  EXPECT_EQ(from_pending.row_ptr, made.row_ptr);
-  EXPECT_EQ(from_pending.col, made.col);
-  EXPECT_EQ(from_pending.values, made.values);
-  EXPECT_EQ(from_made.col, made.col);
+  for (const auto& [dimensions, nx, ny, nz] : {std::tuple<int, std::int64_t, std::int64_t, std::int64_t>{3, 41, 40, 39},
+                                                std::tuple<int, std::int64_t, std::int64_t, std::int64_t>{2, 203, 197, 1}}) {
+    const Partition p = clcg::distributed::uniform_partition(nx * ny * nz, ranks);
+    const std::int64_t begin = p.begin(rank), end = begin + p.size(rank);
+    const LocalRows made = clcg::distributed::poisson_rows(dimensions, nx, ny, nz, begin, end);
+    const LocalRows pending = clcg::distributed::poisson_rows(dimensions, nx, ny, nz, begin, end, nullptr, true);
+    ASSERT_TRUE(pending.entries_pending());
+    ASSERT_TRUE(pending.stencil.has_value());
+    LocalRows by_host = pending;  // the same rows with no stencil: made by the host's threads
+    by_host.stencil.reset();
+    for (const LocalRows* rows : std::initializer_list<const LocalRows*>{&pending, &by_host, &made}) {
+      const char* how = rows == &pending ? "the device" : rows == &by_host ? "the host's threads" : "made first";
+      const clcg::distributed::RankSetup::Rows up = device.upload(*rows, p);
+      // (the longest row sets the ELL width of the level's layout on a GPU)
+      EXPECT_EQ(up.matrix.max_row_length(), clcg::distributed::longest_row(made.row_ptr)) << how;
+      const LocalRows back = device.download(up);
+      EXPECT_EQ(back.row_ptr, made.row_ptr) << dimensions << "D, entries by " << how;
+      EXPECT_EQ(back.col, made.col) << dimensions << "D, entries by " << how;
+      EXPECT_EQ(back.values, made.values) << dimensions << "D, entries by " << how;
+    }
+  }
 
   LocalRows far;  // one row, its second column 2^31 past the rank's first
   far.global_rows = std::int64_t(3) << 30;

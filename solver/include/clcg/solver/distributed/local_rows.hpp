@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "clcg/solver/io/bulk_vector.hpp"
@@ -28,6 +29,14 @@ struct LocalRows {
   using EntryMaker = std::function<bool(std::size_t first, std::size_t last, std::int64_t base, std::int32_t* col,
                                         double* values)>;
   EntryMaker make_entries;
+  // Where the pending entries are a Dirichlet Laplacian's (poisson_rows), its grid: the set-up's
+  // upload has the device make them (RankSetup::upload), no host pass over the entries at all.
+  struct Stencil {
+    std::int64_t nx = 1, ny = 1, nz = 1;
+    bool three_d = true;
+    double diagonal = 6.0;
+  };
+  std::optional<Stencil> stencil;
 
   std::int64_t rows() const noexcept { return std::int64_t(row_ptr.size()) - 1; }
   std::int64_t nnz() const noexcept { return row_ptr.back(); }
