@@ -18,6 +18,13 @@ __kernel void mis_keys(const uint rows, const uint first, __global const uint* s
   CLCG_FOR_EACH(uint, i, rows) key[i] = mis_key(state[i], first + i);
 }
 
+// The ghosts' keys from their states (after rows, as the halo writes them) and global rows: a
+// key is a function of the two, so a round's exchange moves the states, half the bytes.
+__kernel void ghost_keys(const uint ghosts, const uint rows, __global const uint* ghost_row,
+                         __global const uint* state, __global ulong* key) {
+  CLCG_FOR_EACH(uint, g, ghosts) key[rows + g] = mis_key(state[rows + g], ghost_row[g]);
+}
+
 // The rows a round's first spread computes: from round MIS_MARKED_FROM (aggregation.cl) only
 // those an undecided row reads in the second (marked near[i] == round by mis_settle in the round
 // before), and always those sent to other ranks (NEAR_SENT: the rows another rank's undecided

@@ -247,7 +247,7 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
     }
     // P = P_tent - omega D^-1 A P_tent (the ghost rows of P_tent fetched), kept for A P.
     RankSetup::KeptRows p_here =
-        device.smoothed(a_here, tentative, device.fetch_rows(fine.partition, tentative, a_here.halo.ghost_ids),
+        device.smoothed(a_here, tentative, device.fetch_rows(fine.partition, tentative, a_here.halo),
                         coarse_rows, d, solver::prolongator_weight(fine.radius));
     tentative = {}, d = {};  // (freed before A P, the set-up's peak)
     h.coarsening_seconds += phase.seconds();
@@ -255,7 +255,7 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
     std::vector<std::int64_t> p_ghosts;  // (found by the transpose, for P's local columns)
     RankSetup::Rows r_here = device.transpose(p_here, fine.partition, coarse_partition, &p_ghosts);
     // (P's rows come back from B, A P's right factor: one copy of P through the set-up's peak)
-    const KeptRemoteRows p_ghost_rows = device.fetch_rows(fine.partition, p_here, a_here.halo.ghost_ids);
+    const KeptRemoteRows p_ghost_rows = device.fetch_rows(fine.partition, p_here, a_here.halo);
     RankSetup::KeptRows p_in_b;
     // Room in A P's buffers for its rows that R (A P) fetches (R's ghosts), appended in place
     // rather than A P copied (level 0's R (A P) is the set-up's memory peak): each as long as
@@ -273,7 +273,7 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
     }
     fine.p_here = device.localised(std::move(p_in_b), coarse_partition, std::move(p_ghosts));  // for the solve
     device.convert(fine.p_here->matrix, levels);
-    const KeptRemoteRows ap_ghosts = device.fetch_rows(fine.partition, ap, r_here.halo.ghost_ids);
+    const KeptRemoteRows ap_ghosts = device.fetch_rows(fine.partition, ap, r_here.halo);
     DistributedLevel coarse;
     coarse.partition = coarse_partition;
     coarse.chunk_begin = coarse_chunks(g, k);

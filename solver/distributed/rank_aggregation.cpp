@@ -21,7 +21,7 @@ RankSetup::Aggregates RankSetup::aggregate(const Rows& g, double theta, const st
     m.diag = doubles(env_, cols, "allocating the strength's diagonal");
     m.most = doubles(env_, cols, "allocating the strength's row maxima");
     m.strong = env_.buffer(CL_MEM_READ_WRITE, std::max<std::size_t>(1, nnz), "allocating the strong connections");
-    m.state = env_.buffer(CL_MEM_READ_WRITE, std::max<std::size_t>(1, n) * sizeof(cl_uint), "allocating the independent set");
+    m.state = env_.buffer(CL_MEM_READ_WRITE, std::max<std::size_t>(1, cols) * sizeof(cl_uint), "allocating the independent set");
     m.near = env_.buffer(CL_MEM_READ_WRITE, std::max<std::size_t>(1, n), "allocating the independent set's marks");
     kernels_->clear_bytes(m.near, n);
     m.key = doubles(env_, cols, "allocating the independent set's keys");  // (ulongs: the halo moves 8-byte words)
@@ -33,6 +33,9 @@ RankSetup::Aggregates RankSetup::aggregate(const Rows& g, double theta, const st
     return m;
   });
   DeviceHalo halo = shared([&] { return DeviceHalo(comm_, env_, g.halo, std::int64_t(n), solver::ElementType::f64); });
+  // (the states' halo moves 4-byte words: a float halo, which copies them as they are)
+  DeviceHalo state_halo = shared([&] { return DeviceHalo(comm_, env_, g.halo, std::int64_t(n), solver::ElementType::f32); });
+  const std::size_t ghosts = g.halo.ghost_ids.size();
   if (halo.sends() > 0)  // (the rows other ranks read: every round's first spread computes them)
     kernels_->run(mark_sent_, "mark_sent", std::size_t(halo.sends()), halo.send_rows(), b.near);
   const auto run = [&](::cl::Kernel& kernel, const char* name, const auto&... args) {
@@ -64,7 +67,8 @@ RankSetup::Aggregates RankSetup::aggregate(const Rows& g, double theta, const st
   run(mis_begin_, "mis_begin", a.row_ptr(), b.strong, b.state);
   run(mis_keys_, "mis_keys", first, b.state, b.key);
   for (unsigned round = 1;; ++round) {
-    halo.exchange(b.key);
+    state_halo.exchange(b.state);  // the ghosts' keys made from their states
+    if (ghosts > 0) kernels_->run(ghost_keys_, "ghost_keys", ghosts, cl_uint(ghosts), cl_uint(n), b.ghost, b.state, b.key);
     spread(round, cl_int(round), b.key, b.spread);
     halo.exchange(b.spread);
     spread(round, cl_int(0), b.spread, b.most);

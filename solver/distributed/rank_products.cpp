@@ -77,6 +77,12 @@ KeptRemoteRows RankSetup::fetch_rows(const Partition& partition, const KeptRows&
   });
 }
 
+KeptRemoteRows RankSetup::fetch_rows(const Partition& partition, const KeptRows& rows, const Halo& halo) {
+  return distributed::fetch_halo_rows<std::int32_t>(comm_, partition, halo, [&](const std::vector<std::int64_t>& asked) {
+    return shared([&] { return answer(rows, asked); });
+  });
+}
+
 ::cl::Kernel& RankSetup::for_offsets(const solver::DeviceCsrMatrix& m, ::cl::Kernel& narrow,
                                      std::optional<::cl::Kernel>& wide, const char* name) {
   if (m.offsets() != solver::RowOffsets::wide) return narrow;

@@ -46,6 +46,7 @@ RankSetup::RankSetup(MPI_Comm comm, const cl::Env& env, std::size_t chunk_bytes,
     strength_mask_ = kernel("strength_mask");
     mis_begin_ = kernel("mis_begin");
     mis_keys_ = kernel("mis_keys");
+    ghost_keys_ = kernel("ghost_keys");
     mis_spread_ = kernel("mis_spread");
     mis_settle_ = kernel("mis_settle");
     mark_sent_ = kernel("mark_sent");

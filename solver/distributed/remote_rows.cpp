@@ -48,17 +48,18 @@ std::vector<std::int64_t> foreign_columns(const LocalRows& rows, const Partition
   return sorted_distinct(std::move(out));
 }
 
+namespace {
+
+// The rows `wanted` from their owners, given what the others ask of this rank (`asked`, by rank:
+// `asked_counts`).
 template <class Column>
-FetchedRows<Column> fetch_rows(MPI_Comm comm, const Partition& partition, const std::vector<std::int64_t>& wanted,
-                               const std::function<Answer<Column>(const std::vector<std::int64_t>& asked)>& answer) {
-  const int ranks = partition.ranks();
-  std::vector<int> ask_counts(std::size_t(ranks), 0);
-  for (std::int64_t id : wanted) ++ask_counts[std::size_t(partition.owner(id))];
-  std::vector<int> asked_counts;
-  const std::vector<std::int64_t> asked = all_to_all(comm, wanted, ask_counts, &asked_counts);
+FetchedRows<Column> answered_rows(MPI_Comm comm, const std::vector<std::int64_t>& wanted,
+                                  const std::vector<std::int64_t>& asked, const std::vector<int>& asked_counts,
+                                  const std::function<Answer<Column>(const std::vector<std::int64_t>& asked)>& answer) {
+  const std::size_t ranks = asked_counts.size();
   const Answer<Column> answered = answer(asked);
-  std::vector<int> entry_counts(std::size_t(ranks), 0);  // the entries answered to each rank
-  for (std::size_t r = 0, at = 0; r < std::size_t(ranks); ++r)
+  std::vector<int> entry_counts(ranks, 0);  // the entries answered to each rank
+  for (std::size_t r = 0, at = 0; r < ranks; ++r)
     for (int q = 0; q < asked_counts[r]; ++q, ++at) entry_counts[r] += int(answered.lengths[at]);
   FetchedRows<Column> out;
   out.ids = wanted;
@@ -69,10 +70,35 @@ FetchedRows<Column> fetch_rows(MPI_Comm comm, const Partition& partition, const 
   out.values = all_to_all(comm, answered.values, entry_counts);
   return out;
 }
+
+}  // namespace
+
+template <class Column>
+FetchedRows<Column> fetch_rows(MPI_Comm comm, const Partition& partition, const std::vector<std::int64_t>& wanted,
+                               const std::function<Answer<Column>(const std::vector<std::int64_t>& asked)>& answer) {
+  std::vector<int> ask_counts(std::size_t(partition.ranks()), 0);
+  for (std::int64_t id : wanted) ++ask_counts[std::size_t(partition.owner(id))];
+  std::vector<int> asked_counts;
+  const std::vector<std::int64_t> asked = all_to_all(comm, wanted, ask_counts, &asked_counts);
+  return answered_rows<Column>(comm, wanted, asked, asked_counts, answer);
+}
 template RemoteRows fetch_rows(MPI_Comm, const Partition&, const std::vector<std::int64_t>&,
                                const std::function<AnsweredRows(const std::vector<std::int64_t>&)>&);
 template KeptRemoteRows fetch_rows(MPI_Comm, const Partition&, const std::vector<std::int64_t>&,
                                    const std::function<KeptAnswer(const std::vector<std::int64_t>&)>&);
+
+template <class Column>
+FetchedRows<Column> fetch_halo_rows(MPI_Comm comm, const Partition& partition, const Halo& halo,
+                                    const std::function<Answer<Column>(const std::vector<std::int64_t>& asked)>& answer) {
+  if (halo.send_counts.size() != std::size_t(partition.ranks()))
+    throw std::logic_error("fetch_halo_rows: the halo's send counts are not one a rank of the partition");
+  const std::int64_t first = partition.begin(comm_rank(comm));
+  std::vector<std::int64_t> asked(halo.send_rows.size());
+  for (std::size_t i = 0; i < asked.size(); ++i) asked[i] = first + std::int64_t(halo.send_rows[i]);
+  return answered_rows<Column>(comm, halo.ghost_ids, asked, halo.send_counts, answer);
+}
+template KeptRemoteRows fetch_halo_rows(MPI_Comm, const Partition&, const Halo&,
+                                        const std::function<KeptAnswer(const std::vector<std::int64_t>&)>&);
 
 RemoteRows fetch_rows(MPI_Comm comm, const Partition& partition, const LocalRows& rows,
                       const std::vector<std::int64_t>& wanted) {

@@ -710,6 +710,12 @@ TEST(RemoteRows, SmoothedProlongatorEqualsTheHostReference) {
         device.upload(identity_mine, pa), t_mine, clcg::distributed::fetch_rows(world, pa, t_mine, wanted_by_i),
         tentative.cols, "I P_tent");
     const clcg::distributed::KeptRemoteRows remote = device.fetch_rows(pa, t_here, a_here.halo.ghost_ids);
+    // The same rows fetched as the halo's ghosts (the owners answer their send lists; no ids sent).
+    const clcg::distributed::KeptRemoteRows by_halo = device.fetch_rows(pa, t_here, a_here.halo);
+    EXPECT_EQ(by_halo.ids, remote.ids);
+    EXPECT_EQ(by_halo.row_ptr, remote.row_ptr);
+    EXPECT_EQ(by_halo.col, remote.col);
+    EXPECT_EQ(by_halo.values, remote.values);
     const LocalRows p =
         device.download(device.smoothed(a_here, t_here, remote, tentative.cols, device.diagonal(a_here), omega));
     expect_same(to_csr(gather_rows(p), tentative.cols), reference, "P, 64-bit offsets from " + std::to_string(wide_from));

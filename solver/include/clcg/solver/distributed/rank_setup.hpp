@@ -27,7 +27,7 @@
 //   const RankSetup::Rows a_here = device.upload(a, partition);
 //   double rho = device.radius(a_here, device.diagonal(a_here), chunk_begin, 10);
 //   RankSetup::KeptRows ap =
-//       device.multiply_kept(a_here, p_here, device.fetch_rows(rows_of_p, p_here, a_here.halo.ghost_ids), coarse_rows, "A P");
+//       device.multiply_kept(a_here, p_here, device.fetch_rows(rows_of_p, p_here, a_here.halo), coarse_rows, "A P");
 #include <mpi.h>
 
 #include <cstdint>
@@ -103,6 +103,8 @@ class RankSetup {
   // The rows `wanted` of a kept product whose rows `partition` spreads over the ranks, from
   // their owners' devices (remote_rows.hpp's fetch_rows, collective).
   KeptRemoteRows fetch_rows(const Partition& partition, const KeptRows& rows, const std::vector<std::int64_t>& wanted);
+  // The rows of `halo`'s ghosts, asked when the halo was made (fetch_halo_rows: no request travels).
+  KeptRemoteRows fetch_rows(const Partition& partition, const KeptRows& rows, const Halo& halo);
   LocalRows download(const KeptRows& rows);  // back on the host (global columns)
 
   // aggregate() of the host reference over the ranks on a level's graph `g` (uploaded as
@@ -251,7 +253,7 @@ class RankSetup {
   std::optional<solver::RowKernels> kernels_;
   ::cl::Kernel seeds_before_;
   ::cl::Kernel chunk_dots_, scaled_, lanczos_start_, lanczos_next_, divided_;
-  ::cl::Kernel row_diagonal_, coupling_max_, strength_mask_, mis_begin_, mis_keys_, mis_spread_, mis_settle_, mark_sent_;
+  ::cl::Kernel row_diagonal_, coupling_max_, strength_mask_, mis_begin_, mis_keys_, mis_spread_, mis_settle_, mark_sent_, ghost_keys_;
   ::cl::Kernel seed_flags_, seed_numbers_, join_step_, narrowed_ids_, stencil_entries_;
   ::cl::Kernel gather_rows_, ghosts_last_, smooth_rows_;
   ::cl::Kernel row_spans_;

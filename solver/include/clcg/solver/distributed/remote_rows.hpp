@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "clcg/solver/distributed/halo.hpp"
 #include "clcg/solver/distributed/local_rows.hpp"
 #include "clcg/solver/distributed/partition.hpp"
 #include "clcg/solver/io/bulk_vector.hpp"
@@ -79,6 +80,11 @@ using KeptAnswer = Answer<std::int32_t>;
 template <class Column>
 FetchedRows<Column> fetch_rows(MPI_Comm comm, const Partition& partition, const std::vector<std::int64_t>& wanted,
                                const std::function<Answer<Column>(const std::vector<std::int64_t>& asked)>& answer);
+// The same for the ghosts of `halo`, a halo over `partition`: each owner answers the rows its
+// send list names, which halo_of_ghosts asked for when it made the halo (no request travels).
+template <class Column>
+FetchedRows<Column> fetch_halo_rows(MPI_Comm comm, const Partition& partition, const Halo& halo,
+                                    const std::function<Answer<Column>(const std::vector<std::int64_t>& asked)>& answer);
 // The same, answered from `rows`, this rank's rows of the matrix (global columns).
 RemoteRows fetch_rows(MPI_Comm comm, const Partition& partition, const LocalRows& rows,
                       const std::vector<std::int64_t>& wanted);
