@@ -68,7 +68,7 @@ RankSetup::Aggregates RankSetup::aggregate(const Rows& g, double theta, const st
   run(mis_keys_, "mis_keys", first, b.state, b.key);
   for (unsigned round = 1;; ++round) {
     state_halo.exchange(b.state);  // the ghosts' keys made from their states
-    if (ghosts > 0) kernels_->run(ghost_keys_, "ghost_keys", ghosts, cl_uint(ghosts), cl_uint(n), b.ghost, b.state, b.key);
+    if (ghosts > 0) kernels_->run(ghost_keys_, "ghost_keys", ghosts, cl_uint(n), b.ghost, b.state, b.key);
     spread(round, cl_int(round), b.key, b.spread);
     halo.exchange(b.spread);
     spread(round, cl_int(0), b.spread, b.most);

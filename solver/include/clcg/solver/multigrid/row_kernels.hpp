@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -87,6 +88,10 @@ class RowKernels {
       }
     };
     (set(args), ...);
+    // (PoCL takes an argument past the kernel's last without an error; NVIDIA's OpenCL refuses it)
+    if (index != kernel.getInfo<CL_KERNEL_NUM_ARGS>())
+      throw std::logic_error(kernel.getInfo<CL_KERNEL_FUNCTION_NAME>() + ": " + std::to_string(index) +
+                             " arguments for a kernel of " + std::to_string(kernel.getInfo<CL_KERNEL_NUM_ARGS>()));
     return bytes;
   }
   // Where the queue profiles, a new launch's event to fill; else null.
