@@ -187,9 +187,8 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
   h.levels.push_back(std::move(first));
   const std::size_t a_rows = std::size_t(partition.rows());
   solver::PhaseClock phase(env);
-  phase.start();
   h.levels.front().a_here = device.upload(a, partition);
-  h.upload_seconds = phase.seconds();
+  env.queue().finish();  // (A's upload is not set-up: DistributedHierarchy's phases)
   phase.start();
   // The finest level's candidates (rows x k, row-major, on the device): the given ones, else one
   // constant a component.

@@ -260,8 +260,10 @@ class WallTimeTest(DistributedTest):
             self.assertGreaterEqual(timing[part], 0, part)
         self.assertGreater(timing[first], 0)
         self.assertGreater(timing["mpi_init_seconds"], 0)
-        # what no part covers (the partition, x's error, the gathers) stays small
-        self.assertLess(timing["other_seconds"], 0.05 + 0.05 * timing["wall_seconds"],
+        # what no part covers (the partition, x's error, the gathers) stays small; on a host with
+        # fewer cores than ranks plus other tests, waits for a descheduled rank land here too
+        # (0.15 s of 1.3 seen under load)
+        self.assertLess(timing["other_seconds"], 0.25 + 0.05 * timing["wall_seconds"],
                         "a part of the run is not timed: %s" % timing)
         self.assertLessEqual(timing["wall_seconds"], wall_limit)
 
