@@ -147,20 +147,6 @@ __kernel void divided(const uint rows, __global const REAL* x, const REAL s, __g
   CLCG_FOR_EACH(uint, i, rows) out[i] = x[i] / s;
 }
 
-// ---- Rows of a product kept on the device that other ranks asked for, packed: row q's entries
-// from first[q] of C to [at[q], at[q + 1]) of the answer.
-__kernel void gather_rows(const uint rows, __global const long* first, __global const long* at,
-                          __global const int* col, __global const REAL* val, __global int* col_out,
-                          __global REAL* val_out) {
-  CLCG_FOR_EACH(uint, q, rows) {
-    const long from = first[q], to = at[q], length = at[q + 1] - at[q];
-    for (long k = 0; k < length; ++k) {
-      col_out[to + k] = col[from + k];
-      val_out[to + k] = val[from + k];
-    }
-  }
-}
-
 // ---- Where each asked row (local numbers) of a kept product starts, and its length; its
 // offsets are B_OFFSET (32-bit, or 64-bit with -DB_OFFSET=long; below).
 #ifndef B_OFFSET
@@ -172,6 +158,25 @@ __kernel void row_spans(const uint count, __global const long* asked, __global c
     const long i = asked[q];
     first[q] = row[i];
     length[q] = (long)row[i + 1] - (long)row[i];
+  }
+}
+
+// ---- Rows of a kept product that other ranks asked for (local numbers `asked`), packed: their
+// lengths as counts to scan, then row q's entries to [at[q], at[q + 1]) of the answer.
+__kernel void asked_lengths(const uint count, __global const uint* asked, __global const B_OFFSET* row,
+                            __global int* length) {
+  CLCG_FOR_EACH(uint, q, count) length[q] = (int)(row[asked[q] + 1] - row[asked[q]]);
+}
+
+__kernel void gather_rows(const uint count, __global const uint* asked, __global const B_OFFSET* row,
+                          __global const long* at, __global const int* col, __global const REAL* val,
+                          __global int* col_out, __global REAL* val_out) {
+  CLCG_FOR_EACH(uint, q, count) {
+    const long from = row[asked[q]], to = at[q], length = at[q + 1] - at[q];
+    for (long k = 0; k < length; ++k) {
+      col_out[to + k] = col[from + k];
+      val_out[to + k] = val[from + k];
+    }
   }
 }
 

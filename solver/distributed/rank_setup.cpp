@@ -27,7 +27,7 @@ LocalRows RankSetup::read_rows(const solver::DeviceCsrMatrix& c, std::int64_t gl
 }
 
 RankSetup::RankSetup(MPI_Comm comm, const cl::Env& env, std::size_t chunk_bytes, std::uint64_t wide_from)
-    : comm_(comm), env_(env), wide_from_(wide_from) {
+    : comm_(comm), node_(comm), env_(env), wide_from_(wide_from) {
   shared([&] {
     if (!env.info().fp64)
       throw std::runtime_error("the distributed AMG set-up computes in double on the device; " + env.info().name +
@@ -54,6 +54,7 @@ RankSetup::RankSetup(MPI_Comm comm, const cl::Env& env, std::size_t chunk_bytes,
     ghosts_last_ = kernel("ghosts_last");
     smooth_rows_ = kernel("smooth_rows");
     row_spans_ = kernel("row_spans");
+    asked_lengths_ = kernel("asked_lengths");
     count_in_range_ = kernel("count_in_range");
     entries_in_range_ = kernel("entries_in_range");
     entries_outside_ = kernel("entries_outside");

@@ -40,6 +40,7 @@
 #include "clcg/cl/pinned_buffer.hpp"
 #include "clcg/solver/distributed/halo.hpp"
 #include "clcg/solver/distributed/local_rows.hpp"
+#include "clcg/solver/distributed/node_exchange.hpp"
 #include "clcg/solver/distributed/remote_rows.hpp"
 #include "clcg/solver/io/bulk_vector.hpp"
 #include "clcg/solver/multigrid/row_kernels.hpp"
@@ -247,6 +248,7 @@ class RankSetup {
   KeptAnswer answer(const KeptRows& rows, const std::vector<std::int64_t>& asked);
 
   MPI_Comm comm_;
+  NodeExchange node_;  // the set-up's all-to-alls between the ranks of one host
   const cl::Env& env_;
   std::uint64_t wide_from_;
   std::optional<solver::SparseProducts> products_;
@@ -255,9 +257,10 @@ class RankSetup {
   ::cl::Kernel chunk_dots_, scaled_, lanczos_start_, lanczos_next_, divided_;
   ::cl::Kernel row_diagonal_, coupling_max_, strength_mask_, mis_begin_, mis_keys_, mis_spread_, mis_settle_, mark_sent_, ghost_keys_;
   ::cl::Kernel seed_flags_, seed_numbers_, join_step_, narrowed_ids_, stencil_entries_;
-  ::cl::Kernel gather_rows_, ghosts_last_, smooth_rows_;
-  ::cl::Kernel row_spans_;
-  std::optional<::cl::Kernel> smooth_rows_wide_, row_spans_wide_;  // (built where a matrix first has 64-bit offsets)
+  ::cl::Kernel ghosts_last_, smooth_rows_;
+  ::cl::Kernel row_spans_, asked_lengths_, gather_rows_;
+  // (built where a matrix first has 64-bit offsets)
+  std::optional<::cl::Kernel> smooth_rows_wide_, row_spans_wide_, asked_lengths_wide_, gather_rows_wide_;
   ::cl::Kernel count_in_range_, entries_in_range_, entries_outside_, local_columns_;
   ::cl::Kernel tentative_count_, tentative_fill_, tentative_qr_, scatter_own_, scatter_values_, component_constants_;
   cl::PinnedBuffer pinned_;  // two halves of chunk_bytes, for reads and writes
