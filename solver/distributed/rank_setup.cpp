@@ -27,7 +27,7 @@ LocalRows RankSetup::read_rows(const solver::DeviceCsrMatrix& c, std::int64_t gl
 }
 
 RankSetup::RankSetup(MPI_Comm comm, const cl::Env& env, std::size_t chunk_bytes, std::uint64_t wide_from)
-    : comm_(comm), node_(comm), env_(env), wide_from_(wide_from) {
+    : comm_(comm), env_(env), wide_from_(wide_from) {
   shared([&] {
     if (!env.info().fp64)
       throw std::runtime_error("the distributed AMG set-up computes in double on the device; " + env.info().name +

@@ -27,7 +27,6 @@
 #include "clcg/solver/distributed/amg_hierarchy.hpp"
 #include "clcg/solver/distributed/device_halo.hpp"
 #include "clcg/solver/distributed/local_rows.hpp"
-#include "clcg/solver/distributed/node_exchange.hpp"
 #include "clcg/solver/distributed/halo.hpp"
 #include "clcg/solver/distributed/partition.hpp"
 #include "clcg/solver/distributed/rank_setup.hpp"
@@ -853,9 +852,6 @@ class RankFailures : public ::testing::EmptyTestEventListener {
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   ::testing::InitGoogleTest(&argc, argv);
-  // Every exchange of the set-ups here through the node's window (all ranks on this host);
-  // cg-solve's MPI tests keep the default, under which their small exchanges go through MPI.
-  clcg::distributed::set_shared_exchange_from(0);
   const int rank = world_rank();
   if (rank != 0) {
     ::testing::TestEventListeners& listeners = ::testing::UnitTest::GetInstance()->listeners();

@@ -40,7 +40,6 @@
 #include "clcg/cl/pinned_buffer.hpp"
 #include "clcg/solver/distributed/halo.hpp"
 #include "clcg/solver/distributed/local_rows.hpp"
-#include "clcg/solver/distributed/node_exchange.hpp"
 #include "clcg/solver/distributed/remote_rows.hpp"
 #include "clcg/solver/io/bulk_vector.hpp"
 #include "clcg/solver/multigrid/row_kernels.hpp"
@@ -248,7 +247,6 @@ class RankSetup {
   KeptAnswer answer(const KeptRows& rows, const std::vector<std::int64_t>& asked);
 
   MPI_Comm comm_;
-  NodeExchange node_;  // the set-up's all-to-alls between the ranks of one host
   const cl::Env& env_;
   std::uint64_t wide_from_;
   std::optional<solver::SparseProducts> products_;

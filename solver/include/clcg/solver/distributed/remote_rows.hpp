@@ -13,7 +13,6 @@
 
 #include "clcg/solver/distributed/halo.hpp"
 #include "clcg/solver/distributed/local_rows.hpp"
-#include "clcg/solver/distributed/node_exchange.hpp"
 #include "clcg/solver/distributed/partition.hpp"
 #include "clcg/solver/io/bulk_vector.hpp"
 
@@ -30,8 +29,7 @@ std::vector<int> slots_by_thread(std::vector<std::vector<int>>& sent);
 
 // MPI_Alltoallv of `sent` (grouped by destination rank, send_counts[r] for rank r; elements:
 // double, 64-bit or 32-bit integers) into a new vector of the same kind, grouped by source rank
-// (recv_counts, if given, gets how many came from each); through a shared-memory window between
-// the ranks of one host while the set-up holds one (node_exchange.hpp). Collective.
+// (recv_counts, if given, gets how many came from each). Collective.
 template <class Vector>
 Vector all_to_all(MPI_Comm comm, const Vector& sent, const std::vector<int>& send_counts,
                   std::vector<int>* recv_counts_out = nullptr) {
@@ -43,7 +41,11 @@ Vector all_to_all(MPI_Comm comm, const Vector& sent, const std::vector<int>& sen
   std::vector<int> recv_counts(send_counts.size());
   MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, comm);
   Vector received(std::size_t(std::accumulate(recv_counts.begin(), recv_counts.end(), std::int64_t(0))));
-  exchange(comm, sent.data(), send_counts, received.data(), recv_counts, sizeof(T), type);
+  // (its new pages faulted in by the host's threads: MPI would fault them one by one, at a third
+  // of its rate into touched memory)
+  solver::touch_pages(received.data(), received.size() * sizeof(T));
+  MPI_Alltoallv(sent.data(), send_counts.data(), offsets_of(send_counts).data(), type, received.data(),
+                recv_counts.data(), offsets_of(recv_counts).data(), type, comm);
   if (recv_counts_out) *recv_counts_out = std::move(recv_counts);
   return received;
 }
