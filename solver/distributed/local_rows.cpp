@@ -90,12 +90,12 @@ namespace {
 // put(column, value) for its entries in column order. The grid point is stepped from row to
 // row (three 64-bit divisions a row made generating slower than writing the rows).
 struct PoissonStencil {
-  std::int64_t nx, ny, nz, plane;
-  bool three_d;
-  double diagonal;
+  LocalRows::Stencil grid;
+  std::int64_t plane = grid.nx * grid.ny;
 
   template <class Row, class Put>
   void rows(std::int64_t first, std::int64_t last, Row&& row, Put&& put) const {
+    const auto [nx, ny, nz, three_d, diagonal] = grid;
     std::int64_t i = first % nx, j = (first / nx) % ny, l = first / plane;
     for (std::int64_t r = first; r < last; ++r) {
       row(r);
@@ -122,7 +122,7 @@ LocalRows poisson_rows(int dimensions, std::int64_t nx, std::int64_t ny, std::in
   if (row_begin < 0 || row_end < row_begin || row_end > n) throw std::invalid_argument("rows outside the grid");
   if (dimensions != 2 && dimensions != 3) throw std::invalid_argument("Poisson problems are 2D or 3D");
   const bool three_d = dimensions == 3;
-  const PoissonStencil stencil{nx, ny, nz, nx * ny, three_d, three_d ? 6.0 : 4.0};
+  const PoissonStencil stencil{{nx, ny, nz, three_d, three_d ? 6.0 : 4.0}};
   LocalRows a;
   a.global_rows = n;
   a.row_begin = row_begin;
@@ -174,7 +174,7 @@ LocalRows poisson_rows(int dimensions, std::int64_t nx, std::int64_t ny, std::in
         });
     return fits;
   };
-  if (pending) a.stencil = LocalRows::Stencil{nx, ny, nz, three_d, stencil.diagonal};
+  if (pending) a.stencil = stencil.grid;
   if (!pending) a.make();
   return a;
 }
