@@ -6,6 +6,11 @@
 #     bash scripts/peers/run_amgx_mpi.sh build                  # libamgxsh with MPI into /tmp (~5 min, 64 cores)
 #     bash scripts/peers/run_amgx_mpi.sh run 4 512 512 512      # ranks, grid; appends to $OUT/amgx_mpi.jsonl
 # The build lives in /tmp on that machine: run in the same call, or the next one straight after.
+# A build left running between calls needs PEERS outside the checkout (e.g. a copy in /tmp/peers):
+# each call lays the checkout anew under the compiler (call 146's first try). CUDA 13 has no
+# cusparse?bsrxmv (block sizes above 1): before building there, cut those calls from the copy, e.g.
+#     sed -i -E 's/^(\s*)cusparseCheckError\(cusparse[SDCZ]bsrxmv\(.*\);\s*$/\1FatalError("no bsrxmv", AMGX_ERR_NOT_IMPLEMENTED);/' \
+#         "$PEERS/amgx/src/amgx_cusparse.cu"
 set -u
 P=$(realpath "${PEERS:-peers-src}") O=${OUT:-peers-out} B=${AMGX_BUILD:-/tmp/amgxmpi}
 HERE=$(dirname "$(realpath "$0")")
