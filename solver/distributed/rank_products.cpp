@@ -72,15 +72,15 @@ LocalRows RankSetup::download(const KeptRows& rows) {
 
 KeptRemoteRows RankSetup::fetch_rows(const Partition& partition, const KeptRows& rows,
                                      const std::vector<std::int64_t>& wanted) {
-  return distributed::fetch_rows<std::int32_t>(comm_, partition, wanted, [&](const std::vector<std::int64_t>& asked) {
-    return shared([&] { return answer(rows, asked); });
-  });
+  return distributed::fetch_rows<std::int32_t>(comm_, partition, wanted, answering(rows));
 }
 
 KeptRemoteRows RankSetup::fetch_rows(const Partition& partition, const KeptRows& rows, const Halo& halo) {
-  return distributed::fetch_halo_rows<std::int32_t>(comm_, partition, halo, [&](const std::vector<std::int64_t>& asked) {
-    return shared([&] { return answer(rows, asked); });
-  });
+  return distributed::fetch_halo_rows<std::int32_t>(comm_, partition, halo, answering(rows));
+}
+
+std::function<KeptAnswer(const std::vector<std::int64_t>&)> RankSetup::answering(const KeptRows& rows) {
+  return [this, &rows](const std::vector<std::int64_t>& asked) { return shared([&] { return answer(rows, asked); }); };
 }
 
 ::cl::Kernel& RankSetup::for_offsets(const solver::DeviceCsrMatrix& m, ::cl::Kernel& narrow,

@@ -31,6 +31,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -245,6 +246,8 @@ class RankSetup {
                             const char* name);
   LocalRows read_rows(const solver::DeviceCsrMatrix& c, std::int64_t global_rows, std::int64_t row_begin);  // to the host
   KeptAnswer answer(const KeptRows& rows, const std::vector<std::int64_t>& asked);
+  // answer() of `rows` on every rank together (shared()), as the fetches take it.
+  std::function<KeptAnswer(const std::vector<std::int64_t>&)> answering(const KeptRows& rows);
 
   MPI_Comm comm_;
   const cl::Env& env_;
