@@ -10,8 +10,8 @@
 
 // ---- The independent set's rounds over the strong entries (strength_mask's STRONG), as the
 // host reference's: each round every row's key (state, hash, global row; made once, then changed
-// with the state), the largest key within distance 1 (spread), then within distance 2 (spread
-// again, the ghosts' values exchanged before each), then the decision.
+// with the state), the largest key within distance 1 (mis_spread), then within distance 2 and
+// the decision in one pass (mis_settle), the ghosts' values exchanged before each.
 
 // key[i] = the key of row i (global row first + i) in its state.
 __kernel void mis_keys(const uint rows, const uint first, __global const uint* state, __global ulong* key) {
@@ -25,9 +25,8 @@ __kernel void ghost_keys(const uint ghosts, const uint rows, __global const uint
   CLCG_FOR_EACH(uint, g, ghosts) key[rows + g] = mis_key(state[rows + g], ghost_row[g]);
 }
 
-// The rows a round's first spread computes: from round MIS_MARKED_FROM (aggregation.cl) only
-// those an undecided row reads in the second (marked near[i] == round by mis_settle in the round
-// before), and always those sent to other ranks (NEAR_SENT: the rows another rank's undecided
+// The rows a round's spread computes: from round MIS_MARKED_FROM (aggregation.cl) only those an
+// undecided row reads in mis_settle (marked near[i] == round by mis_settle in the round before), and always those sent to other ranks (NEAR_SENT: the rows another rank's undecided
 // rows may read, which this rank cannot mark). The others' spread is read by no one.
 #define NEAR_SENT 0xff
 
@@ -37,19 +36,17 @@ __kernel void mark_sent(const uint count, __global const uint* rows, __global uc
 }
 
 // out[i] = the largest of in[i] and in over row i's strong entries, a team a row (the largest:
-// the same bits for any team). `round` > 0: the first spread, for the rows the round reads
-// (above); 0: the second, for the undecided rows alone (mis_settle reads no other, and after the
-// first rounds few are left). A skipped row's out is left as it was (no one reads it).
+// the same bits for any team), for the rows the round reads (above); a skipped row's out is left
+// as it was (no one reads it).
 __kernel __attribute__((reqd_work_group_size(TEAM_GROUP, 1, 1)))
 void mis_spread(const uint rows, const uint team, __global const int* row, __global const int* col,
-                __global const uchar* strong, __global const uint* state, __global const uchar* near,
-                const int round, __global const ulong* in, __global ulong* out) {
+                __global const uchar* strong, __global const uchar* near, const int round, __global const ulong* in,
+                __global ulong* out) {
   __local ulong slot[TEAM_GROUP];
   CLCG_FOR_EACH_TEAM_PASS(i, lane, rows, team) {
     ulong m = 0;
-    const bool wanted = i < rows && (round == 0 ? state[i] == MIS_UNDECIDED
-                                                : round < MIS_MARKED_FROM || near[i] == (uchar)round ||
-                                                      near[i] == NEAR_SENT);
+    const bool wanted =
+        i < rows && (round < MIS_MARKED_FROM || near[i] == (uchar)round || near[i] == NEAR_SENT);
     if (wanted) {
       if (lane == 0) m = in[i];
       for (int k = row[i] + (int)lane; k < row[i + 1]; k += (int)team)
@@ -59,35 +56,55 @@ void mis_spread(const uint rows, const uint team, __global const int* row, __glo
   }
 }
 
-// An undecided row joins the set where the largest key within distance 2 (`most`) is its own
-// (or in the `last` round), leaves it where that key is of a row in the set, and its key
-// follows its state (mis_keys makes the keys once, before the first round). A row still
-// undecided is counted in *undecided and, for rounds from MIS_MARKED_FROM, marks itself and
-// the rows its strong entries name for the next round's first spread (each writer stores the
-// same value; the sent rows keep NEAR_SENT; ghosts, columns from `rows` on, are their owners').
-__kernel void mis_settle(const uint rows, const uint first, __global const int* row, __global const int* col,
-                         __global const uchar* strong, __global const ulong* most, const int round, const int last,
-                         __global uint* state, __global ulong* key, __global uchar* near, __global int* undecided) {
-  CLCG_FOR_EACH(uint, i, rows) {
-    if (state[i] != MIS_UNDECIDED) continue;
-    if ((uint)(most[i] & 0xffffffffUL) == first + i || last) {
-      state[i] = MIS_IN;
-      key[i] = mis_key(MIS_IN, first + i);
-    } else if ((uint)(most[i] >> 62) == MIS_IN) {
-      state[i] = MIS_OUT;
-      key[i] = mis_key(MIS_OUT, first + i);
+// The round's decision for the undecided rows, a team a row (mis_spread's): the largest key
+// within distance 2 is the largest of `spread` (mis_spread's, the ghosts' exchanged) over the
+// row's strong entries and itself. A row joins the set where that key is its own (or in the
+// `last` round), leaves it where that key is of a row in the set, and its key follows its state
+// (mis_keys makes the keys once, before the first round). A row still undecided makes
+// *undecided nonzero (mis_decide's count, a work-item at a time) and, for rounds from
+// MIS_MARKED_FROM, marks itself and the rows its strong entries name for the next round's
+// spread (each writer stores the same value; the sent rows keep NEAR_SENT; ghosts, columns from
+// `rows` on, are their owners').
+__kernel __attribute__((reqd_work_group_size(TEAM_GROUP, 1, 1)))
+void mis_settle(const uint rows, const uint team, const uint first, __global const int* row, __global const int* col,
+                __global const uchar* strong, __global const ulong* spread, const int round, const int last,
+                __global uint* state, __global ulong* key, __global uchar* near, __global int* undecided) {
+  __local ulong slot[TEAM_GROUP];
+  int left = 0;
+  CLCG_FOR_EACH_TEAM_PASS(i, lane, rows, team) {
+    const bool wanted = i < rows && state[i] == MIS_UNDECIDED;
+    ulong m = 0;
+    if (wanted) {
+      if (lane == 0) m = spread[i];
+      for (int k = row[i] + (int)lane; k < row[i + 1]; k += (int)team)
+        if (strong[k] == STRONG) m = max(m, spread[col[k]]);
+    }
+    slot[get_local_id(0)] = m;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint width = team / 2; width > 0; width >>= 1) {
+      if (lane < width) slot[get_local_id(0)] = max(slot[get_local_id(0)], slot[get_local_id(0) + width]);
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    const ulong most = slot[get_local_id(0) - lane];
+    barrier(CLK_LOCAL_MEM_FENCE);  // (the slots free for the next pass; every lane read state[i] above)
+    if (!wanted) continue;
+    if ((uint)(most & 0xffffffffUL) == first + i || last) {
+      if (lane == 0) state[i] = MIS_IN, key[i] = mis_key(MIS_IN, first + i);
+    } else if ((uint)(most >> 62) == MIS_IN) {
+      if (lane == 0) state[i] = MIS_OUT, key[i] = mis_key(MIS_OUT, first + i);
     } else {
-      atomic_inc(undecided);
+      left = 1;
       if (round + 1 >= MIS_MARKED_FROM) {
         const uchar next = (uchar)(round + 1);
-        if (near[i] != NEAR_SENT) near[i] = next;
-        for (int k = row[i]; k < row[i + 1]; ++k) {
+        if (lane == 0 && near[i] != NEAR_SENT) near[i] = next;
+        for (int k = row[i] + (int)lane; k < row[i + 1]; k += (int)team) {
           const int j = col[k];
           if (strong[k] == STRONG && j < (int)rows && near[j] != NEAR_SENT) near[j] = next;
         }
       }
     }
   }
+  if (left) atomic_inc(undecided);
 }
 
 // A row with a strong entry starts undecided; one without is out (and never aggregated).
@@ -100,12 +117,26 @@ __kernel void mis_begin(const uint rows, __global const int* row, __global const
   }
 }
 
+#define DOT_LANES 256
+
+// A chunk's lanes' sums by the one fixed tree (every lane of the group calls it).
+inline REAL chunk_tree(__local REAL* lane_sum, const uint lane, const REAL sum) {
+  lane_sum[lane] = sum;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint width = DOT_LANES / 2; width > 0; width >>= 1) {
+    if (lane < width) lane_sum[lane] += lane_sum[lane + width];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  const REAL total = lane_sum[0];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return total;
+}
+
 // partial[c] = the sum of x[i] y[i] over chunk c's rows [begin[c], begin[c + 1]): a work-group
 // of DOT_LANES a chunk, each lane summing the rows lane, lane + DOT_LANES, ... in order, then the
 // lanes' sums by one fixed tree. A chunk lies on one rank, so the order does not depend on the
 // partition; the host sums the chunks' partials in a fixed order. (One work-item a chunk, in
 // row order, read 32K-row chunks at a crawl: most of a 512^3 level's Lanczos estimate.)
-#define DOT_LANES 256
 __kernel __attribute__((reqd_work_group_size(DOT_LANES, 1, 1)))
 void chunk_dots(const uint chunks, __global const long* begin, __global const REAL* x, __global const REAL* y,
                 __global REAL* partial) {
@@ -114,20 +145,23 @@ void chunk_dots(const uint chunks, __global const long* begin, __global const RE
   for (uint c = get_group_id(0); c < chunks; c += get_num_groups(0)) {
     REAL sum = 0;
     for (long i = begin[c] + lane; i < begin[c + 1]; i += DOT_LANES) sum += x[i] * y[i];
-    lane_sum[lane] = sum;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint width = DOT_LANES / 2; width > 0; width >>= 1) {
-      if (lane < width) lane_sum[lane] += lane_sum[lane + width];
-      barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    if (lane == 0) partial[c] = lane_sum[0];
-    barrier(CLK_LOCAL_MEM_FENCE);
+    const REAL total = chunk_tree(lane_sum, lane, sum);
+    if (lane == 0) partial[c] = total;
   }
 }
 
-// out = d x.
-__kernel void scaled(const uint rows, __global const REAL* d, __global const REAL* x, __global REAL* out) {
-  CLCG_FOR_EACH(uint, i, rows) out[i] = d[i] * x[i];
+// partial[c] = chunk c's sum of x[i] (d[i] x[i]): chunk_dots of x and D x, without D x stored.
+__kernel __attribute__((reqd_work_group_size(DOT_LANES, 1, 1)))
+void chunk_norms(const uint chunks, __global const long* begin, __global const REAL* d, __global const REAL* x,
+                 __global REAL* partial) {
+  __local REAL lane_sum[DOT_LANES];
+  const uint lane = get_local_id(0);
+  for (uint c = get_group_id(0); c < chunks; c += get_num_groups(0)) {
+    REAL sum = 0;
+    for (long i = begin[c] + lane; i < begin[c + 1]; i += DOT_LANES) sum += x[i] * (d[i] * x[i]);
+    const REAL total = chunk_tree(lane_sum, lane, sum);
+    if (lane == 0) partial[c] = total;
+  }
 }
 
 // The Lanczos start: pseudo-random in [-1, 1) from a hash of the global row (30 bits of the
@@ -136,10 +170,25 @@ __kernel void lanczos_start(const uint rows, const uint first, __global REAL* v)
   CLCG_FOR_EACH(uint, i, rows) v[i] = (REAL)(uint)(mis_key(0, (first + i) ^ 0x5bd1e995U) >> 32) / 536870912.0 - 1.0;
 }
 
-// u = D^-1 A v - alpha v - beta v_prev (D^-1 taken as 0 where d is 0).
-__kernel void lanczos_next(const uint rows, __global const REAL* av, __global const REAL* d, __global const REAL* v,
-                           __global const REAL* v_prev, const REAL alpha, const REAL beta, __global REAL* u) {
-  CLCG_FOR_EACH(uint, i, rows) u[i] = (d[i] != (REAL)0 ? av[i] / d[i] : (REAL)0) - alpha * v[i] - beta * v_prev[i];
+// u = D^-1 A v - alpha v - beta v_prev (D^-1 taken as 0 where d is 0) over the chunks (which
+// hold every row), and partial[c] = chunk c's sum of u (d u), as chunk_norms(d, u) sums it: the
+// step and its norm in one pass.
+__kernel __attribute__((reqd_work_group_size(DOT_LANES, 1, 1)))
+void lanczos_step(const uint chunks, __global const long* begin, __global const REAL* av, __global const REAL* d,
+                  __global const REAL* v, __global const REAL* v_prev, const REAL alpha, const REAL beta,
+                  __global REAL* u, __global REAL* partial) {
+  __local REAL lane_sum[DOT_LANES];
+  const uint lane = get_local_id(0);
+  for (uint c = get_group_id(0); c < chunks; c += get_num_groups(0)) {
+    REAL sum = 0;
+    for (long i = begin[c] + lane; i < begin[c + 1]; i += DOT_LANES) {
+      const REAL next = (d[i] != (REAL)0 ? av[i] / d[i] : (REAL)0) - alpha * v[i] - beta * v_prev[i];
+      u[i] = next;
+      sum += next * (d[i] * next);
+    }
+    const REAL total = chunk_tree(lane_sum, lane, sum);
+    if (lane == 0) partial[c] = total;
+  }
 }
 
 // out = x / s.

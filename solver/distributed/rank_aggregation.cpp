@@ -36,7 +36,7 @@ RankSetup::Aggregates RankSetup::aggregate(const Rows& g, double theta, const st
   // (the states' halo moves 4-byte words: a float halo, which copies them as they are)
   DeviceHalo state_halo = shared([&] { return DeviceHalo(comm_, env_, g.halo, std::int64_t(n), solver::ElementType::f32); });
   const std::size_t ghosts = g.halo.ghost_ids.size();
-  if (halo.sends() > 0)  // (the rows other ranks read: every round's first spread computes them)
+  if (halo.sends() > 0)  // (the rows other ranks read: every round's spread computes them)
     kernels_->run(mark_sent_, "mark_sent", std::size_t(halo.sends()), halo.send_rows(), b.near);
   const auto run = [&](::cl::Kernel& kernel, const char* name, const auto&... args) {
     if (n > 0) kernels_->run(kernel, name, n, args...);
@@ -46,14 +46,11 @@ RankSetup::Aggregates RankSetup::aggregate(const Rows& g, double theta, const st
     kernels_->run_teams(kernel, name, std::int64_t(n), std::int64_t(nnz), args...);
   };
   const solver::DeviceCsrMatrix& a = g.matrix;
-  // A round's spreads: in teams while most rows take part; from round mis_marked_from (the
-  // marked rows only) a work-item a row, since few do and a team takes every row it skips
-  // through its barriers (the spreads' device time at 640^3 on one rank 216 -> 162 ms).
-  const auto spread = [&](unsigned round, cl_int which, const ::cl::Buffer& in, const ::cl::Buffer& out) {
-    const cl_uint team =
-        round >= solver::mis_marked_from ? 1 : solver::RowKernels::row_team(std::int64_t(n), std::int64_t(nnz));
-    kernels_->run_with_team(mis_spread_, "mis_spread", std::int64_t(n), team, a.row_ptr(), a.col_idx(), b.strong,
-                            b.state, b.near, which, in, out);
+  // A round's passes: in teams while most rows take part; from round mis_marked_from (few rows
+  // do) a work-item a row, since a team takes every row it skips through its barriers (the
+  // spreads' device time at 640^3 on one rank 216 -> 162 ms).
+  const auto team = [&](unsigned round) {
+    return round >= solver::mis_marked_from ? 1 : solver::RowKernels::row_team(std::int64_t(n), std::int64_t(nnz));
   };
   // Strength: the ghosts' diagonals and row maxima from their owners.
   run(row_diagonal_, "row_diagonal", a.row_ptr(), a.col_idx(), a.values(), cl_int(0), b.diag);
@@ -62,19 +59,19 @@ RankSetup::Aggregates RankSetup::aggregate(const Rows& g, double theta, const st
   halo.exchange(b.most);
   run_teams(strength_mask_, "strength_mask", a.row_ptr(), a.col_idx(), a.values(), b.diag, b.most,
       solver::Real{theta * theta}, b.strong);
-  // The rounds, until no rank has an undecided row (the largest key within distance 2 goes into
-  // b.most, free after the strength).
+  // The rounds, until no rank has an undecided row.
   run(mis_begin_, "mis_begin", a.row_ptr(), b.strong, b.state);
   run(mis_keys_, "mis_keys", first, b.state, b.key);
   for (unsigned round = 1;; ++round) {
     state_halo.exchange(b.state);  // the ghosts' keys made from their states
     if (ghosts > 0) kernels_->run(ghost_keys_, "ghost_keys", ghosts, cl_uint(n), b.ghost, b.state, b.key);
-    spread(round, cl_int(round), b.key, b.spread);
+    kernels_->run_with_team(mis_spread_, "mis_spread", std::int64_t(n), team(round), a.row_ptr(), a.col_idx(),
+                            b.strong, b.near, cl_int(round), b.key, b.spread);
     halo.exchange(b.spread);
-    spread(round, cl_int(0), b.spread, b.most);
     kernels_->clear_ints(b.undecided, 1);
-    run(mis_settle_, "mis_settle", first, a.row_ptr(), a.col_idx(), b.strong, b.most, cl_int(round),
-        cl_int(round == solver::max_mis_rounds), b.state, b.key, b.near, b.undecided);
+    kernels_->run_with_team(mis_settle_, "mis_settle", std::int64_t(n), team(round), first, a.row_ptr(), a.col_idx(),
+                            b.strong, b.spread, cl_int(round), cl_int(round == solver::max_mis_rounds), b.state, b.key,
+                            b.near, b.undecided);
     cl_int left = 0;
     cl::checked("reading the independent set's progress",
                 [&] { env_.queue().enqueueReadBuffer(b.undecided, CL_TRUE, 0, sizeof(cl_int), &left); });

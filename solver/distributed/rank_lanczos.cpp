@@ -2,6 +2,7 @@
 #include "rank_setup_members.hpp"
 
 #include <cmath>
+#include <stdexcept>
 #include "clcg/solver/distributed/device_halo.hpp"
 #include "clcg/solver/distributed/fixed_order_sum.hpp"
 #include "clcg/solver/precond/spectrum.hpp"
@@ -29,6 +30,8 @@ constexpr std::size_t max_dot_groups = 4096;  // (a dot has at most that many ch
 double RankSetup::radius(const Rows& a, const ::cl::Buffer& diagonal,
                             const std::vector<std::int64_t>& chunk_begin, unsigned steps) {
   const std::size_t n = std::size_t(a.matrix.rows()), chunks = chunk_begin.size() - 1;
+  if (chunk_begin.empty() || chunk_begin.front() != 0 || chunk_begin.back() != std::int64_t(n))
+    throw std::logic_error("RankSetup::radius: the chunks must cover the rank's rows (lanczos_step makes u over them)");
   int ranks = 1;
   MPI_Comm_size(comm_, &ranks);
   std::vector<int> chunk_counts(static_cast<std::size_t>(ranks));
@@ -36,7 +39,7 @@ double RankSetup::radius(const Rows& a, const ::cl::Buffer& diagonal,
   MPI_Allgather(&mine, 1, MPI_INT, chunk_counts.data(), 1, MPI_INT, comm_);
   std::vector<double> partial(chunks), all(std::size_t(offsets_of(chunk_counts).back() + chunk_counts.back()));
   struct Vectors {
-    ::cl::Buffer v, v_prev, u, av, dx, d, begin, partial;
+    ::cl::Buffer v, v_prev, u, av, d, begin, partial;
   };
   // The vectors, D, the chunks and the start (kernels/distributed_setup.cl's lanczos_start) on the device.
   Vectors b = shared([&] {
@@ -45,7 +48,6 @@ double RankSetup::radius(const Rows& a, const ::cl::Buffer& diagonal,
     m.v_prev = doubles(env_, n + std::size_t(a.halo.ghosts), "allocating the Lanczos vectors");  // (swapped with v)
     m.u = doubles(env_, n, "allocating the Lanczos vectors");
     m.av = doubles(env_, n, "allocating the Lanczos vectors");
-    m.dx = doubles(env_, n, "allocating the Lanczos vectors");
     m.d = diagonal;
     m.partial = doubles(env_, chunks, "allocating the Lanczos vectors");
     m.begin = env_.buffer(CL_MEM_READ_ONLY, chunk_begin.size() * sizeof(std::int64_t), "allocating the dot chunks");
@@ -73,26 +75,24 @@ double RankSetup::radius(const Rows& a, const ::cl::Buffer& diagonal,
   const auto run = [&](::cl::Kernel& kernel, const char* name, std::size_t count, const auto&... args) {
     if (count > 0) kernels_->run(kernel, name, count, args...);
   };
-  // A dot over the level's chunks: each chunk in row order on the device, the chunks' sums of
-  // every rank in one fixed order on the host.
-  const auto dot = [&](const ::cl::Buffer& x, const ::cl::Buffer& y) {
-    if (chunks > 0)
-      kernels_->run_groups(chunk_dots_, "chunk_dots", std::min<std::size_t>(chunks, max_dot_groups), dot_lanes, chunks,
-                           b.begin, x, y, b.partial);
-    if (chunks > 0)
+  // A sum over the level's chunks (a kernel's partials, each chunk in row order on the device),
+  // the chunks' sums of every rank in one fixed order on the host.
+  const auto chunk_sum = [&](::cl::Kernel& kernel, const char* name, const auto&... args) {
+    if (chunks > 0) {
+      kernels_->run_groups(kernel, name, std::min<std::size_t>(chunks, max_dot_groups), dot_lanes, chunks, b.begin,
+                           args..., b.partial);
       cl::checked("reading the Lanczos dots", [&] {
         env_.queue().enqueueReadBuffer(b.partial, CL_TRUE, 0, chunks * sizeof(double), partial.data());
       });
+    }
     MPI_Allgatherv(partial.data(), mine, MPI_DOUBLE, all.data(), chunk_counts.data(), offsets_of(chunk_counts).data(),
                    MPI_DOUBLE, comm_);
     return fixed_order_sum(all);
   };
-  const auto d_norm = [&](const ::cl::Buffer& x) {
-    run(scaled_, "scaled", n, b.d, x, b.dx);
-    return std::sqrt(std::max(0.0, dot(x, b.dx)));
-  };
-  // Lanczos on the pencil (A, D): v D-orthonormal, alpha = v.Av, the next u = D^-1 A v - alpha v - beta v_prev.
-  double beta = d_norm(b.v);
+  const auto root = [](double sum) { return std::sqrt(std::max(0.0, sum)); };
+  // Lanczos on the pencil (A, D): v D-orthonormal, alpha = v.Av, the next u = D^-1 A v - alpha v
+  // - beta v_prev, made with its D-norm's partials in one pass (lanczos_step).
+  double beta = root(chunk_sum(chunk_norms_, "chunk_norms", b.d, b.v));
   if (!(beta > 0) || !std::isfinite(beta)) return 0.0;
   run(divided_, "divided", n, b.v, solver::Real{beta}, b.v);
   std::vector<double> alphas, betas;
@@ -100,10 +100,10 @@ double RankSetup::radius(const Rows& a, const ::cl::Buffer& diagonal,
   for (unsigned step = 0; step < steps; ++step) {
     halo.exchange(b.v);
     if (times) times->enqueue(b.v, b.av);
-    const double alpha = dot(b.v, b.av);
+    const double alpha = chunk_sum(chunk_dots_, "chunk_dots", b.v, b.av);
     alphas.push_back(alpha);
-    run(lanczos_next_, "lanczos_next", n, b.av, b.d, b.v, b.v_prev, solver::Real{alpha}, solver::Real{beta}, b.u);
-    const double next = d_norm(b.u);
+    const double next = root(chunk_sum(lanczos_step_, "lanczos_step", b.av, b.d, b.v, b.v_prev, solver::Real{alpha},
+                                       solver::Real{beta}, b.u));
     if (step + 1 == steps || !(next > 1e-12 * std::abs(alpha))) break;
     betas.push_back(next);
     beta = next;
