@@ -132,36 +132,34 @@ inline REAL chunk_tree(__local REAL* lane_sum, const uint lane, const REAL sum) 
   return total;
 }
 
-// partial[c] = the sum of x[i] y[i] over chunk c's rows [begin[c], begin[c + 1]): a work-group
-// of DOT_LANES a chunk, each lane summing the rows lane, lane + DOT_LANES, ... in order, then the
-// lanes' sums by one fixed tree. A chunk lies on one rank, so the order does not depend on the
+// The body of a kernel of chunk sums (chunks, begin, ..., partial): partial[c] = the sum of TERM
+// (an expression of row i) over chunk c's rows [begin[c], begin[c + 1]), a work-group of
+// DOT_LANES a chunk, each lane summing the rows lane, lane + DOT_LANES, ... in order, then the
+// lanes' sums by the fixed tree. A chunk lies on one rank, so the order does not depend on the
 // partition; the host sums the chunks' partials in a fixed order. (One work-item a chunk, in
 // row order, read 32K-row chunks at a crawl: most of a 512^3 level's Lanczos estimate.)
+#define CLCG_CHUNK_SUMS(TERM)                                                     \
+  __local REAL lane_sum[DOT_LANES];                                               \
+  const uint lane = get_local_id(0);                                              \
+  for (uint c = get_group_id(0); c < chunks; c += get_num_groups(0)) {            \
+    REAL sum = 0;                                                                 \
+    for (long i = begin[c] + lane; i < begin[c + 1]; i += DOT_LANES) sum += TERM; \
+    const REAL total = chunk_tree(lane_sum, lane, sum);                           \
+    if (lane == 0) partial[c] = total;                                            \
+  }
+
+// partial[c] = chunk c's sum of x[i] y[i].
 __kernel __attribute__((reqd_work_group_size(DOT_LANES, 1, 1)))
 void chunk_dots(const uint chunks, __global const long* begin, __global const REAL* x, __global const REAL* y,
                 __global REAL* partial) {
-  __local REAL lane_sum[DOT_LANES];
-  const uint lane = get_local_id(0);
-  for (uint c = get_group_id(0); c < chunks; c += get_num_groups(0)) {
-    REAL sum = 0;
-    for (long i = begin[c] + lane; i < begin[c + 1]; i += DOT_LANES) sum += x[i] * y[i];
-    const REAL total = chunk_tree(lane_sum, lane, sum);
-    if (lane == 0) partial[c] = total;
-  }
+  CLCG_CHUNK_SUMS(x[i] * y[i])
 }
 
 // partial[c] = chunk c's sum of x[i] (d[i] x[i]): chunk_dots of x and D x, without D x stored.
 __kernel __attribute__((reqd_work_group_size(DOT_LANES, 1, 1)))
 void chunk_norms(const uint chunks, __global const long* begin, __global const REAL* d, __global const REAL* x,
                  __global REAL* partial) {
-  __local REAL lane_sum[DOT_LANES];
-  const uint lane = get_local_id(0);
-  for (uint c = get_group_id(0); c < chunks; c += get_num_groups(0)) {
-    REAL sum = 0;
-    for (long i = begin[c] + lane; i < begin[c + 1]; i += DOT_LANES) sum += x[i] * (d[i] * x[i]);
-    const REAL total = chunk_tree(lane_sum, lane, sum);
-    if (lane == 0) partial[c] = total;
-  }
+  CLCG_CHUNK_SUMS(x[i] * (d[i] * x[i]))
 }
 
 // The Lanczos start: pseudo-random in [-1, 1) from a hash of the global row (30 bits of the
@@ -170,25 +168,22 @@ __kernel void lanczos_start(const uint rows, const uint first, __global REAL* v)
   CLCG_FOR_EACH(uint, i, rows) v[i] = (REAL)(uint)(mis_key(0, (first + i) ^ 0x5bd1e995U) >> 32) / 536870912.0 - 1.0;
 }
 
-// u = D^-1 A v - alpha v - beta v_prev (D^-1 taken as 0 where d is 0) over the chunks (which
-// hold every row), and partial[c] = chunk c's sum of u (d u), as chunk_norms(d, u) sums it: the
-// step and its norm in one pass.
+// u[i] = (D^-1 A v - alpha v - beta v_prev)[i] (D^-1 taken as 0 where d is 0), stored; its term
+// of the D-norm, u[i] (d[i] u[i]), returned.
+inline REAL lanczos_term(const long i, __global const REAL* av, __global const REAL* d, __global const REAL* v,
+                         __global const REAL* v_prev, const REAL alpha, const REAL beta, __global REAL* u) {
+  const REAL next = (d[i] != (REAL)0 ? av[i] / d[i] : (REAL)0) - alpha * v[i] - beta * v_prev[i];
+  u[i] = next;
+  return next * (d[i] * next);
+}
+
+// u = D^-1 A v - alpha v - beta v_prev over the chunks (which hold every row) and partial[c] =
+// chunk c's sum of u (d u), as chunk_norms(d, u) sums it: the step and its norm in one pass.
 __kernel __attribute__((reqd_work_group_size(DOT_LANES, 1, 1)))
 void lanczos_step(const uint chunks, __global const long* begin, __global const REAL* av, __global const REAL* d,
                   __global const REAL* v, __global const REAL* v_prev, const REAL alpha, const REAL beta,
                   __global REAL* u, __global REAL* partial) {
-  __local REAL lane_sum[DOT_LANES];
-  const uint lane = get_local_id(0);
-  for (uint c = get_group_id(0); c < chunks; c += get_num_groups(0)) {
-    REAL sum = 0;
-    for (long i = begin[c] + lane; i < begin[c + 1]; i += DOT_LANES) {
-      const REAL next = (d[i] != (REAL)0 ? av[i] / d[i] : (REAL)0) - alpha * v[i] - beta * v_prev[i];
-      u[i] = next;
-      sum += next * (d[i] * next);
-    }
-    const REAL total = chunk_tree(lane_sum, lane, sum);
-    if (lane == 0) partial[c] = total;
-  }
+  CLCG_CHUNK_SUMS(lanczos_term(i, av, d, v, v_prev, alpha, beta, u))
 }
 
 // out = x / s.

@@ -50,8 +50,8 @@ clcg::apps::CommandLine command_line() {
        "AMG: coarsen until at most this many rows (half as many from 1M rows of A), then an exact "
        "Cholesky solve on the host (1 .. 2000)")
       ("amg-gather-rows", po::value<Count>()->default_value(Count{65536}, "65536"),
-       "AMG under mpirun: a level of at most this many rows goes whole onto every rank, which runs the rest of the "
-       "cycle on its own device (1 .. 16777216)")
+       "AMG under mpirun: a level of at most this many rows (and 32 times as many entries) goes whole onto every "
+       "rank, which runs the rest of the cycle on its own device (1 .. 16777216)")
       ("amg-strength", po::value<Real>()->default_value(Real{0.25}, "0.25"),
        "AMG: strong connection when |a_ij| / sqrt(a_ii a_jj) >= this x the largest such ratio of row i or row j "
        "(0 .. 1, every level)")

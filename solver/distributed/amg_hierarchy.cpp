@@ -78,20 +78,21 @@ solver::HostCsr gather_whole(MPI_Comm comm, const DistributedLevel& level) {
   std::vector<std::int64_t> lengths(static_cast<std::size_t>(rows));
   for (std::size_t i = 0; i < lengths.size(); ++i) lengths[i] = a.row_ptr[i + 1] - a.row_ptr[i];
   const std::int64_t total_rows = level.partition.rows();
-  std::vector<std::int64_t> all_lengths(static_cast<std::size_t>(total_rows)), all_cols;
+  std::vector<std::int64_t> all_lengths(static_cast<std::size_t>(total_rows));
   MPI_Allgatherv(lengths.data(), rows, MPI_INT64_T, all_lengths.data(), row_counts.data(),
                  offsets_of(row_counts).data(), MPI_INT64_T, comm);
   std::int64_t nnz = 0;
   for (std::int64_t l : all_lengths) nnz += l;
-  all_cols.resize(std::size_t(nnz));
   solver::HostCsr whole;
   whole.rows = whole.cols = std::int32_t(total_rows);
   whole.values.resize(std::size_t(nnz));
-  MPI_Allgatherv(a.col.data(), entries, MPI_INT64_T, all_cols.data(), entry_counts.data(),
-                 offsets_of(entry_counts).data(), MPI_INT64_T, comm);
+  whole.col_idx.resize(std::size_t(nnz));
+  // (the columns as the gathered matrix's 32 bits: no 64-bit copy of the whole level)
+  const std::vector<std::int32_t> cols(a.col.begin(), a.col.end());
+  MPI_Allgatherv(cols.data(), entries, MPI_INT32_T, whole.col_idx.data(), entry_counts.data(),
+                 offsets_of(entry_counts).data(), MPI_INT32_T, comm);
   MPI_Allgatherv(a.values.data(), entries, MPI_DOUBLE, whole.values.data(), entry_counts.data(),
                  offsets_of(entry_counts).data(), MPI_DOUBLE, comm);
-  whole.col_idx.assign(all_cols.begin(), all_cols.end());
   whole.row_ptr.assign(std::size_t(total_rows) + 1, 0);
   for (std::size_t i = 0; i < all_lengths.size(); ++i) whole.row_ptr[i + 1] = whole.row_ptr[i] + std::int32_t(all_lengths[i]);
   return whole;
@@ -141,6 +142,17 @@ solver::ColumnList level0_list(const cl::Env& env, std::uint64_t above, std::siz
                                std::initializer_list<const solver::DeviceCsrMatrix*> held) {
   const std::uint64_t bytes = 3 * solver::SparseProducts::listed_bytes(rows) + bytes_of(held);
   return double(bytes) <= memory_limit(env, above) ? solver::ColumnList::where_it_fits : solver::ColumnList::none;
+}
+
+// Whether a level of `rows` rows and `entries` entries (global) stops the coarsening and goes
+// whole onto every rank: at most options.gather_rows rows and 32 times as many entries.
+// Every rank copies the gathered level and sets the rest up on it through its host, ~45 ns an
+// entry on an H200's host (0.15 s for 256^3's third level, 42K rows of 87 entries, most of it
+// not counted as set-up before; one rank sets it up with the ranks' levels in less, call 155);
+// a level on the ranks costs the solve a halo exchange a product instead (~30 ms over 12 steps
+// for 2.5K rows on two ranks, call 154). 512^3's fourth level (8.5K rows of 136) still goes whole.
+bool gathers(std::size_t rows, std::int64_t entries, const solver::AmgOptions& options) {
+  return rows <= options.gather_rows && entries <= 32 * std::int64_t(options.gather_rows);
 }
 
 }  // namespace
@@ -203,8 +215,10 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
   while (true) {
     DistributedLevel& fine = h.levels.back();
     const std::size_t rows = std::size_t(fine.partition.rows()), at = h.levels.size() - 1;
-    if (kept.empty() ? !(rows > solver::amg_largest_coarsest(a_rows, at > 0, options) && rows > options.gather_rows &&
-                         h.levels.size() < options.max_levels)
+    std::int64_t entries = fine.a_here->matrix.nnz();
+    MPI_Allreduce(MPI_IN_PLACE, &entries, 1, MPI_INT64_T, MPI_SUM, comm);
+    if (kept.empty() ? !(rows > solver::amg_largest_coarsest(a_rows, at > 0, options) &&
+                         !gathers(rows, entries, options) && h.levels.size() < options.max_levels)
                      : at == kept.size())
       break;
     phase.start();
@@ -298,6 +312,7 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
   h.block = unsigned(block);
   h.vectors = unsigned(k);
   if (std::size_t(last.partition.rows()) <= std::max(options.gather_rows, solver::amg_coarse_factor_limit)) {
+    phase.start();
     if (h.levels.size() > 1) {  // (small; the finest level's stays for the caller: distributed_amg.hpp's `finest`)
       last.a = device.download(*last.a_here);
       last.a_here.reset();
@@ -308,6 +323,7 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
       h.whole_candidates = gather_candidates(
           comm, last, device.downloaded(candidates, std::size_t(last.partition.size(rank)) * std::size_t(k)), k);
     h.gathered = true;
+    h.gather_seconds += phase.seconds();
   } else {
     phase.start();
     last.radius = device.radius(*last.a_here, device.diagonal(*last.a_here), last.chunk_begin, lanczos_steps);

@@ -125,7 +125,8 @@ void DistributedAmg::set_up(DistributedHierarchy h, const FinestRows& finest) {
   aggregates_ = std::move(h.aggregates);
   phases_ = {{"strength, aggregates, prolongators (devices)", h.coarsening_seconds},
              {"Lanczos estimates (devices; A again where it left them)", h.lanczos_seconds},
-             {"R = P^T and Galerkin products (devices; rows moved by the hosts)", h.galerkin_seconds}};
+             {"R = P^T and Galerkin products (devices; rows moved by the hosts)", h.galerkin_seconds},
+             {"the last level gathered onto every rank (hosts)", h.gather_seconds}};
   const auto start = Clock::now();
   const double built_before = env.programs().build_seconds();
   const std::size_t last = h.levels.size() - 1;

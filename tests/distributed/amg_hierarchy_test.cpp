@@ -370,6 +370,29 @@ TEST(DistributedHierarchy, UngatheredLastLevelGetsThePartitionFreeEstimate) {
   }
 }
 
+// A level of few rows but long ones (more than 32 entries a row: the cube of a 3D Laplacian, up
+// to 63) is set up on the ranks rather than gathered: gathering moves every entry through every
+// rank's host. With the default gather size the same matrix goes whole at once.
+TEST(DistributedHierarchy, ALevelOfLongRowsIsCoarsenedRatherThanGathered) {
+  const int ranks = world_size(), rank = world_rank();
+  const std::int64_t n = 12 * 12 * 12;
+  const HostCsr laplacian = to_csr(clcg::distributed::poisson_rows(3, 12, 12, 12, 0, n), n);
+  const HostCsr cube = clcg::solver::multiply(clcg::solver::multiply(laplacian, laplacian), laplacian);
+  ASSERT_GT(cube.values.size(), 32 * std::size_t(n));
+  const Partition partition = clcg::distributed::uniform_partition(n, ranks);
+  const LocalRows a = rows_of(cube, partition.begin(rank), partition.begin(rank) + partition.size(rank));
+  clcg::solver::AmgOptions options;
+  const DistributedHierarchy whole = clcg::distributed::build_hierarchy(world, clcg::test::test_env(), partition, a, options);
+  EXPECT_EQ(whole.levels.size(), 1u);
+  EXPECT_TRUE(whole.gathered);
+  options.gather_rows = std::size_t(n);  // as many rows as A, fewer than a 32nd of its entries
+  const DistributedHierarchy coarsened =
+      clcg::distributed::build_hierarchy(world, clcg::test::test_env(), partition, a, options);
+  ASSERT_GE(coarsened.levels.size(), 2u);
+  EXPECT_TRUE(coarsened.gathered);
+  EXPECT_LT(coarsened.whole.rows, std::int32_t(n));
+}
+
 // A random sparse m x n matrix (rows of 0 to `most` entries, some empty), raw mt19937 words.
 HostCsr random_csr(std::int32_t m, std::int32_t n, int most, std::uint32_t seed) {
   std::mt19937 random(seed);

@@ -75,7 +75,7 @@ struct DistributedHierarchy {
   // The phases' wall time, the OpenCL programs compiled meanwhile left out (build_seconds).
   // A's first upload is not set-up (the one-device solver and AmgX count it apart too); its
   // upload again where it left the device for level 0's products is (lanczos_seconds).
-  double lanczos_seconds = 0, coarsening_seconds = 0, galerkin_seconds = 0;
+  double lanczos_seconds = 0, coarsening_seconds = 0, galerkin_seconds = 0, gather_seconds = 0;
   double build_seconds = 0;
 };
 

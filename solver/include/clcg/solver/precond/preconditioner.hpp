@@ -65,9 +65,10 @@ struct AmgOptions {
   // a coarse level until at most half as many (amg.cpp: its dense factor costs n^3/3).
   std::size_t coarse_rows = 600;
   std::size_t max_levels = 25;
-  // Under mpirun: a level of at most this many rows (or of amg_coarse_factor_limit) is gathered
-  // onto every rank, and each rank runs the rest of the V-cycle on it with the one-device AMG:
-  // small levels cost a halo exchange a product and little else (distributed/distributed_amg.hpp).
+  // Under mpirun: a level of at most this many rows (and 32 times as many entries; or of
+  // amg_coarse_factor_limit rows) is gathered onto every rank, and each rank runs the rest of the
+  // V-cycle on it with the one-device AMG: small levels cost a halo exchange a product and little
+  // else (distributed/distributed_amg.hpp; amg_hierarchy.cpp's `gathers`).
   std::size_t gather_rows = 65536;
   unsigned smoother_degree = 2;  // Chebyshev smoother, the same before and after (M stays SPD)
   // The smoother targets [upper / this, upper] of D^-1 A: 10 took fewer steps than 30 on every
