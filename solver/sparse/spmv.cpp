@@ -72,7 +72,7 @@ SpmvKernel choose_spmv_kernel(std::int64_t longest, double mean, const cl::Devic
 
 unsigned spmv_vector_size(double mean) noexcept {
   unsigned v = 2;
-  while (v < 32 && double(v) < mean) v *= 2;
+  while (v < 32 && 8.0 * double(v) < mean) v *= 2;
   return v;
 }
 

@@ -404,21 +404,24 @@ TEST(Spmv, AutomaticChoiceFollowsTheRowLengthsOnAGpuAndIsScalarOnACpu) {
   // Short rows of very different lengths (0 to 20, mean ~3) -> scalar CSR.
   const auto ragged = DeviceCsrMatrix::upload(env, clcg::test::ragged_matrix(300, 300, 20, 9), ElementType::f64);
   EXPECT_EQ(clcg::solver::choose_spmv_kernel(ragged, gpu), SpmvKernel::scalar);
-  // Dense-ish rows (mean 50) -> vector, vector size the power of two at or above the mean, capped at 32.
+  // Dense-ish rows (mean 50) -> vector, vector size the power of two at or above mean / 8.
   const auto dense = Eigen::MatrixXd::Ones(20, 50).sparseView().eval();
   const auto long_rows = DeviceCsrMatrix::upload(env, dense, ElementType::f64);
   EXPECT_EQ(clcg::solver::choose_spmv_kernel(long_rows, gpu), SpmvKernel::vector);
-  EXPECT_EQ(clcg::solver::Spmv(env, long_rows, SpmvKernel::vector).vector_size(), 32u);
+  EXPECT_EQ(clcg::solver::Spmv(env, long_rows, SpmvKernel::vector).vector_size(), 8u);
   // The same rule from the lengths alone (rows spread over ranks: their global longest and mean),
-  // and the vector size from the mean: the power of two at or above it within [2, 32].
+  // and the vector size from the mean: the power of two at or above mean / 8 within [2, 32].
   EXPECT_EQ(clcg::solver::choose_spmv_kernel(7, 6.9, gpu), SpmvKernel::ell);
   EXPECT_EQ(clcg::solver::choose_spmv_kernel(80, 34.0, gpu), SpmvKernel::vector);
   EXPECT_EQ(clcg::solver::choose_spmv_kernel(9, 3.5, gpu), SpmvKernel::scalar);
   EXPECT_EQ(clcg::solver::choose_spmv_kernel(80, 34.0, cpu), SpmvKernel::scalar);
   EXPECT_EQ(clcg::solver::spmv_vector_size(0.0), 2u);
-  EXPECT_EQ(clcg::solver::spmv_vector_size(12.5), 16u);
-  EXPECT_EQ(clcg::solver::spmv_vector_size(16.0), 16u);
-  EXPECT_EQ(clcg::solver::spmv_vector_size(34.0), 32u);
+  EXPECT_EQ(clcg::solver::spmv_vector_size(12.5), 2u);
+  EXPECT_EQ(clcg::solver::spmv_vector_size(16.0), 2u);
+  EXPECT_EQ(clcg::solver::spmv_vector_size(16.5), 4u);
+  EXPECT_EQ(clcg::solver::spmv_vector_size(34.0), 8u);
+  EXPECT_EQ(clcg::solver::spmv_vector_size(150.0), 32u);
+  EXPECT_EQ(clcg::solver::spmv_vector_size(1000.0), 32u);
   // A CPU walks its block of rows in order: scalar whatever the rows.
   for (const auto* a : {&regular, &ragged, &long_rows}) EXPECT_EQ(clcg::solver::choose_spmv_kernel(*a, cpu), SpmvKernel::scalar);
   // Spmv follows the rule for the test device.
