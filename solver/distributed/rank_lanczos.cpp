@@ -58,18 +58,17 @@ double RankSetup::radius(const Rows& a, const ::cl::Buffer& diagonal,
     return m;
   });
   DeviceHalo halo = shared([&] { return DeviceHalo(comm_, env_, a.halo, std::int64_t(n), solver::ElementType::f64); });
-  // A v: CSR a work-item a row, or a vector of work-items a row where the level's rows are long
-  // (coarse levels: 27-35 entries, which a work-item a row read at about a quarter of the
-  // bandwidth). The choice and the vector's size come from the global mean, so a row sums in one
+  // A v: vector CSR, a work-item for about eight entries of a row (solver::spmv_vector_size: 2 for
+  // level 0's 7 of 3D Poisson, 8 for level 1's 34). A work-item a row read a level of long rows
+  // at about a quarter of the bandwidth, and level 0's double rows 15% slower than 2 lanes (5.2
+  // against 4.4 ms at 512^3 on an H200). The size comes from the global mean, so a row sums in one
   // order on any number of ranks.
   std::int64_t totals[2] = {std::int64_t(n), a.matrix.nnz()};
   MPI_Allreduce(MPI_IN_PLACE, totals, 2, MPI_INT64_T, MPI_SUM, comm_);
   const double mean = totals[0] > 0 ? double(totals[1]) / double(totals[0]) : 0.0;
-  const bool vector = mean >= solver::spmv_vector_threshold;
   std::optional<solver::Spmv> times = shared([&] {
-    return n > 0 ? std::optional<solver::Spmv>(std::in_place, env_, a.matrix,
-                                               vector ? solver::SpmvKernel::vector : solver::SpmvKernel::scalar,
-                                               vector ? solver::spmv_vector_size(mean) : 1u)
+    return n > 0 ? std::optional<solver::Spmv>(std::in_place, env_, a.matrix, solver::SpmvKernel::vector,
+                                               solver::spmv_vector_size(mean))
                  : std::nullopt;
   });
   const auto run = [&](::cl::Kernel& kernel, const char* name, std::size_t count, const auto&... args) {
