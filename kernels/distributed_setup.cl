@@ -11,7 +11,44 @@
 // ---- The independent set's rounds over the strong entries (strength_mask's STRONG), as the
 // host reference's: each round every row's key (state, hash, global row; made once, then changed
 // with the state), the largest key within distance 1 (mis_spread), then within distance 2 and
-// the decision in one pass (mis_settle), the ghosts' values exchanged before each.
+// the decision in one pass (mis_settle), the ghosts' values exchanged before each. The rounds
+// read the strong graph (row, col): A's own rows where every entry is strong or the row's
+// diagonal (a row itself among its neighbours changes no maximum and no join), else the strong
+// entries alone (strong_count, strong_fill: on a coarse level of 3D Poisson half of A's, without
+// a mark an entry to read each round).
+
+// count[i] = the strong entries of row i; *weak = 1 where a row has a weak one (left alone elsewhere).
+__kernel void strong_count(const uint rows, __global const int* row, __global const uchar* strong,
+                           __global int* count, __global int* weak) {
+  CLCG_FOR_EACH(uint, i, rows) {
+    int c = 0, w = 0;
+    for (int k = row[i]; k < row[i + 1]; ++k) c += strong[k] == STRONG, w |= strong[k] == WEAK;
+    count[i] = c;
+    if (w) *weak = 1;
+  }
+}
+
+// The strong graph's columns: row i's strong entries, in A's order, from s_row[i] (strong_count's
+// scan). A team takes its row `team` entries at a time, as filter_fill does (a work-item a row of
+// a coarse level's 34 entries took 10 of 12 ms at 512^3).
+__kernel void strong_fill(const uint rows, const uint team, __global const int* row, __global const int* col,
+                          __global const uchar* strong, __global const int* s_row, __global int* s_col) {
+  CLCG_FOR_EACH_TEAM_ROW(i, lane, rows, team) {
+    const int end = row[i + 1];
+    int before = s_row[i];  // where the chunk's first strong entry goes
+    for (int c = row[i]; c < end; c += (int)team) {
+      const int k = c + (int)lane, chunk_end = min(end, c + (int)team);
+      int mine = 0, chunk = 0;
+      for (int e = c; e < chunk_end; ++e) {
+        const int s = strong[e] == STRONG;
+        chunk += s;
+        mine += e < k ? s : 0;
+      }
+      if (k < end && strong[k] == STRONG) s_col[before + mine] = col[k];
+      before += chunk;
+    }
+  }
+}
 
 // key[i] = the key of row i (global row first + i) in its state.
 __kernel void mis_keys(const uint rows, const uint first, __global const uint* state, __global ulong* key) {
@@ -35,13 +72,12 @@ __kernel void mark_sent(const uint count, __global const uint* rows, __global uc
   CLCG_FOR_EACH(uint, s, count) near[rows[s]] = NEAR_SENT;
 }
 
-// out[i] = the largest of in[i] and in over row i's strong entries, a team a row (the largest:
+// out[i] = the largest of in[i] and in over row i's strong neighbours, a team a row (the largest:
 // the same bits for any team), for the rows the round reads (above); a skipped row's out is left
 // as it was (no one reads it).
 __kernel __attribute__((reqd_work_group_size(TEAM_GROUP, 1, 1)))
 void mis_spread(const uint rows, const uint team, __global const int* row, __global const int* col,
-                __global const uchar* strong, __global const uchar* near, const int round, __global const ulong* in,
-                __global ulong* out) {
+                __global const uchar* near, const int round, __global const ulong* in, __global ulong* out) {
   __local ulong slot[TEAM_GROUP];
   CLCG_FOR_EACH_TEAM_PASS(i, lane, rows, team) {
     ulong m = 0;
@@ -49,8 +85,7 @@ void mis_spread(const uint rows, const uint team, __global const int* row, __glo
         i < rows && (round < MIS_MARKED_FROM || near[i] == (uchar)round || near[i] == NEAR_SENT);
     if (wanted) {
       if (lane == 0) m = in[i];
-      for (int k = row[i] + (int)lane; k < row[i + 1]; k += (int)team)
-        if (strong[k] == STRONG) m = max(m, in[col[k]]);
+      for (int k = row[i] + (int)lane; k < row[i + 1]; k += (int)team) m = max(m, in[col[k]]);
     }
     CLCG_TEAM_MAX_INTO(out, i, wanted ? rows : 0u, slot, m, lane, team, max)
   }
@@ -58,17 +93,17 @@ void mis_spread(const uint rows, const uint team, __global const int* row, __glo
 
 // The round's decision for the undecided rows, a team a row (mis_spread's): the largest key
 // within distance 2 is the largest of `spread` (mis_spread's, the ghosts' exchanged) over the
-// row's strong entries and itself. A row joins the set where that key is its own (or in the
+// row's strong neighbours and itself. A row joins the set where that key is its own (or in the
 // `last` round), leaves it where that key is of a row in the set, and its key follows its state
 // (mis_keys makes the keys once, before the first round). A row still undecided makes
 // *undecided nonzero (mis_decide's count, a work-item at a time) and, for rounds from
-// MIS_MARKED_FROM, marks itself and the rows its strong entries name for the next round's
-// spread (each writer stores the same value; the sent rows keep NEAR_SENT; ghosts, columns from
-// `rows` on, are their owners').
+// MIS_MARKED_FROM, marks itself and its strong neighbours for the next round's spread (each
+// writer stores the same value; the sent rows keep NEAR_SENT; ghosts, columns from `rows` on,
+// are their owners').
 __kernel __attribute__((reqd_work_group_size(TEAM_GROUP, 1, 1)))
 void mis_settle(const uint rows, const uint team, const uint first, __global const int* row, __global const int* col,
-                __global const uchar* strong, __global const ulong* spread, const int round, const int last,
-                __global uint* state, __global ulong* key, __global uchar* near, __global int* undecided) {
+                __global const ulong* spread, const int round, const int last, __global uint* state,
+                __global ulong* key, __global uchar* near, __global int* undecided) {
   __local ulong slot[TEAM_GROUP];
   int left = 0;
   CLCG_FOR_EACH_TEAM_PASS(i, lane, rows, team) {
@@ -76,8 +111,7 @@ void mis_settle(const uint rows, const uint team, const uint first, __global con
     ulong m = 0;
     if (wanted) {
       if (lane == 0) m = spread[i];
-      for (int k = row[i] + (int)lane; k < row[i + 1]; k += (int)team)
-        if (strong[k] == STRONG) m = max(m, spread[col[k]]);
+      for (int k = row[i] + (int)lane; k < row[i + 1]; k += (int)team) m = max(m, spread[col[k]]);
     }
     slot[get_local_id(0)] = m;
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -99,7 +133,7 @@ void mis_settle(const uint rows, const uint team, const uint first, __global con
         if (lane == 0 && near[i] != NEAR_SENT) near[i] = next;
         for (int k = row[i] + (int)lane; k < row[i + 1]; k += (int)team) {
           const int j = col[k];
-          if (strong[k] == STRONG && j < (int)rows && near[j] != NEAR_SENT) near[j] = next;
+          if (j < (int)rows && near[j] != NEAR_SENT) near[j] = next;
         }
       }
     }
@@ -107,12 +141,12 @@ void mis_settle(const uint rows, const uint team, const uint first, __global con
   if (left) atomic_inc(undecided);
 }
 
-// A row with a strong entry starts undecided; one without is out (and never aggregated).
-__kernel void mis_begin(const uint rows, __global const int* row, __global const uchar* strong, __global uint* state) {
+// A row with a strong neighbour starts undecided; one without is out (and never aggregated).
+__kernel void mis_begin(const uint rows, __global const int* row, __global const int* col, __global uint* state) {
   CLCG_FOR_EACH(uint, i, rows) {
     uint s = MIS_OUT;
     for (int k = row[i]; k < row[i + 1]; ++k)
-      if (strong[k] == STRONG) s = MIS_UNDECIDED;
+      if (col[k] != (int)i) s = MIS_UNDECIDED;
     state[i] = s;
   }
 }
@@ -353,17 +387,15 @@ __kernel void seed_numbers(const uint rows, const long first_seed, __global cons
 }
 
 // One join: a row without an aggregate in `joined` (local columns: the ghosts' exchanged before)
-// takes that of its strong neighbour whose global row has the largest key, among those with
-// one. `ghost`: the ghosts' global rows.
+// takes that of its strong neighbour (the strong graph's row) whose global row has the largest
+// key, among those with one. `ghost`: the ghosts' global rows.
 __kernel void join_step(const uint rows, const uint first, __global const int* row, __global const int* col,
-                        __global const uchar* strong, __global const uint* ghost, __global const long* joined,
-                        __global long* result) {
+                        __global const uint* ghost, __global const long* joined, __global long* result) {
   CLCG_FOR_EACH(uint, i, rows) {
     long g = joined[i];
     if (g < 0) {
       ulong best = 0;
       for (int k = row[i]; k < row[i + 1]; ++k) {
-        if (strong[k] != STRONG) continue;
         const int j = col[k];
         const long h = joined[j];
         const uint global_j = j < (int)rows ? first + (uint)j : ghost[j - (int)rows];

@@ -46,12 +46,6 @@ RankSetup::Aggregates RankSetup::aggregate(const Rows& g, double theta, const st
     kernels_->run_teams(kernel, name, std::int64_t(n), std::int64_t(nnz), args...);
   };
   const solver::DeviceCsrMatrix& a = g.matrix;
-  // A round's passes: in teams while most rows take part; from round mis_marked_from (few rows
-  // do) a work-item a row, since a team takes every row it skips through its barriers (the
-  // spreads' device time at 640^3 on one rank 216 -> 162 ms).
-  const auto team = [&](unsigned round) {
-    return round >= solver::mis_marked_from ? 1 : solver::RowKernels::row_team(std::int64_t(n), std::int64_t(nnz));
-  };
   // Strength: the ghosts' diagonals and row maxima from their owners.
   run(row_diagonal_, "row_diagonal", a.row_ptr(), a.col_idx(), a.values(), cl_int(0), b.diag);
   halo.exchange(b.diag);
@@ -59,19 +53,48 @@ RankSetup::Aggregates RankSetup::aggregate(const Rows& g, double theta, const st
   halo.exchange(b.most);
   run_teams(strength_mask_, "strength_mask", a.row_ptr(), a.col_idx(), a.values(), b.diag, b.most,
       solver::Real{theta * theta}, b.strong);
+  // The strong graph the rounds and joins read (kernels/distributed_setup.cl): A's rows where
+  // none of this rank's entries is weak, else the strong entries alone. Either gives the same
+  // set and aggregates; the second reads half of a 3D Poisson coarse level's entries a round.
+  struct Graph {
+    ::cl::Buffer row, col;
+    std::int64_t entries;
+  };
+  const Graph graph = shared([&] {
+    Graph whole{a.row_ptr(), a.col_idx(), std::int64_t(nnz)};
+    if (n == 0) return whole;
+    ::cl::Buffer row = env_.buffer(CL_MEM_READ_WRITE, (n + 1) * sizeof(cl_int), "allocating the strong graph's rows");
+    kernels_->clear_ints(b.undecided, 1);  // (here: whether a row has a weak entry)
+    run(strong_count_, "strong_count", a.row_ptr(), b.strong, row, b.undecided);
+    cl_int weak = 0;
+    read<cl_int>(b.undecided, 1, &weak);
+    if (!weak) return whole;
+    const std::int64_t entries = products_->exclusive_scan(row, n).total;
+    ::cl::Buffer col = env_.buffer(CL_MEM_READ_WRITE, std::size_t(std::max<std::int64_t>(1, entries)) * sizeof(cl_int),
+                                   "allocating the strong graph's columns");
+    run_teams(strong_fill_, "strong_fill", a.row_ptr(), a.col_idx(), b.strong, row, col);
+    return Graph{row, col, entries};
+  });
+  b.strong = {};
+  // A round's passes: in teams while most rows take part; from round mis_marked_from (few rows
+  // do) a work-item a row, since a team takes every row it skips through its barriers (the
+  // spreads' device time at 640^3 on one rank 216 -> 162 ms).
+  const auto team = [&](unsigned round) {
+    return round >= solver::mis_marked_from ? 1 : solver::RowKernels::row_team(std::int64_t(n), graph.entries);
+  };
   // The rounds, until no rank has an undecided row.
-  run(mis_begin_, "mis_begin", a.row_ptr(), b.strong, b.state);
+  run(mis_begin_, "mis_begin", graph.row, graph.col, b.state);
   run(mis_keys_, "mis_keys", first, b.state, b.key);
   for (unsigned round = 1;; ++round) {
     state_halo.exchange(b.state);  // the ghosts' keys made from their states
     if (ghosts > 0) kernels_->run(ghost_keys_, "ghost_keys", ghosts, cl_uint(n), b.ghost, b.state, b.key);
-    kernels_->run_with_team(mis_spread_, "mis_spread", std::int64_t(n), team(round), a.row_ptr(), a.col_idx(),
-                            b.strong, b.near, cl_int(round), b.key, b.spread);
+    kernels_->run_with_team(mis_spread_, "mis_spread", std::int64_t(n), team(round), graph.row, graph.col, b.near,
+                            cl_int(round), b.key, b.spread);
     halo.exchange(b.spread);
     kernels_->clear_ints(b.undecided, 1);
-    kernels_->run_with_team(mis_settle_, "mis_settle", std::int64_t(n), team(round), first, a.row_ptr(), a.col_idx(),
-                            b.strong, b.spread, cl_int(round), cl_int(round == solver::max_mis_rounds), b.state, b.key,
-                            b.near, b.undecided);
+    kernels_->run_with_team(mis_settle_, "mis_settle", std::int64_t(n), team(round), first, graph.row, graph.col,
+                            b.spread, cl_int(round), cl_int(round == solver::max_mis_rounds), b.state, b.key, b.near,
+                            b.undecided);
     cl_int left = 0;
     cl::checked("reading the independent set's progress",
                 [&] { env_.queue().enqueueReadBuffer(b.undecided, CL_TRUE, 0, sizeof(cl_int), &left); });
@@ -112,9 +135,9 @@ RankSetup::Aggregates RankSetup::aggregate(const Rows& g, double theta, const st
     return before;
   });
   halo.exchange(b.key);
-  run(join_step_, "join_step", first, a.row_ptr(), a.col_idx(), b.strong, b.ghost, b.key, b.spread);
+  run(join_step_, "join_step", first, graph.row, graph.col, b.ghost, b.key, b.spread);
   halo.exchange(b.spread);
-  run(join_step_, "join_step", first, a.row_ptr(), a.col_idx(), b.strong, b.ghost, b.spread, b.key);
+  run(join_step_, "join_step", first, graph.row, graph.col, b.ghost, b.spread, b.key);
   out.of_node = shared([&] {
     ::cl::Buffer of_node = env_.buffer(CL_MEM_READ_WRITE, std::max<std::size_t>(1, n) * sizeof(cl_int), "allocating the aggregates");
     run(narrowed_ids_, "narrowed_ids", b.key, of_node);

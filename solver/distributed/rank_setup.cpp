@@ -44,6 +44,8 @@ RankSetup::RankSetup(MPI_Comm comm, const cl::Env& env, std::size_t chunk_bytes,
     row_diagonal_ = kernel("row_diagonal");
     coupling_max_ = kernel("coupling_max_team");
     strength_mask_ = kernel("strength_mask");
+    strong_count_ = kernel("strong_count");
+    strong_fill_ = kernel("strong_fill");
     mis_begin_ = kernel("mis_begin");
     mis_keys_ = kernel("mis_keys");
     ghost_keys_ = kernel("ghost_keys");

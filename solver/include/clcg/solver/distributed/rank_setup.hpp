@@ -256,7 +256,8 @@ class RankSetup {
   std::optional<solver::RowKernels> kernels_;
   ::cl::Kernel seeds_before_;
   ::cl::Kernel chunk_dots_, chunk_norms_, lanczos_start_, lanczos_step_, divided_;
-  ::cl::Kernel row_diagonal_, coupling_max_, strength_mask_, mis_begin_, mis_keys_, mis_spread_, mis_settle_, mark_sent_, ghost_keys_;
+  ::cl::Kernel row_diagonal_, coupling_max_, strength_mask_, strong_count_, strong_fill_, mis_begin_, mis_keys_;
+  ::cl::Kernel mis_spread_, mis_settle_, mark_sent_, ghost_keys_;
   ::cl::Kernel seed_flags_, seed_numbers_, join_step_, narrowed_ids_, stencil_entries_;
   ::cl::Kernel ghosts_last_, smooth_rows_;
   ::cl::Kernel row_spans_, asked_lengths_, gather_rows_;
