@@ -363,6 +363,60 @@ __kernel void scatter_own(const uint t_rows, const uint k, const int owned, __gl
   }
 }
 
+// ---- P_tent of one constant a component (no candidates given): aggregate g's block has a one on
+// each of its m_g nodes' rows of each component, so tentative_qr gives Q = 1 / sqrt(m_g) there
+// (0 on the others) and R = sqrt(m_g) I, from the sum of m_g ones, its root and 1 / it: these
+// kernels compute the same operations from the aggregates' sizes, without the transpose.
+
+// Row i's entries: its aggregate's k columns, values 0 (set by constant_values, or by the host
+// for rows in other ranks' aggregates).
+__kernel void constant_columns(const uint rows, const uint k, __global const int* aggregate,
+                               __global const int* t_row, __global int* t_col, __global REAL* t_val) {
+  CLCG_FOR_EACH(uint, i, rows) {
+    const int g = aggregate[i / k];
+    if (g < 0) continue;
+    for (uint j = 0; j < k; ++j) t_col[t_row[i] + j] = g * (int)k + (int)j, t_val[t_row[i] + j] = 0;
+  }
+}
+
+// sizes[g - first] = the nodes of this rank in aggregate g, for this rank's aggregates
+// [first, first + count) (sizes cleared before; integers: any order of the adds).
+__kernel void own_sizes(const uint nodes, const int first, const int count, __global const int* aggregate,
+                        __global int* sizes) {
+  CLCG_FOR_EACH(uint, u, nodes) {
+    const int g = aggregate[u] - first;
+    if (g >= 0 && g < count) atomic_inc(&sizes[g]);
+  }
+}
+
+// sizes[at[e]] += add[e]: other ranks' nodes in this rank's aggregates.
+__kernel void add_sizes(const uint count, __global const int* at, __global const int* add, __global int* sizes) {
+  CLCG_FOR_EACH(uint, e, count) atomic_add(&sizes[at[e]], add[e]);
+}
+
+// out[e] = sizes[at[e]].
+__kernel void sizes_at(const uint count, __global const int* at, __global const int* sizes, __global int* out) {
+  CLCG_FOR_EACH(uint, e, count) out[e] = sizes[at[e]];
+}
+
+// Q's values on the rows in this rank's aggregates.
+__kernel void constant_values(const uint rows, const uint k, const int first, const int count,
+                              __global const int* aggregate, __global const int* sizes, __global const int* t_row,
+                              __global REAL* t_val) {
+  CLCG_FOR_EACH(uint, i, rows) {
+    const int g = aggregate[i / k] - first;
+    if (g >= 0 && g < count) t_val[t_row[i] + i % k] = (REAL)1 / sqrt((REAL)sizes[g]);
+  }
+}
+
+// R of this rank's aggregates (k x k each: the next level's candidates).
+__kernel void constant_r(const uint aggregates, const uint k, __global const int* sizes, __global REAL* coarse) {
+  CLCG_FOR_EACH(uint, g, aggregates) {
+    for (uint l = 0; l < k; ++l)
+      for (uint j = 0; j < k; ++j) coarse[((size_t)g * k + l) * k + j] = l == j ? sqrt((REAL)sizes[g]) : (REAL)0;
+  }
+}
+
 // p_val[at[e]] = value[e] (the entries other ranks' T rows sent back).
 __kernel void scatter_values(const uint entries, __global const long* at, __global const REAL* value,
                              __global REAL* p_val) {

@@ -202,10 +202,9 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
   h.levels.front().a_here = device.upload(a, partition);
   env.queue().finish();  // (A's upload is not set-up: DistributedHierarchy's phases)
   phase.start();
-  // The finest level's candidates (rows x k, row-major, on the device): the given ones, else one
-  // constant a component.
-  ::cl::Buffer candidates = given ? device.uploaded(given->values)
-                                  : device.component_constants(std::size_t(a.rows()), k);
+  // The finest level's candidates (rows x k, row-major, on the device): the given ones, else
+  // none (one constant a component: RankSetup::tentative).
+  ::cl::Buffer candidates = given ? device.uploaded(given->values) : ::cl::Buffer();
   h.lanczos_seconds += phase.seconds();
   // The aggregates kept for new values wait on the host where A takes over a quarter of a
   // device's memory (1024^3 on four H100s: there the set-up's peak is within a GB of the card);

@@ -1,6 +1,9 @@
 // RankSetup's aggregation and tentative prolongator over the ranks (rank_setup.hpp).
 #include "rank_setup_members.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 #include "clcg/solver/distributed/device_halo.hpp"
 #include "clcg/solver/distributed/launch.hpp"
 #include "clcg/solver/multigrid/coarsening.hpp"
@@ -149,6 +152,7 @@ RankSetup::Aggregates RankSetup::aggregate(const Rows& g, double theta, const st
 RankSetup::KeptRows RankSetup::tentative(const ::cl::Buffer& of_node, int block,
                                          const ::cl::Buffer& candidates, int k, const Partition& rows,
                                          const Partition& columns, ::cl::Buffer& coarse_candidates) {
+  if (!candidates()) return constant_tentative(of_node, block, rows, columns, coarse_candidates);
   const int rank = comm_rank(comm_);
   const std::size_t n = std::size_t(rows.size(rank)), kk = std::size_t(k);
   // P_tent on this rank's rows, filled with B.
@@ -196,30 +200,119 @@ RankSetup::KeptRows RankSetup::tentative(const ::cl::Buffer& of_node, int block,
   }
   const solver::BulkVector<std::int64_t> got_where = all_to_all(comm_, where, counts);
   const solver::BulkVector<double> got_values = all_to_all(comm_, values, counts);
+  std::vector<std::int64_t> row(got_values.size()), j(got_values.size());
+  for (std::size_t e = 0; e < got_values.size(); ++e)
+    row[e] = got_where[e] / k - t.row_begin, j[e] = got_where[e] % k;
+  set_entries(t, row, j, got_values.data());
+  return t;
+}
+
+void RankSetup::set_entries(KeptRows& t, const std::vector<std::int64_t>& row, const std::vector<std::int64_t>& j,
+                            const double* values) {
   shared([&] {
-    const std::size_t got = got_values.size();
+    const std::size_t got = row.size();
     if (got == 0) return 0;
-    std::vector<std::int64_t> row(got), lengths;  // each value's row here, then its place in P_tent's values
-    for (std::size_t e = 0; e < got; ++e) row[e] = got_where[e] / k - t.row_begin;
+    std::vector<std::int64_t> lengths;  // (each entry's place in t's values: its row's start, then j)
     std::vector<std::int64_t> entry = row_starts(t.matrix, row, lengths);
-    for (std::size_t e = 0; e < got; ++e) entry[e] += got_where[e] % k;
-    ::cl::Buffer place = env_.buffer(CL_MEM_READ_ONLY, got * sizeof(std::int64_t), "allocating Q's entries");
+    for (std::size_t e = 0; e < got; ++e) entry[e] += j[e];
+    ::cl::Buffer place = env_.buffer(CL_MEM_READ_ONLY, got * sizeof(std::int64_t), "allocating P_tent's entries");
     write_bytes(env_, place, 0, got * sizeof(std::int64_t), entry.data());
-    ::cl::Buffer value = doubles(env_, got, "allocating Q's entries");
-    write_bytes(env_, value, 0, got * sizeof(double), got_values.data());
+    ::cl::Buffer value = doubles(env_, got, "allocating P_tent's entries");
+    write_bytes(env_, value, 0, got * sizeof(double), values);
     kernels_->run(scatter_values_, "scatter_values", got, place, value, t.matrix.values());
     return 0;
   });
-  return t;
-}
-::cl::Buffer RankSetup::component_constants(std::size_t rows, int k) {
-  return shared([&] {
-    ::cl::Buffer out = doubles(env_, rows * std::size_t(k), "allocating the candidates");
-    if (rows > 0) kernels_->run(component_constants_, "component_constants", rows, cl_uint(k), out);
-    return out;
-  });
 }
 
+RankSetup::KeptRows RankSetup::constant_tentative(const ::cl::Buffer& of_node, int k, const Partition& rows,
+                                                  const Partition& columns, ::cl::Buffer& coarse_candidates) {
+  const int rank = comm_rank(comm_), ranks = rows.ranks();
+  const std::size_t n = std::size_t(rows.size(rank)), kk = std::size_t(k), nodes = n / kk;
+  const std::int64_t first = columns.begin(rank) / k;  // this rank's first aggregate
+  const std::size_t aggregates = std::size_t(columns.size(rank)) / kk;
+  struct Sizes {
+    KeptRows t;
+    ::cl::Buffer sizes;  // this rank's aggregates' nodes
+  };
+  // P_tent's pattern, and the nodes of this rank's aggregates counted here.
+  Sizes d = shared([&] {
+    check_fits(columns.rows(), "coarse rows");
+    Sizes m;
+    ::cl::Buffer counts = env_.buffer(CL_MEM_READ_WRITE, (n + 1) * sizeof(cl_int), "allocating the tentative rows");
+    if (n > 0) kernels_->run(tentative_count_, "tentative_count", n, cl_uint(k), cl_uint(k), of_node, counts);
+    m.t.matrix = products_->allocate(counts, std::int32_t(n), std::int32_t(columns.rows()));
+    m.t.global_rows = rows.rows();
+    m.t.row_begin = rows.begin(rank);
+    if (n > 0)
+      kernels_->run(constant_columns_, "constant_columns", n, cl_uint(k), of_node, m.t.matrix.row_ptr(),
+                    m.t.matrix.col_idx(), m.t.matrix.values());
+    m.sizes = env_.buffer(CL_MEM_READ_WRITE, std::max<std::size_t>(1, aggregates) * sizeof(cl_int),
+                          "allocating the aggregates' sizes");
+    kernels_->clear_ints(m.sizes, std::max<std::size_t>(1, aggregates));
+    if (nodes > 0)
+      kernels_->run(own_sizes_, "own_sizes", nodes, cl_int(first), cl_int(aggregates), of_node, m.sizes);
+    return m;
+  });
+  KeptRows& t = d.t;
+  // The rows here in other ranks' aggregates (sorted by aggregate, so by owner): each aggregate's
+  // nodes here to its owner, who adds them and answers the sizes.
+  const OutgoingEntries foreign = shared([&] {
+    return outside(t.matrix, long_offsets(t.matrix), first * k, (first + std::int64_t(aggregates)) * k);
+  });
+  std::vector<std::int64_t> asked, nodes_here;  // the aggregates, their nodes here
+  {
+    std::vector<std::int64_t> of_entry(foreign.cols.size());
+    for (std::size_t e = 0; e < of_entry.size(); ++e) of_entry[e] = foreign.cols[e] / k;
+    std::sort(of_entry.begin(), of_entry.end());
+    for (std::size_t e = 0; e < of_entry.size(); ++e) {
+      if (e == 0 || of_entry[e] != of_entry[e - 1]) asked.push_back(of_entry[e]), nodes_here.push_back(0);
+      ++nodes_here.back();
+    }
+    for (std::int64_t& c : nodes_here) c /= std::int64_t(kk * kk);  // (a node: k rows of k entries)
+  }
+  std::vector<int> ask_counts(std::size_t(ranks), 0), asked_counts;
+  for (std::int64_t g : asked) ++ask_counts[std::size_t(columns.owner(g * k))];
+  const std::vector<std::int64_t> got = all_to_all(comm_, asked, ask_counts, &asked_counts);
+  const std::vector<std::int64_t> got_nodes = all_to_all(comm_, nodes_here, ask_counts);
+  std::vector<std::int64_t> answers = shared([&] {
+    std::vector<std::int64_t> sizes(got.size());
+    if (got.empty()) return sizes;
+    std::vector<std::int32_t> at(got.size()), add(got.size());
+    for (std::size_t e = 0; e < got.size(); ++e) at[e] = std::int32_t(got[e] - first), add[e] = std::int32_t(got_nodes[e]);
+    ::cl::Buffer where = env_.buffer(CL_MEM_READ_ONLY, got.size() * sizeof(cl_int), "allocating the aggregates' sizes");
+    ::cl::Buffer value = env_.buffer(CL_MEM_READ_WRITE, got.size() * sizeof(cl_int), "allocating the aggregates' sizes");
+    write_bytes(env_, where, 0, got.size() * sizeof(cl_int), at.data());
+    write_bytes(env_, value, 0, got.size() * sizeof(cl_int), add.data());
+    kernels_->run(add_sizes_, "add_sizes", got.size(), where, value, d.sizes);
+    kernels_->run(sizes_at_, "sizes_at", got.size(), where, d.sizes, value);
+    read<std::int32_t>(value, got.size(), add.data());
+    for (std::size_t e = 0; e < got.size(); ++e) sizes[e] = add[e];
+    return sizes;
+  });
+  const std::vector<std::int64_t> sizes = all_to_all(comm_, answers, asked_counts);  // (in `asked`'s order)
+  // Q on the rows in this rank's aggregates, R of them; the host's on the others (the same
+  // operations: correctly rounded in double on both).
+  shared([&] {
+    if (n > 0)
+      kernels_->run(constant_values_, "constant_values", n, cl_uint(k), cl_int(first), cl_int(aggregates), of_node,
+                    d.sizes, t.matrix.row_ptr(), t.matrix.values());
+    coarse_candidates = doubles(env_, aggregates * kk * kk, "allocating the next level's candidates");
+    if (aggregates > 0)
+      kernels_->run(constant_r_, "constant_r", aggregates, cl_uint(k), d.sizes, coarse_candidates);
+    return 0;
+  });
+  std::vector<std::int64_t> row(foreign.cols.size()), j(foreign.cols.size());
+  std::vector<double> values(foreign.cols.size());
+  for (std::size_t e = 0; e < values.size(); ++e) {
+    const std::int64_t g = foreign.cols[e] / k;
+    const std::size_t at = std::size_t(std::lower_bound(asked.begin(), asked.end(), g) - asked.begin());
+    row[e] = foreign.rows[e];
+    j[e] = foreign.cols[e] % k;
+    values[e] = row[e] % k == j[e] ? 1.0 / std::sqrt(double(sizes[at])) : 0.0;
+  }
+  set_entries(t, row, j, values.data());
+  return t;
+}
 ::cl::Buffer RankSetup::uploaded(std::span<const double> values) {
   return shared([&] {
     ::cl::Buffer out = doubles(env_, values.size(), "allocating the candidates");

@@ -66,7 +66,12 @@ RankSetup::RankSetup(MPI_Comm comm, const cl::Env& env, std::size_t chunk_bytes,
     tentative_qr_ = kernel("tentative_qr");
     scatter_own_ = kernel("scatter_own");
     scatter_values_ = kernel("scatter_values");
-    component_constants_ = kernel("component_constants");
+    constant_columns_ = kernel("constant_columns");
+    own_sizes_ = kernel("own_sizes");
+    add_sizes_ = kernel("add_sizes");
+    sizes_at_ = kernel("sizes_at");
+    constant_values_ = kernel("constant_values");
+    constant_r_ = kernel("constant_r");
     seed_flags_ = kernel("seed_flags");
     seed_numbers_ = kernel("seed_numbers");
     seeds_before_ = kernel("seeds_before");

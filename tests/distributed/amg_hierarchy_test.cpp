@@ -803,6 +803,34 @@ TEST(DistributedHierarchy, SeveralThreadsGiveTheSameLevels) {
   expect_same_levels(three, one, "");
 }
 
+// One constant a component given as the near-null space (the tentative prolongator's QR through
+// the transpose) and not given (RankSetup::constant_tentative: the factors from the aggregates'
+// sizes): the same levels, bit for bit, of rows and of nodes of two (uneven cuts on three ranks
+// and more).
+TEST(DistributedHierarchy, ConstantsGivenOrNotGiveTheSameLevels) {
+  const int ranks = world_size(), rank = world_rank();
+  for (const int block : {1, 2}) {
+    const Partition partition = ranks > 2 ? uneven_partition(62 * 62, ranks, block)
+                                          : clcg::distributed::uniform_partition(62 * 62, ranks, block);
+    const LocalRows a = square_grid_rows(62, partition, rank);
+    clcg::solver::AmgOptions options;
+    options.gather_rows = 0;
+    options.coarse_rows = 40;
+    options.block_size = unsigned(block);
+    const DistributedHierarchy assumed = clcg::distributed::build_hierarchy(world, clcg::test::test_env(), partition, a, options);
+    ASSERT_GE(assumed.levels.size(), 3u);
+    clcg::solver::NearNullspace constants;
+    constants.rows = std::size_t(a.rows());
+    constants.columns = std::size_t(block);
+    constants.values.assign(constants.rows * constants.columns, 0.0);
+    for (std::size_t i = 0; i < constants.rows; ++i) constants.values[i * constants.columns + i % constants.columns] = 1.0;
+    options.near_nullspace = std::make_shared<const clcg::solver::NearNullspace>(std::move(constants));
+    const DistributedHierarchy given = clcg::distributed::build_hierarchy(world, clcg::test::test_env(), partition, a, options);
+    expect_same_levels(assumed, given, "block " + std::to_string(block) + ", ");
+    EXPECT_EQ(given.whole_candidates, assumed.whole_candidates) << "block " << block << ": the gathered level's R";
+  }
+}
+
 // Aggregates kept for new values, held on the host (as where the device's memory is tight) and
 // given back: the levels of the set-up that made them.
 TEST(DistributedHierarchy, AggregatesHeldOnTheHostGiveTheSameLevels) {

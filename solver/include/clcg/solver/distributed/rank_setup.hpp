@@ -129,22 +129,21 @@ class RankSetup {
   void hold_on_host(Aggregates& g, std::size_t nodes);
   void back_on_device(Aggregates& g);
 
-  // The finest level's candidates when none are given, on the device: one constant a component
-  // of this rank's `rows` (nodes of k rows, each rank's first row a multiple of k).
-  ::cl::Buffer component_constants(std::size_t rows, int k);
   // Candidates (rows x k doubles) to and from the device.
   ::cl::Buffer uploaded(std::span<const double> values);
   std::vector<double> downloaded(const ::cl::Buffer& values, std::size_t count);
   // tentative_prolongator() of the host reference over the ranks, kept: this rank's rows of
   // P_tent, whose rows `rows` spreads. `of_node`: the global aggregate of each of this rank's
   // nodes (`block` rows each; -1: none; Aggregates::of_node); `candidates`: B on this rank's
-  // rows (rows x k, row-major, on the device); `columns`: the coarse rows (each aggregate's k on
+  // rows (rows x k, row-major, on the device), or none for one constant a component (k = block,
+  // each rank's first row a multiple of it); `columns`: the coarse rows (each aggregate's k on
   // its seed's rank).
   // P_tent is filled with B, transposed over the ranks (transpose below: aggregate g's column
   // j is T's row g k + j, its members' rows in global order), each aggregate's block factored
   // by the rank of its seed (aggregation.cl's tentative_qr, the reference's factor_aggregate)
-  // and Q sent back. `coarse_candidates` gets this rank's aggregates' R (k x k each, on the
-  // device: the next level's candidates).
+  // and Q sent back. Of the constants, the factors follow from the aggregates' sizes alone
+  // (constant_tentative: the same bits). `coarse_candidates` gets this rank's aggregates' R
+  // (k x k each, on the device: the next level's candidates).
   // Collective.
   KeptRows tentative(const ::cl::Buffer& of_node, int block, const ::cl::Buffer& candidates, int k,
                      const Partition& rows, const Partition& columns, ::cl::Buffer& coarse_candidates);
@@ -233,6 +232,11 @@ class RankSetup {
   static std::vector<std::int64_t> ghost_columns(const OutgoingEntries& out, std::int64_t columns);
   // `col` (nnz 32-bit columns) local in place: [first, last) from 0, then the ghosts (sorted,
   // holding every other column) by their place.
+  KeptRows constant_tentative(const ::cl::Buffer& of_node, int k, const Partition& rows, const Partition& columns,
+                              ::cl::Buffer& coarse_candidates);
+  // t's entries j[e] of its local rows row[e] set to values[e] (rows of this rank: Q's values).
+  void set_entries(KeptRows& t, const std::vector<std::int64_t>& row, const std::vector<std::int64_t>& j,
+                   const double* values);
   void make_local(const ::cl::Buffer& col, std::size_t nnz, std::int64_t first, std::int64_t last,
                   const std::vector<std::int64_t>& ghost);
   void read_offsets(const solver::DeviceCsrMatrix& c, solver::BulkVector<std::int64_t>& row_ptr);
@@ -264,7 +268,8 @@ class RankSetup {
   // (built where a matrix first has 64-bit offsets)
   std::optional<::cl::Kernel> smooth_rows_wide_, row_spans_wide_, asked_lengths_wide_, gather_rows_wide_;
   ::cl::Kernel count_in_range_, entries_in_range_, entries_outside_, local_columns_;
-  ::cl::Kernel tentative_count_, tentative_fill_, tentative_qr_, scatter_own_, scatter_values_, component_constants_;
+  ::cl::Kernel tentative_count_, tentative_fill_, tentative_qr_, scatter_own_, scatter_values_;
+  ::cl::Kernel constant_columns_, own_sizes_, add_sizes_, sizes_at_, constant_values_, constant_r_;
   cl::PinnedBuffer pinned_;  // two halves of chunk_bytes, for reads and writes
 };
 
