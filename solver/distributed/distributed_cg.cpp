@@ -328,7 +328,7 @@ std::optional<DistributedAmg::FinestEll> DistributedCg::take_rows(const RankSetu
       ell.setArg(5, cl_int(1));
       ell.setArg(6, col_);
       ell.setArg(7, values_);
-      solver::enqueue_grid_stride(env_, ell, "csr_to_ell", n, solver::vector_ops_group);
+      solver::enqueue_csr_to_ell(env_, ell, n);
       row_ptr_ = unused_offsets();
     } else {  // the set-up's columns and values as they are (values converted above for a float solve)
       row_ptr_ = ::cl::Buffer(env_.context(), CL_MEM_READ_WRITE, (n + 1) * sizeof(cl_ulong));

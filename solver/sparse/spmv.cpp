@@ -77,7 +77,7 @@ unsigned spmv_vector_size(double mean) noexcept {
 }
 
 bool ell_suits(std::int64_t longest, double mean) noexcept {
-  return longest > 0 && longest <= 32 && double(longest) <= 1.25 * mean;
+  return longest > 0 && longest <= 64 && double(longest) <= 1.6 * mean;
 }
 
 Spmv::Spmv(const cl::Env& env, const DeviceCsrMatrix& shape, ::cl::Buffer columns, ::cl::Buffer values,
@@ -120,8 +120,13 @@ void Spmv::fill_ell(bool with_columns) {
   convert_.setArg(5, cl_int(with_columns));
   convert_.setArg(6, ell_col_);
   convert_.setArg(7, ell_val_);
-  enqueue_grid_stride(env_, convert_, "csr_to_ell", rows, std::min(spmv_group, kernel_max_group(env_, convert_)),
-                      groups_per_unit * env_.info().compute_units);
+  enqueue_csr_to_ell(env_, convert_, rows);
+}
+
+void enqueue_csr_to_ell(const cl::Env& env, ::cl::Kernel& csr_to_ell, std::size_t rows) {
+  constexpr std::size_t ell_group = 64;  // spmv_ell.cl's ELL_GROUP
+  const std::size_t groups = std::min((rows + ell_group - 1) / ell_group, groups_per_unit * env.info().compute_units);
+  if (rows > 0) enqueue_groups(env, csr_to_ell, "csr_to_ell", groups, ell_group);
 }
 
 void Spmv::update_values(const DeviceCsrMatrix& a) {

@@ -404,14 +404,19 @@ TEST(Spmv, AutomaticChoiceFollowsTheRowLengthsOnAGpuAndIsScalarOnACpu) {
   // Short rows of very different lengths (0 to 20, mean ~3) -> scalar CSR.
   const auto ragged = DeviceCsrMatrix::upload(env, clcg::test::ragged_matrix(300, 300, 20, 9), ElementType::f64);
   EXPECT_EQ(clcg::solver::choose_spmv_kernel(ragged, gpu), SpmvKernel::scalar);
-  // Dense-ish rows (mean 50) -> vector, vector size the power of two at or above mean / 8.
-  const auto dense = Eigen::MatrixXd::Ones(20, 50).sparseView().eval();
+  // Dense-ish rows (mean 100, past ELL's 64) -> vector, vector size the power of two at or above mean / 8.
+  const auto dense = Eigen::MatrixXd::Ones(20, 100).sparseView().eval();
   const auto long_rows = DeviceCsrMatrix::upload(env, dense, ElementType::f64);
   EXPECT_EQ(clcg::solver::choose_spmv_kernel(long_rows, gpu), SpmvKernel::vector);
-  EXPECT_EQ(clcg::solver::Spmv(env, long_rows, SpmvKernel::vector).vector_size(), 8u);
+  EXPECT_EQ(clcg::solver::Spmv(env, long_rows, SpmvKernel::vector).vector_size(), 16u);
   // The same rule from the lengths alone (rows spread over ranks: their global longest and mean),
   // and the vector size from the mean: the power of two at or above mean / 8 within [2, 32].
+  // ELL up to 64 a row and 1.6 x the mean (3D Poisson's first AMG coarse level: 50 and 34).
   EXPECT_EQ(clcg::solver::choose_spmv_kernel(7, 6.9, gpu), SpmvKernel::ell);
+  EXPECT_EQ(clcg::solver::choose_spmv_kernel(50, 34.0, gpu), SpmvKernel::ell);
+  EXPECT_EQ(clcg::solver::choose_spmv_kernel(64, 40.0, gpu), SpmvKernel::ell);
+  EXPECT_EQ(clcg::solver::choose_spmv_kernel(56, 34.0, gpu), SpmvKernel::vector);
+  EXPECT_EQ(clcg::solver::choose_spmv_kernel(65, 60.0, gpu), SpmvKernel::vector);
   EXPECT_EQ(clcg::solver::choose_spmv_kernel(80, 34.0, gpu), SpmvKernel::vector);
   EXPECT_EQ(clcg::solver::choose_spmv_kernel(9, 3.5, gpu), SpmvKernel::scalar);
   EXPECT_EQ(clcg::solver::choose_spmv_kernel(80, 34.0, cpu), SpmvKernel::scalar);

@@ -33,7 +33,9 @@ SpmvKernel parse_spmv_kernel(std::string_view name);            // std::invalid_
 inline constexpr double spmv_vector_threshold = 12.0;
 
 // Whether an ELL copy suits rows of this longest and mean length: every row about as long as
-// the mean (longest <= 1.25 x mean and <= 32: stencils, meshes), so padding stays under 25%.
+// the mean (longest <= 1.6 x mean and <= 64: stencils, meshes, the AMG's coarse levels of them,
+// such as 3D Poisson's first: 34 a row, longest 50), so padding stays under 60%. (On an H200 that
+// level's smoother by ELL beat a vector of 8 work-items a row by a third: docs/PERFORMANCE.md.)
 bool ell_suits(std::int64_t longest, double mean) noexcept;
 
 // On a GPU: ELL where ell_suits; else vector when the mean row length is >= spmv_vector_threshold, else
@@ -48,6 +50,10 @@ SpmvKernel choose_spmv_kernel(std::int64_t longest, double mean, const cl::Devic
 // Each step of the lanes' tree is a barrier: on an H200 the AMG's coarse levels (27-150 entries
 // a row) solved 3D Poisson 14-19% faster than with a work-item an entry (docs/PERFORMANCE.md).
 unsigned spmv_vector_size(double mean) noexcept;
+
+// Runs csr_to_ell (kernels/spmv_ell.cl, its arguments set) over `rows` rows: groups of its
+// ELL_GROUP work-items, each staging its rows' entries.
+void enqueue_csr_to_ell(const cl::Env& env, ::cl::Kernel& csr_to_ell, std::size_t rows);
 
 // y = A x for one matrix. The matrix's buffers are retained (the object holds a copy of the
 // DeviceCsrMatrix handles).
