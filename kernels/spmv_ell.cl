@@ -6,11 +6,12 @@
 
 // Builds the ELL arrays from CSR on the device; without the columns, the values only (new values
 // on the same pattern: half the bytes). A group of ELL_GROUP work-items takes as many rows: their
-// entries, one block of CSR, read side by side into local memory where they fit (ELL_STAGE), then
-// each work-item writes its row's slots, the group's rows side by side in each column. (A
-// work-item a row reading its own entries took 16.7 ms for an AMG coarse level of 12M rows of 34
-// on an H200.) Launched in groups of ELL_GROUP (spmv.hpp's enqueue_csr_to_ell).
-#define ELL_GROUP 64
+// entries, one block of CSR, read side by side into local memory where they fit (ELL_STAGE: rows
+// of up to 64, every matrix `auto` keeps as ELL), then each work-item writes its row's slots, the
+// group's rows side by side in each column. (A work-item a row reading its own entries took 16.7
+// ms for an AMG coarse level of 12M rows of 34 on an H200.) Launched in groups of ELL_GROUP
+// (spmv.hpp's enqueue_csr_to_ell).
+#define ELL_GROUP 32
 #define ELL_STAGE 2048
 __kernel __attribute__((reqd_work_group_size(ELL_GROUP, 1, 1)))
 void csr_to_ell(const uint rows, const uint width, __global const int* row_ptr, __global const int* col_idx,

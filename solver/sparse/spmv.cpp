@@ -124,7 +124,7 @@ void Spmv::fill_ell(bool with_columns) {
 }
 
 void enqueue_csr_to_ell(const cl::Env& env, ::cl::Kernel& csr_to_ell, std::size_t rows) {
-  constexpr std::size_t ell_group = 64;  // spmv_ell.cl's ELL_GROUP
+  constexpr std::size_t ell_group = 32;  // spmv_ell.cl's ELL_GROUP
   const std::size_t groups = std::min((rows + ell_group - 1) / ell_group, groups_per_unit * env.info().compute_units);
   if (rows > 0) enqueue_groups(env, csr_to_ell, "csr_to_ell", groups, ell_group);
 }
