@@ -127,6 +127,19 @@ __kernel void filter_count(const uint rows, __global const int* row, __global co
   }
 }
 
+// Of the chunk [c, chunk_end) of a row that a team takes `team` entries at a time: its strong
+// entries (returned) and, in *before, those ahead of entry k (the lane's).
+inline int strong_in_chunk(__global const uchar* strong, const int c, const int chunk_end, const int k, int* before) {
+  int chunk = 0, ahead = 0;
+  for (int e = c; e < chunk_end; ++e) {
+    const int s = strong[e] == STRONG;
+    chunk += s;
+    ahead += e < k ? s : 0;
+  }
+  *before = ahead;
+  return chunk;
+}
+
 // A_f's entries. A team takes its row
 // `team` entries at a time; an entry's place counts the strong entries before it (those of
 // earlier chunks carried, those of its chunk counted by each work-item). The diagonal, with
@@ -139,12 +152,8 @@ __kernel void filter_fill(const uint rows, const uint team, __global const int* 
     int before = f_row[i] + 1;  // where the chunk's first strong entry goes
     for (int c = begin; c < end; c += (int)team) {
       const int k = c + (int)lane, chunk_end = min(end, c + (int)team);
-      int mine = 0, chunk = 0;
-      for (int e = c; e < chunk_end; ++e) {
-        const int s = strong[e] == STRONG;
-        chunk += s;
-        mine += e < k ? s : 0;
-      }
+      int mine;
+      const int chunk = strong_in_chunk(strong, c, chunk_end, k, &mine);
       if (k < end && strong[k] == STRONG) {
         f_col[before + mine] = col[k];
         f_val[before + mine] = val[k];

@@ -38,12 +38,8 @@ __kernel void strong_fill(const uint rows, const uint team, __global const int* 
     int before = s_row[i];  // where the chunk's first strong entry goes
     for (int c = row[i]; c < end; c += (int)team) {
       const int k = c + (int)lane, chunk_end = min(end, c + (int)team);
-      int mine = 0, chunk = 0;
-      for (int e = c; e < chunk_end; ++e) {
-        const int s = strong[e] == STRONG;
-        chunk += s;
-        mine += e < k ? s : 0;
-      }
+      int mine;
+      const int chunk = strong_in_chunk(strong, c, chunk_end, k, &mine);
       if (k < end && strong[k] == STRONG) s_col[before + mine] = col[k];
       before += chunk;
     }
