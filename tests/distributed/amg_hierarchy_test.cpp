@@ -831,6 +831,45 @@ TEST(DistributedHierarchy, ConstantsGivenOrNotGiveTheSameLevels) {
   }
 }
 
+// A near-null space of two vectors that are not constants (1 and x - 20 on the 2D grid: the
+// tentative prolongator's QR through the transpose over the ranks, each aggregate's block of two
+// columns orthonormalised on its seed's rank): level 0's P and the next level's A as the host
+// reference makes them from the same candidates, bit for bit, evenly and unevenly cut.
+TEST(DistributedHierarchy, GivenCandidatesGiveTheHostReferencesFirstLevel) {
+  const int ranks = world_size(), rank = world_rank();
+  const std::int64_t side = 40, n = side * side;
+  for (const bool even : {true, false}) {
+    const Partition partition = even || ranks < 3 ? clcg::distributed::uniform_partition(n, ranks)
+                                                  : uneven_partition(n, ranks);
+    const LocalRows a = square_grid_rows(side, partition, rank);
+    std::vector<double> candidates(std::size_t(n) * 2);
+    for (std::int64_t i = 0; i < n; ++i)
+      candidates[std::size_t(2 * i)] = 1.0, candidates[std::size_t(2 * i + 1)] = double(i % side) - 20.0;
+    clcg::solver::AmgOptions options;
+    options.gather_rows = 0;
+    options.coarse_rows = 40;
+    clcg::solver::NearNullspace mine;
+    mine.rows = std::size_t(a.rows());
+    mine.columns = 2;
+    mine.values.assign(candidates.begin() + 2 * partition.begin(rank),
+                       candidates.begin() + 2 * (partition.begin(rank) + partition.size(rank)));
+    options.near_nullspace = std::make_shared<const clcg::solver::NearNullspace>(std::move(mine));
+    const DistributedHierarchy h = clcg::distributed::build_hierarchy(world, clcg::test::test_env(), partition, a, options);
+    ASSERT_GE(h.levels.size(), 2u);
+    const HostCsr fine = to_csr(gather_rows(a), n);
+    const std::vector<char> strong = clcg::solver::strong_connections(fine, options.strength);
+    const clcg::solver::Aggregates g = clcg::solver::aggregate(fine, strong);
+    std::vector<double> coarse_candidates;
+    const HostCsr tentative = clcg::solver::tentative_prolongator(g, 1, candidates, 2, coarse_candidates);
+    const HostCsr p =
+        clcg::solver::smoothed_prolongator(fine, tentative, clcg::solver::prolongator_weight(h.levels[0].radius));
+    const std::string what = even ? "even cut" : "uneven cut";
+    expect_same(to_csr(gather_rows(p_of(h.levels[0])), g.count * 2), p, what + ", level 0's P");
+    const HostCsr coarse = clcg::solver::multiply(clcg::solver::transpose(p), clcg::solver::multiply(fine, p));
+    expect_same(to_csr(whole_level(h.levels[1]).a, coarse.rows), coarse, what + ", level 1's A");
+  }
+}
+
 // Aggregates kept for new values, held on the host (as where the device's memory is tight) and
 // given back: the levels of the set-up that made them.
 TEST(DistributedHierarchy, AggregatesHeldOnTheHostGiveTheSameLevels) {
