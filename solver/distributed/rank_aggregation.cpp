@@ -301,14 +301,16 @@ RankSetup::KeptRows RankSetup::constant_tentative(const ::cl::Buffer& of_node, i
       kernels_->run(constant_r_, "constant_r", aggregates, cl_uint(k), d.sizes, coarse_candidates);
     return 0;
   });
-  std::vector<std::int64_t> row(foreign.cols.size()), j(foreign.cols.size());
-  std::vector<double> values(foreign.cols.size());
-  for (std::size_t e = 0; e < values.size(); ++e) {
+  // (each row's entry of its own component: constant_columns left the others 0)
+  std::vector<std::int64_t> row, j;
+  std::vector<double> values;
+  for (std::size_t e = 0; e < foreign.cols.size(); ++e) {
+    if (foreign.rows[e] % k != foreign.cols[e] % k) continue;
     const std::int64_t g = foreign.cols[e] / k;
     const std::size_t at = std::size_t(std::lower_bound(asked.begin(), asked.end(), g) - asked.begin());
-    row[e] = foreign.rows[e];
-    j[e] = foreign.cols[e] % k;
-    values[e] = row[e] % k == j[e] ? 1.0 / std::sqrt(double(sizes[at])) : 0.0;
+    row.push_back(foreign.rows[e]);
+    j.push_back(foreign.cols[e] % k);
+    values.push_back(1.0 / std::sqrt(double(sizes[at])));
   }
   set_entries(t, row, j, values.data());
   return t;
