@@ -99,18 +99,17 @@ void RankSetup::write(const ::cl::Buffer& to, std::size_t at, std::size_t count,
     if (e()) cl::checked("writing a product's B", [&] { e.wait(); });
 }
 
-template <class Fill, class Column>
-RankSetup::Product RankSetup::product(const Rows& a, std::size_t owned_rows, std::size_t mine, Fill&& fill_owned,
-                                      const FetchedRows<Column>& remote, std::int64_t columns, const std::string& label,
-                                      const KeptRows* in_place, solver::ProductRoom room,
-                                      solver::ColumnList list) {
-  if (std::int64_t(owned_rows) != a.owned || remote.ids != a.halo.ghost_ids)
+template <class Fill>
+solver::DeviceCsrMatrix RankSetup::b_rows(const Rows& a, std::size_t owned_rows, std::size_t mine, Fill&& fill_owned,
+                                          const std::vector<std::int64_t>& remote_ids, const solver::BulkVector<std::int64_t>& remote_ptr,
+                                          std::int64_t columns, const KeptRows* in_place) {
+  if (std::int64_t(owned_rows) != a.owned || remote_ids != a.halo.ghost_ids)
     throw std::logic_error("RankSetup: B's rows are not those of A's columns");
   rank_setup_detail::check_fits(columns, "columns");
   // B: this rank's rows, then the fetched ones; 64-bit offsets where its entries pass 32-bit ones.
-  const std::size_t rows = owned_rows + remote.ids.size();
-  const std::size_t nnz = mine + std::size_t(remote.row_ptr.back());
-  const auto fetched_offset = [&](std::size_t g) { return std::int64_t(mine) + remote.row_ptr[g + 1]; };
+  const std::size_t remote_rows = remote_ids.size(), rows = owned_rows + remote_rows;
+  const std::size_t nnz = mine + std::size_t(remote_ptr.back());
+  const auto fetched_offset = [&](std::size_t g) { return std::int64_t(mine) + remote_ptr[g + 1]; };
   ::cl::Buffer b_row, b_col, b_val;
   bool wide = nnz > wide_from_;
   if (in_place) {  // the kept product's buffers, its offsets' width (chosen with its room counted)
@@ -125,18 +124,11 @@ RankSetup::Product RankSetup::product(const Rows& a, std::size_t owned_rows, std
     fill_owned(b_row, wide, b_col, b_val, mine);
   }
   if (wide)
-    write<std::int64_t>(b_row, owned_rows + 1, remote.ids.size(), fetched_offset);
+    write<std::int64_t>(b_row, owned_rows + 1, remote_rows, fetched_offset);
   else
-    write<std::int32_t>(b_row, owned_rows + 1, remote.ids.size(), fetched_offset);
-  const std::size_t fetched = nnz - mine;
-  write<std::int32_t>(b_col, mine, fetched, [&](std::size_t k) { return std::int32_t(remote.col[k]); });
-  write<double>(b_val, mine, fetched, [&](std::size_t k) { return remote.values[k]; });
-  Product out;
-  out.b = solver::DeviceCsrMatrix(b_row, b_col, b_val, std::int32_t(rows), std::int32_t(columns), std::int64_t(nnz),
-                                  solver::ElementType::f64, 0,
-                                  wide ? solver::RowOffsets::wide : solver::RowOffsets::narrow);
-  out.c = products_->multiply(a.matrix, out.b, label, solver::RowOffsets::wide, room, list);
-  return out;
+    write<std::int32_t>(b_row, owned_rows + 1, remote_rows, fetched_offset);
+  return solver::DeviceCsrMatrix(b_row, b_col, b_val, std::int32_t(rows), std::int32_t(columns), std::int64_t(nnz),
+                                 solver::ElementType::f64, 0, wide ? solver::RowOffsets::wide : solver::RowOffsets::narrow);
 }
 
 // Fills B's owned rows (their offsets, then their `mine` entries) from this rank's rows on the

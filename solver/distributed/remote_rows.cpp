@@ -48,74 +48,40 @@ std::vector<std::int64_t> foreign_columns(const LocalRows& rows, const Partition
   return sorted_distinct(std::move(out));
 }
 
-namespace {
-
-// The rows `wanted` from their owners, given what the others ask of this rank (`asked`, by rank:
-// `asked_counts`).
-template <class Column>
-FetchedRows<Column> answered_rows(MPI_Comm comm, const std::vector<std::int64_t>& wanted,
-                                  const std::vector<std::int64_t>& asked, const std::vector<int>& asked_counts,
-                                  const std::function<Answer<Column>(const std::vector<std::int64_t>& asked)>& answer) {
-  const std::size_t ranks = asked_counts.size();
-  const Answer<Column> answered = answer(asked);
-  std::vector<int> entry_counts(ranks, 0);  // the entries answered to each rank
-  for (std::size_t r = 0, at = 0; r < ranks; ++r)
-    for (int q = 0; q < asked_counts[r]; ++q, ++at) entry_counts[r] += int(answered.lengths[at]);
-  FetchedRows<Column> out;
-  out.ids = wanted;
-  const std::vector<std::int64_t> got_lengths = all_to_all(comm, answered.lengths, asked_counts);
-  out.row_ptr.resize(got_lengths.size() + 1);
-  std::partial_sum(got_lengths.begin(), got_lengths.end(), out.row_ptr.begin() + 1);
-  out.col = all_to_all(comm, answered.col, entry_counts);
-  out.values = all_to_all(comm, answered.values, entry_counts);
-  return out;
-}
-
-}  // namespace
-
-template <class Column>
-FetchedRows<Column> fetch_rows(MPI_Comm comm, const Partition& partition, const std::vector<std::int64_t>& wanted,
-                               const std::function<Answer<Column>(const std::vector<std::int64_t>& asked)>& answer) {
+std::vector<std::int64_t> ask_owners(MPI_Comm comm, const Partition& partition, const std::vector<std::int64_t>& wanted,
+                                     std::vector<int>& asked_counts) {
   std::vector<int> ask_counts(std::size_t(partition.ranks()), 0);
   for (std::int64_t id : wanted) ++ask_counts[std::size_t(partition.owner(id))];
-  std::vector<int> asked_counts;
-  const std::vector<std::int64_t> asked = all_to_all(comm, wanted, ask_counts, &asked_counts);
-  return answered_rows<Column>(comm, wanted, asked, asked_counts, answer);
+  return all_to_all(comm, wanted, ask_counts, &asked_counts);
 }
-template RemoteRows fetch_rows(MPI_Comm, const Partition&, const std::vector<std::int64_t>&,
-                               const std::function<AnsweredRows(const std::vector<std::int64_t>&)>&);
-template KeptRemoteRows fetch_rows(MPI_Comm, const Partition&, const std::vector<std::int64_t>&,
-                                   const std::function<KeptAnswer(const std::vector<std::int64_t>&)>&);
-
-template <class Column>
-FetchedRows<Column> fetch_halo_rows(MPI_Comm comm, const Partition& partition, const Halo& halo,
-                                    const std::function<Answer<Column>(const std::vector<std::int64_t>& asked)>& answer) {
-  if (halo.send_counts.size() != std::size_t(partition.ranks()))
-    throw std::logic_error("fetch_halo_rows: the halo's send counts are not one a rank of the partition");
-  const std::int64_t first = partition.begin(comm_rank(comm));
-  std::vector<std::int64_t> asked(halo.send_rows.size());
-  for (std::size_t i = 0; i < asked.size(); ++i) asked[i] = first + std::int64_t(halo.send_rows[i]);
-  return answered_rows<Column>(comm, halo.ghost_ids, asked, halo.send_counts, answer);
-}
-template KeptRemoteRows fetch_halo_rows(MPI_Comm, const Partition&, const Halo&,
-                                        const std::function<KeptAnswer(const std::vector<std::int64_t>&)>&);
 
 RemoteRows fetch_rows(MPI_Comm comm, const Partition& partition, const LocalRows& rows,
                       const std::vector<std::int64_t>& wanted) {
-  return fetch_rows<std::int64_t>(comm, partition, wanted, [&](const std::vector<std::int64_t>& asked) {
-    AnsweredRows out;
-    out.lengths.resize(asked.size());
-    for (std::size_t q = 0; q < asked.size(); ++q) {
+  std::vector<int> asked_counts;
+  const std::vector<std::int64_t> asked = ask_owners(comm, partition, wanted, asked_counts);
+  std::vector<std::int64_t> lengths(asked.size());
+  std::vector<int> entry_counts(asked_counts.size(), 0);  // the entries answered to each rank
+  solver::BulkVector<std::int64_t> col;
+  solver::BulkVector<double> values;
+  for (std::size_t r = 0, q = 0; r < asked_counts.size(); ++r)
+    for (int k = 0; k < asked_counts[r]; ++k, ++q) {
       const std::int64_t i = asked[q] - rows.row_begin;
       if (i < 0 || i >= rows.rows())
         throw std::logic_error("fetch_rows: row " + std::to_string(asked[q]) + " asked of a rank that lacks it");
       const std::int64_t first = rows.row_ptr[std::size_t(i)], last = rows.row_ptr[std::size_t(i) + 1];
-      out.lengths[q] = last - first;
-      out.col.insert(out.col.end(), rows.col.begin() + first, rows.col.begin() + last);
-      out.values.insert(out.values.end(), rows.values.begin() + first, rows.values.begin() + last);
+      lengths[q] = last - first;
+      entry_counts[r] += int(last - first);
+      col.insert(col.end(), rows.col.begin() + first, rows.col.begin() + last);
+      values.insert(values.end(), rows.values.begin() + first, rows.values.begin() + last);
     }
-    return out;
-  });
+  RemoteRows out;
+  out.ids = wanted;
+  const std::vector<std::int64_t> got_lengths = all_to_all(comm, lengths, asked_counts);
+  out.row_ptr.resize(got_lengths.size() + 1);
+  std::partial_sum(got_lengths.begin(), got_lengths.end(), out.row_ptr.begin() + 1);
+  out.col = all_to_all(comm, col, entry_counts);
+  out.values = all_to_all(comm, values, entry_counts);
+  return out;
 }
 
 ForeignEntries send_to_column_owners(MPI_Comm comm, const OutgoingEntries& out, std::int64_t row_begin,

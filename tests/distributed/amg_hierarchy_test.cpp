@@ -432,17 +432,23 @@ void expect_kept_product(clcg::distributed::RankSetup& device, const HostCsr& a,
   const LocalRows e_mine = rows_of(e, pe.begin(rank), pe.begin(rank) + pe.size(rank));
   clcg::distributed::RankSetup::KeptRows ab = device.multiply_kept(device.upload(a_mine, pb), b_mine, remote, b.cols, "A B");
   const std::vector<std::int64_t> wanted = clcg::distributed::foreign_columns(e_mine, pa, rank);
-  const clcg::distributed::KeptRemoteRows ab_remote = device.fetch_rows(pa, ab, wanted);
   const HostCsr whole_ab = clcg::solver::multiply(a, b);
-  EXPECT_EQ(ab_remote.ids, wanted);
-  ASSERT_EQ(ab_remote.row_ptr.size(), wanted.size() + 1);
-  for (std::size_t r = 0; r < wanted.size(); ++r) {  // each fetched row as the whole product's
-    const std::size_t i = std::size_t(wanted[r]);
-    const auto at = [&](std::int64_t k) { return std::size_t(k); };
-    EXPECT_EQ(std::vector<std::int64_t>(ab_remote.col.begin() + ab_remote.row_ptr[r], ab_remote.col.begin() + ab_remote.row_ptr[r + 1]),
-              std::vector<std::int64_t>(whole_ab.col_idx.begin() + at(whole_ab.row_ptr[i]), whole_ab.col_idx.begin() + at(whole_ab.row_ptr[i + 1])))
-        << what << ": row " << i << " of A B on rank " << rank;
+  {  // each fetched row as the whole product's, streamed from its owner's device
+    const clcg::distributed::RemoteRows got = device.download(device.fetch_rows(pa, ab, wanted));
+    EXPECT_EQ(got.ids, wanted);
+    ASSERT_EQ(got.row_ptr.size(), wanted.size() + 1);
+    for (std::size_t r = 0; r < wanted.size(); ++r) {
+      const std::size_t i = std::size_t(wanted[r]);
+      const auto at = [&](std::int64_t k) { return std::size_t(k); };
+      EXPECT_EQ(std::vector<std::int64_t>(got.col.begin() + got.row_ptr[r], got.col.begin() + got.row_ptr[r + 1]),
+                std::vector<std::int64_t>(whole_ab.col_idx.begin() + at(whole_ab.row_ptr[i]), whole_ab.col_idx.begin() + at(whole_ab.row_ptr[i + 1])))
+          << what << ": row " << i << " of A B on rank " << rank;
+      EXPECT_EQ(std::vector<double>(got.values.begin() + got.row_ptr[r], got.values.begin() + got.row_ptr[r + 1]),
+                std::vector<double>(whole_ab.values.begin() + at(whole_ab.row_ptr[i]), whole_ab.values.begin() + at(whole_ab.row_ptr[i + 1])))
+          << what << ": row " << i << " of A B on rank " << rank;
+    }
   }
+  const clcg::distributed::KeptRemoteRows ab_remote = device.fetch_rows(pa, ab, wanted);
   // (A B)^T from the kept rows (and the entries other ranks own copied out there).
   const LocalRows t = device.download(device.transpose(ab, pa, rough_partition(b.cols, world_size())));
   expect_same(to_csr(gather_rows(t), a.rows), clcg::solver::transpose(whole_ab), what + ": (A B)^T");
@@ -732,13 +738,14 @@ TEST(RemoteRows, SmoothedProlongatorEqualsTheHostReference) {
     const clcg::distributed::RankSetup::KeptRows t_here = device.multiply_kept(
         device.upload(identity_mine, pa), t_mine, clcg::distributed::fetch_rows(world, pa, t_mine, wanted_by_i),
         tentative.cols, "I P_tent");
-    const clcg::distributed::KeptRemoteRows remote = device.fetch_rows(pa, t_here, a_here.halo.ghost_ids);
+    const clcg::distributed::RemoteRows by_ids = device.download(device.fetch_rows(pa, t_here, a_here.halo.ghost_ids));
     // The same rows fetched as the halo's ghosts (the owners answer their send lists; no ids sent).
-    const clcg::distributed::KeptRemoteRows by_halo = device.fetch_rows(pa, t_here, a_here.halo);
-    EXPECT_EQ(by_halo.ids, remote.ids);
-    EXPECT_EQ(by_halo.row_ptr, remote.row_ptr);
-    EXPECT_EQ(by_halo.col, remote.col);
-    EXPECT_EQ(by_halo.values, remote.values);
+    const clcg::distributed::RemoteRows by_halo = device.download(device.fetch_rows(pa, t_here, a_here.halo));
+    EXPECT_EQ(by_halo.ids, by_ids.ids);
+    EXPECT_EQ(by_halo.row_ptr, by_ids.row_ptr);
+    EXPECT_EQ(by_halo.col, by_ids.col);
+    EXPECT_EQ(by_halo.values, by_ids.values);
+    const clcg::distributed::KeptRemoteRows remote = device.fetch_rows(pa, t_here, a_here.halo);
     const LocalRows p =
         device.download(device.smoothed(a_here, t_here, remote, tentative.cols, device.diagonal(a_here), omega));
     expect_same(to_csr(gather_rows(p), tentative.cols), reference, "P, 64-bit offsets from " + std::to_string(wide_from));

@@ -31,7 +31,6 @@
 #include <mpi.h>
 
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -48,6 +47,19 @@
 #include "clcg/solver/sparse/csr_matrix.hpp"
 
 namespace clcg::distributed {
+
+// Rows of a product kept on the devices that this rank's next product needs from their owners
+// (RankSetup::fetch_rows): their ids and offsets here. Their entries stay on the owners' devices
+// until that product streams them into its B (device_stream.hpp); this rank's answers to the
+// others wait on its device the same way. Every rank's fetch is used by one product, the ranks'
+// products together.
+struct KeptRemoteRows {
+  std::vector<std::int64_t> ids;
+  solver::BulkVector<std::int64_t> row_ptr{0};
+  std::vector<std::int64_t> entries_from;  // the entries of the rows from each rank
+  ::cl::Buffer answer_col, answer_values;  // the rows asked of this rank, in the order asked
+  std::vector<std::int64_t> entries_to;    // the entries of them for each rank (in rank order)
+};
 
 class RankSetup {
  public:
@@ -102,11 +114,16 @@ class RankSetup {
                          const std::string& label, KeptRows* owned_back = nullptr, solver::ProductRoom room = {},
                          solver::ColumnList list = solver::ColumnList::where_it_fits);
   // The rows `wanted` of a kept product whose rows `partition` spreads over the ranks, from
-  // their owners' devices (remote_rows.hpp's fetch_rows, collective).
+  // their owners' devices: their lengths now, their entries when a product takes them
+  // (KeptRemoteRows). Collective.
   KeptRemoteRows fetch_rows(const Partition& partition, const KeptRows& rows, const std::vector<std::int64_t>& wanted);
-  // The rows of `halo`'s ghosts, asked when the halo was made (fetch_halo_rows: no request travels).
+  // The rows of `halo`'s ghosts, asked when the halo was made (no request travels: each owner
+  // answers its send list).
   KeptRemoteRows fetch_rows(const Partition& partition, const KeptRows& rows, const Halo& halo);
   LocalRows download(const KeptRows& rows);  // back on the host (global columns)
+  // The fetched rows themselves, streamed into new buffers and read back (global columns; for
+  // tests: a fetch so read is used up). Collective.
+  RemoteRows download(const KeptRemoteRows& rows);
 
   // aggregate() of the host reference over the ranks on a level's graph `g` (uploaded as
   // above), after its strong_connections (`theta`): the independent set's rounds keyed on
@@ -201,24 +218,30 @@ class RankSetup {
   // step() on this rank's device, its failure shared with every rank (see above).
   template <class F>
   auto shared(F&& step) const;
-  // C = A B on this rank's device alone: B's `owned_rows` rows and their `mine` entries put in
-  // B's first places by fill_owned(b_row, wide offsets, b_col, b_val, mine) with their offsets,
-  // then the remote rows.
+  // B of C = A B on this rank's device alone (shared() by the caller): B's `owned_rows` rows
+  // and their `mine` entries put in B's first places by fill_owned(b_row, wide offsets, b_col,
+  // b_val, mine) with their offsets, then the offsets of the remote rows (`remote_ptr`: the
+  // halo's ghosts, `remote_ids`); their entries are the caller's to put after B's own. `in_place`: B's
+  // buffers are this kept product's (its rows in place, fill_owned not called).
+  template <class Fill>
+  solver::DeviceCsrMatrix b_rows(const Rows& a, std::size_t owned_rows, std::size_t mine, Fill&& fill_owned,
+                                 const std::vector<std::int64_t>& remote_ids, const solver::BulkVector<std::int64_t>& remote_ptr,
+                                 std::int64_t columns, const KeptRows* in_place = nullptr);
   struct Product {
     solver::DeviceCsrMatrix c, b;
   };
-  // `in_place`: B's buffers are this kept product's (its rows in place, fill_owned not called).
-  // `room`: C's (multiply_kept).
-  template <class Fill, class Column>
-  Product product(const Rows& a, std::size_t owned_rows, std::size_t mine, Fill&& fill_owned,
-                  const FetchedRows<Column>& remote, std::int64_t columns, const std::string& label,
-                  const KeptRows* in_place = nullptr, solver::ProductRoom room = {},
-                  solver::ColumnList list = solver::ColumnList::where_it_fits);
-  // The same with B's owned rows a kept product's, copied on the device (from_device), or where
-  // it is `used_up` and its room holds the remote rows, in its own buffers.
+  // C = A B with B's owned rows a kept product's, copied on the device (from_device), or where
+  // it is `used_up` and its room holds the remote rows, in its own buffers; the remote rows
+  // streamed into B from their owners. `room`: C's (multiply_kept). Collective.
   Product product(const Rows& a, const KeptRows& owned, KeptRows* used_up, const KeptRemoteRows& remote,
                   std::int64_t columns, const std::string& label, solver::ProductRoom room = {},
                   solver::ColumnList list = solver::ColumnList::where_it_fits);
+  // The remote rows' entries streamed into b_col and b_val from entry `at` on (every rank's
+  // answers to the others streamed alike). Collective.
+  void receive(const KeptRemoteRows& remote, const ::cl::Buffer& b_col, const ::cl::Buffer& b_val, std::size_t at);
+  // The fetch's lengths and this rank's answers on its device, given the rows others asked of it.
+  KeptRemoteRows fetched(const KeptRows& rows, const std::vector<std::int64_t>& wanted,
+                         const std::vector<std::int64_t>& asked, const std::vector<int>& asked_counts);
   auto from_host(const LocalRows& owned);  // a fill_owned from the host's rows
   auto from_device(const KeptRows& owned, KeptRows* used_up);
   KeptRows kept(const Rows& a, solver::DeviceCsrMatrix c);
@@ -249,9 +272,8 @@ class RankSetup {
   ::cl::Kernel& for_offsets(const solver::DeviceCsrMatrix& m, ::cl::Kernel& narrow, std::optional<::cl::Kernel>& wide,
                             const char* name);
   LocalRows read_rows(const solver::DeviceCsrMatrix& c, std::int64_t global_rows, std::int64_t row_begin);  // to the host
-  KeptAnswer answer(const KeptRows& rows, const std::vector<std::int64_t>& asked);
-  // answer() of `rows` on every rank together (shared()), as the fetches take it.
-  std::function<KeptAnswer(const std::vector<std::int64_t>&)> answering(const KeptRows& rows);
+  // The rows `asked` of `rows` gathered on the device into out's answer buffers; returns their lengths.
+  std::vector<std::int64_t> answer(const KeptRows& rows, const std::vector<std::int64_t>& asked, KeptRemoteRows& out);
 
   MPI_Comm comm_;
   const cl::Env& env_;
@@ -270,7 +292,7 @@ class RankSetup {
   ::cl::Kernel count_in_range_, entries_in_range_, entries_outside_, local_columns_;
   ::cl::Kernel tentative_count_, tentative_fill_, tentative_qr_, scatter_own_, scatter_values_;
   ::cl::Kernel constant_columns_, own_sizes_, add_sizes_, sizes_at_, constant_values_, constant_r_;
-  cl::PinnedBuffer pinned_;  // two halves of chunk_bytes, for reads and writes
+  cl::PinnedBuffer pinned_;  // two halves of chunk_bytes, for reads and writes; the streams' slots
 };
 
 }  // namespace clcg::distributed

@@ -5,7 +5,6 @@
 #include <mpi.h>
 
 #include <cstdint>
-#include <functional>
 #include <numeric>
 #include <type_traits>
 #include <utility>
@@ -51,41 +50,23 @@ Vector all_to_all(MPI_Comm comm, const Vector& sent, const std::vector<int>& sen
 }
 
 // Rows of a distributed matrix fetched from their owners: `ids` sorted, the rows in that order,
-// with global columns as the owners hold them: 64-bit (LocalRows), or 32-bit (a product kept on
-// a device, whose columns fit them: half the bytes between the ranks).
-template <class Column>
-struct FetchedRows {
+// with global columns as the owners hold them (LocalRows; a product kept on the devices fetches
+// its rows device to device: RankSetup::fetch_rows).
+struct RemoteRows {
   std::vector<std::int64_t> ids;
   solver::BulkVector<std::int64_t> row_ptr{0};
-  solver::BulkVector<Column> col;
+  solver::BulkVector<std::int64_t> col;
   solver::BulkVector<double> values;
 };
-using RemoteRows = FetchedRows<std::int64_t>;
-using KeptRemoteRows = FetchedRows<std::int32_t>;
 
-// The rows another rank asked of this one, in the order asked: their lengths, then all their
-// entries (global columns) row after row.
-template <class Column>
-struct Answer {
-  std::vector<std::int64_t> lengths;
-  solver::BulkVector<Column> col;
-  solver::BulkVector<double> values;
-};
-using AnsweredRows = Answer<std::int64_t>;
-using KeptAnswer = Answer<std::int32_t>;
-
-// Collective: this rank gets the rows `wanted` (sorted, unique, none its own) of the matrix
-// whose rows `partition` spreads over the ranks, and answers the others' requests (global
-// rows of its own, in the order asked) with answer(asked). Column: std::int64_t or std::int32_t.
-template <class Column>
-FetchedRows<Column> fetch_rows(MPI_Comm comm, const Partition& partition, const std::vector<std::int64_t>& wanted,
-                               const std::function<Answer<Column>(const std::vector<std::int64_t>& asked)>& answer);
-// The same for the ghosts of `halo`, a halo over `partition`: each owner answers the rows its
-// send list names, which halo_of_ghosts asked for when it made the halo (no request travels).
-template <class Column>
-FetchedRows<Column> fetch_halo_rows(MPI_Comm comm, const Partition& partition, const Halo& halo,
-                                    const std::function<Answer<Column>(const std::vector<std::int64_t>& asked)>& answer);
-// The same, answered from `rows`, this rank's rows of the matrix (global columns).
+// Collective: this rank asks the owners of the rows `wanted` (sorted, unique, none its own) of
+// the matrix whose rows `partition` spreads over the ranks for them; returns the rows the others
+// ask of this rank (global, grouped by the asking rank in rank order, each group in the order
+// asked), and in `asked_counts` how many each rank asks.
+std::vector<std::int64_t> ask_owners(MPI_Comm comm, const Partition& partition, const std::vector<std::int64_t>& wanted,
+                                     std::vector<int>& asked_counts);
+// Collective: the rows `wanted` from their owners, answered from each one's `rows` (its rows of
+// the matrix, global columns).
 RemoteRows fetch_rows(MPI_Comm comm, const Partition& partition, const LocalRows& rows,
                       const std::vector<std::int64_t>& wanted);
 
