@@ -267,7 +267,7 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
     std::vector<std::int64_t> p_ghosts;  // (found by the transpose, for P's local columns)
     RankSetup::Rows r_here = device.transpose(p_here, fine.partition, coarse_partition, &p_ghosts);
     // (P's rows come back from B, A P's right factor: one copy of P through the set-up's peak)
-    const KeptRemoteRows p_ghost_rows = device.fetch_rows(fine.partition, p_here, a_here.halo);
+    KeptRemoteRows p_ghost_rows = device.fetch_rows(fine.partition, p_here, a_here.halo);
     RankSetup::KeptRows p_in_b;
     // Room in A P's buffers for its rows that R (A P) fetches (R's ghosts), appended in place
     // rather than A P copied (level 0's R (A P) is the set-up's memory peak): each as long as
@@ -277,7 +277,7 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
     const solver::ProductRoom room =
         4 * ghosts <= std::size_t(p_here.matrix.rows()) ? solver::ProductRoom{ghosts, 0, true} : solver::ProductRoom{};
     RankSetup::KeptRows ap =
-        device.multiply_kept(a_here, std::move(p_here), p_ghost_rows, coarse_rows, "A P", &p_in_b, room);
+        device.multiply_kept(a_here, std::move(p_here), std::move(p_ghost_rows), coarse_rows, "A P", &p_in_b, room);
     if (at == 0 &&
         finest_a_leaves(comm, env, finest_leaves_above, {&a_here.matrix, &ap.matrix, &r_here.matrix, &p_in_b.matrix})) {
       fine.a_here->matrix = a_here.matrix.shape_only();  // (its shape stays for the layouts)
@@ -285,7 +285,7 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
     }
     fine.p_here = device.localised(std::move(p_in_b), coarse_partition, std::move(p_ghosts));  // for the solve
     device.convert(fine.p_here->matrix, levels);
-    const KeptRemoteRows ap_ghosts = device.fetch_rows(fine.partition, ap, r_here.halo);
+    KeptRemoteRows ap_ghosts = device.fetch_rows(fine.partition, ap, r_here.halo);
     DistributedLevel coarse;
     coarse.partition = coarse_partition;
     coarse.chunk_begin = coarse_chunks(g, k);
@@ -294,7 +294,7 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
                             {&fine.a_here->matrix, &ap.matrix, &r_here.matrix, &fine.p_here->matrix})
                 : solver::ColumnList::where_it_fits;
     coarse.a_here = device.localised(
-        device.multiply_kept(r_here, std::move(ap), ap_ghosts, coarse_rows, "R (A P)", nullptr, {}, list),
+        device.multiply_kept(r_here, std::move(ap), std::move(ap_ghosts), coarse_rows, "R (A P)", nullptr, {}, list),
         coarse_partition);
     h.galerkin_seconds += phase.seconds();
     device.convert(r_here.matrix, levels);

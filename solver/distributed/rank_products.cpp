@@ -23,7 +23,7 @@ RankSetup::KeptRows RankSetup::multiply_kept(const Rows& a, const LocalRows& own
 }
 
 RankSetup::Product RankSetup::product(const Rows& a, const KeptRows& owned, KeptRows* used_up,
-                                      const KeptRemoteRows& remote, std::int64_t columns, const std::string& label,
+                                      KeptRemoteRows&& remote, std::int64_t columns, const std::string& label,
                                       solver::ProductRoom room, solver::ColumnList list) {
   const std::size_t owned_rows = std::size_t(owned.matrix.rows()), mine = std::size_t(owned.matrix.nnz());
   const std::size_t fetched = std::size_t(remote.row_ptr.back());
@@ -40,17 +40,17 @@ RankSetup::Product RankSetup::product(const Rows& a, const KeptRows& owned, Kept
   return p;
 }
 
-RankSetup::KeptRows RankSetup::multiply_kept(const Rows& a, const KeptRows& owned, const KeptRemoteRows& remote,
+RankSetup::KeptRows RankSetup::multiply_kept(const Rows& a, const KeptRows& owned, KeptRemoteRows&& remote,
                                              std::int64_t columns, const std::string& label) {
-  return kept(a, product(a, owned, nullptr, remote, columns, label).c);
+  return kept(a, product(a, owned, nullptr, std::move(remote), columns, label).c);
 }
 
-RankSetup::KeptRows RankSetup::multiply_kept(const Rows& a, KeptRows&& owned, const KeptRemoteRows& remote,
+RankSetup::KeptRows RankSetup::multiply_kept(const Rows& a, KeptRows&& owned, KeptRemoteRows&& remote,
                                              std::int64_t columns, const std::string& label, KeptRows* owned_back,
                                              solver::ProductRoom room, solver::ColumnList list) {
   const solver::DeviceCsrMatrix shape = owned.matrix.shape_only();
   const std::int64_t global_rows = owned.global_rows, row_begin = owned.row_begin;
-  const Product p = product(a, owned, &owned, remote, columns, label, room, list);
+  const Product p = product(a, owned, &owned, std::move(remote), columns, label, room, list);
   if (owned_back)
     *owned_back = {solver::DeviceCsrMatrix(p.b.row_offsets(), p.b.col_idx(), p.b.values(), shape.rows(), shape.cols(),
                                            shape.nnz(), solver::ElementType::f64, shape.max_row_length(), p.b.offsets()),
@@ -60,9 +60,9 @@ RankSetup::KeptRows RankSetup::multiply_kept(const Rows& a, KeptRows&& owned, co
   return c;
 }
 
-RankSetup::KeptRows RankSetup::smoothed(const Rows& a, const KeptRows& tentative, const KeptRemoteRows& remote,
+RankSetup::KeptRows RankSetup::smoothed(const Rows& a, const KeptRows& tentative, KeptRemoteRows&& remote,
                                         std::int64_t columns, const ::cl::Buffer& diagonal, double omega) {
-  const Product ap = product(a, tentative, nullptr, remote, columns, "A P_tent");
+  const Product ap = product(a, tentative, nullptr, std::move(remote), columns, "A P_tent");
   return shared([&] {
     const std::size_t n = std::size_t(ap.c.rows());
     ::cl::Kernel& smooth = for_offsets(ap.b, smooth_rows_, smooth_rows_wide_, "smooth_rows");
@@ -114,7 +114,7 @@ KeptRemoteRows RankSetup::fetched(const KeptRows& rows, const std::vector<std::i
   return out;
 }
 
-void RankSetup::receive(const KeptRemoteRows& remote, const ::cl::Buffer& b_col, const ::cl::Buffer& b_val,
+void RankSetup::receive(KeptRemoteRows& remote, const ::cl::Buffer& b_col, const ::cl::Buffer& b_val,
                         std::size_t at) {
   // Each peer's columns, then its values: the same spans in the same order on both sides.
   std::vector<DeviceSpan> sends, receives;
@@ -131,9 +131,10 @@ void RankSetup::receive(const KeptRemoteRows& remote, const ::cl::Buffer& b_col,
     receives.push_back({int(r), b_val, got * sizeof(double), n * sizeof(double)});
   }
   stream_between_devices(comm_, env_, pinned_, sends, receives);
+  remote.answer_col = {}, remote.answer_values = {};  // (freed before the product: at level 0 it is the set-up's peak)
 }
 
-RemoteRows RankSetup::download(const KeptRemoteRows& rows) {
+RemoteRows RankSetup::download(KeptRemoteRows&& rows) {
   const std::size_t entries = std::size_t(rows.row_ptr.back());
   const auto [col, values] = shared([&] {
     return std::pair(env_.buffer(CL_MEM_READ_WRITE, std::max<std::size_t>(1, entries) * sizeof(cl_int), "allocating fetched rows"),

@@ -448,7 +448,7 @@ void expect_kept_product(clcg::distributed::RankSetup& device, const HostCsr& a,
           << what << ": row " << i << " of A B on rank " << rank;
     }
   }
-  const clcg::distributed::KeptRemoteRows ab_remote = device.fetch_rows(pa, ab, wanted);
+  clcg::distributed::KeptRemoteRows ab_remote = device.fetch_rows(pa, ab, wanted);
   // (A B)^T from the kept rows (and the entries other ranks own copied out there).
   const LocalRows t = device.download(device.transpose(ab, pa, rough_partition(b.cols, world_size())));
   expect_same(to_csr(gather_rows(t), a.rows), clcg::solver::transpose(whole_ab), what + ": (A B)^T");
@@ -456,7 +456,7 @@ void expect_kept_product(clcg::distributed::RankSetup& device, const HostCsr& a,
   // with global ones.
   const Partition columns = rough_partition(b.cols, world_size());
   const clcg::distributed::RankSetup::Rows eab_here = device.localised(
-      device.multiply_kept(device.upload(e_mine, pa), std::move(ab), ab_remote, b.cols, "E (A B)"), columns);
+      device.multiply_kept(device.upload(e_mine, pa), std::move(ab), std::move(ab_remote), b.cols, "E (A B)"), columns);
   EXPECT_EQ(eab_here.owned, columns.size(rank));
   EXPECT_EQ(eab_here.matrix.cols(), columns.size(rank) + eab_here.halo.ghosts);
   const LocalRows eab = device.download(eab_here);
@@ -575,10 +575,10 @@ TEST(RemoteRows, KeptRowsWithNarrowOffsetsFillAWideB) {
   clcg::distributed::RankSetup device(world, clcg::test::test_env(), std::size_t(64) << 10, std::uint64_t(ab_entries));
   clcg::distributed::RankSetup::KeptRows ab = device.multiply_kept(device.upload(a_mine, pb), b_mine, remote, b.cols, "A B");
   EXPECT_EQ(ab.matrix.offsets(), clcg::solver::RowOffsets::narrow);
-  const clcg::distributed::KeptRemoteRows ab_remote =
+  clcg::distributed::KeptRemoteRows ab_remote =
       device.fetch_rows(pa, ab, clcg::distributed::foreign_columns(e_mine, pa, rank));
   const LocalRows eab = device.download(
-      device.multiply_kept(device.upload(e_mine, pa), std::move(ab), ab_remote, b.cols, "E (A B)"));
+      device.multiply_kept(device.upload(e_mine, pa), std::move(ab), std::move(ab_remote), b.cols, "E (A B)"));
   expect_same(to_csr(gather_rows(eab), b.cols), clcg::solver::multiply(e, clcg::solver::multiply(a, b)),
               "E (A B), B past the kept rows' 32-bit offsets");
 }
@@ -745,9 +745,9 @@ TEST(RemoteRows, SmoothedProlongatorEqualsTheHostReference) {
     EXPECT_EQ(by_halo.row_ptr, by_ids.row_ptr);
     EXPECT_EQ(by_halo.col, by_ids.col);
     EXPECT_EQ(by_halo.values, by_ids.values);
-    const clcg::distributed::KeptRemoteRows remote = device.fetch_rows(pa, t_here, a_here.halo);
+    clcg::distributed::KeptRemoteRows remote = device.fetch_rows(pa, t_here, a_here.halo);
     const LocalRows p =
-        device.download(device.smoothed(a_here, t_here, remote, tentative.cols, device.diagonal(a_here), omega));
+        device.download(device.smoothed(a_here, t_here, std::move(remote), tentative.cols, device.diagonal(a_here), omega));
     expect_same(to_csr(gather_rows(p), tentative.cols), reference, "P, 64-bit offsets from " + std::to_string(wide_from));
   }
 }

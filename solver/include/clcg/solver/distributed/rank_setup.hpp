@@ -102,7 +102,7 @@ class RankSetup {
   KeptRows multiply_kept(const Rows& a, const LocalRows& owned, const RemoteRows& remote, std::int64_t columns,
                          const std::string& label);
   // The same with B's owned rows a kept product (copied on the device, and kept).
-  KeptRows multiply_kept(const Rows& a, const KeptRows& owned, const KeptRemoteRows& remote, std::int64_t columns,
+  KeptRows multiply_kept(const Rows& a, const KeptRows& owned, KeptRemoteRows&& remote, std::int64_t columns,
                          const std::string& label);
   // The same, the kept product used up: B takes its buffers where its room holds the remote
   // rows (appended in place), else copies it and frees it. Where `owned_back` is given it gets
@@ -110,7 +110,7 @@ class RankSetup {
   // is on the device through the product (level 0's A P and R (A P) are the set-up's peak).
   // `room`: left in C's buffers for the rows a later product appends (KeptRows::room); `list`:
   // the count's (SparseProducts::multiply).
-  KeptRows multiply_kept(const Rows& a, KeptRows&& owned, const KeptRemoteRows& remote, std::int64_t columns,
+  KeptRows multiply_kept(const Rows& a, KeptRows&& owned, KeptRemoteRows&& remote, std::int64_t columns,
                          const std::string& label, KeptRows* owned_back = nullptr, solver::ProductRoom room = {},
                          solver::ColumnList list = solver::ColumnList::where_it_fits);
   // The rows `wanted` of a kept product whose rows `partition` spreads over the ranks, from
@@ -122,8 +122,8 @@ class RankSetup {
   KeptRemoteRows fetch_rows(const Partition& partition, const KeptRows& rows, const Halo& halo);
   LocalRows download(const KeptRows& rows);  // back on the host (global columns)
   // The fetched rows themselves, streamed into new buffers and read back (global columns; for
-  // tests: a fetch so read is used up). Collective.
-  RemoteRows download(const KeptRemoteRows& rows);
+  // tests). Collective.
+  RemoteRows download(KeptRemoteRows&& rows);
 
   // aggregate() of the host reference over the ranks on a level's graph `g` (uploaded as
   // above), after its strong_connections (`theta`): the independent set's rounds keyed on
@@ -175,7 +175,7 @@ class RankSetup {
   // P = P_tent - omega D^-1 A P_tent (smoothed_prolongator() of the host reference), kept:
   // `tentative` this rank's rows of P_tent, `remote` its ghost rows, `diagonal` A's on this
   // rank's rows (diagonal()).
-  KeptRows smoothed(const Rows& a, const KeptRows& tentative, const KeptRemoteRows& remote, std::int64_t columns,
+  KeptRows smoothed(const Rows& a, const KeptRows& tentative, KeptRemoteRows&& remote, std::int64_t columns,
                     const ::cl::Buffer& diagonal, double omega);
 
   // The rows of M^T that `columns` (M's column partition) gives this rank, on its device with
@@ -233,12 +233,12 @@ class RankSetup {
   // C = A B with B's owned rows a kept product's, copied on the device (from_device), or where
   // it is `used_up` and its room holds the remote rows, in its own buffers; the remote rows
   // streamed into B from their owners. `room`: C's (multiply_kept). Collective.
-  Product product(const Rows& a, const KeptRows& owned, KeptRows* used_up, const KeptRemoteRows& remote,
+  Product product(const Rows& a, const KeptRows& owned, KeptRows* used_up, KeptRemoteRows&& remote,
                   std::int64_t columns, const std::string& label, solver::ProductRoom room = {},
                   solver::ColumnList list = solver::ColumnList::where_it_fits);
   // The remote rows' entries streamed into b_col and b_val from entry `at` on (every rank's
-  // answers to the others streamed alike). Collective.
-  void receive(const KeptRemoteRows& remote, const ::cl::Buffer& b_col, const ::cl::Buffer& b_val, std::size_t at);
+  // answers to the others streamed alike, then freed). Collective.
+  void receive(KeptRemoteRows& remote, const ::cl::Buffer& b_col, const ::cl::Buffer& b_val, std::size_t at);
   // The fetch's lengths and this rank's answers on its device, given the rows others asked of it.
   KeptRemoteRows fetched(const KeptRows& rows, const std::vector<std::int64_t>& wanted,
                          const std::vector<std::int64_t>& asked, const std::vector<int>& asked_counts);
