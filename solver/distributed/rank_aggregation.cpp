@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "clcg/cl/pinned_buffer.hpp"
 #include "clcg/solver/distributed/device_halo.hpp"
 #include "clcg/solver/distributed/launch.hpp"
 #include "clcg/solver/multigrid/coarsening.hpp"
@@ -85,11 +86,27 @@ RankSetup::Aggregates RankSetup::aggregate(const Rows& g, double theta, const st
   const auto team = [&](unsigned round) {
     return round >= solver::mis_marked_from ? 1 : solver::RowKernels::row_team(std::int64_t(n), graph.entries);
   };
-  // The rounds, until no rank has an undecided row.
+  // The rounds, until no rank has an undecided row. A round's count of them is read behind its
+  // settle without a wait of its own: the next round's states read for the halo come after it
+  // in the queue, so it is in by then, and the ranks agree on it while the states travel (one
+  // wait a round fewer; where the count says no row is left, that exchange is the last).
+  const cl::PinnedBuffer count_here(env_, sizeof(cl_int));
+  ::cl::Event counted;
   run(mis_begin_, "mis_begin", graph.row, graph.col, b.state);
   run(mis_keys_, "mis_keys", first, b.state, b.key);
   for (unsigned round = 1;; ++round) {
-    state_halo.exchange(b.state);  // the ghosts' keys made from their states
+    state_halo.start(b.state);  // the ghosts' keys made from their states
+    state_halo.post();
+    if (round > 1) {
+      cl::checked("reading the independent set's progress", [&] { counted.wait(); });
+      int mine = *reinterpret_cast<const cl_int*>(count_here.data()) > 0, any_left = 0;
+      MPI_Allreduce(&mine, &any_left, 1, MPI_INT, MPI_LOR, comm_);
+      if (!any_left) {
+        state_halo.finish(b.state);  // (the states as they end: only this rank's are read below)
+        break;
+      }
+    }
+    state_halo.finish(b.state);
     if (ghosts > 0) kernels_->run(ghost_keys_, "ghost_keys", ghosts, cl_uint(n), b.ghost, b.state, b.key);
     kernels_->run_with_team(mis_spread_, "mis_spread", std::int64_t(n), team(round), graph.row, graph.col, b.near,
                             cl_int(round), b.key, b.spread);
@@ -98,12 +115,9 @@ RankSetup::Aggregates RankSetup::aggregate(const Rows& g, double theta, const st
     kernels_->run_with_team(mis_settle_, "mis_settle", std::int64_t(n), team(round), first, graph.row, graph.col,
                             b.spread, cl_int(round), cl_int(round == solver::max_mis_rounds), b.state, b.key, b.near,
                             b.undecided);
-    cl_int left = 0;
-    cl::checked("reading the independent set's progress",
-                [&] { env_.queue().enqueueReadBuffer(b.undecided, CL_TRUE, 0, sizeof(cl_int), &left); });
-    int mine = left > 0, any_left = 0;
-    MPI_Allreduce(&mine, &any_left, 1, MPI_INT, MPI_LOR, comm_);
-    if (!any_left) break;
+    cl::checked("reading the independent set's progress", [&] {
+      env_.queue().enqueueReadBuffer(b.undecided, CL_FALSE, 0, sizeof(cl_int), count_here.data(), nullptr, &counted);
+    });
   }
   // The seeds, numbered in global row order: this rank's after those of the ranks before it;
   // the count before each bound read from the same scan.
