@@ -283,30 +283,14 @@ __kernel void smooth_rows(const uint rows, __global const long* c_row, __global 
   }
 }
 
-// ---- A kept product's rows split by column: those in [first, last) (this rank's columns: the
-// rows of M for a transpose, columns from `first`) and the others (sent to their owners).
-// count[shift + i] = the entries of row i inside (inside = 1) or outside (0) the range.
-__kernel void count_in_range(const uint rows, __global const long* row, __global const int* col, const int first,
-                             const int last, const int inside, const uint shift, __global int* count) {
+// ---- A kept product's entries in columns outside [first, last) (other ranks' columns: sent
+// to their owners for a transpose, or the ghosts of its rows): count[i] of row i.
+__kernel void count_outside(const uint rows, __global const long* row, __global const int* col, const int first,
+                            const int last, __global int* count) {
   CLCG_FOR_EACH(uint, i, rows) {
     int c = 0;
-    for (long k = row[i]; k < row[i + 1]; ++k) c += (col[k] >= first && col[k] < last) == inside;
-    count[shift + i] = c;
-  }
-}
-
-// Row i's entries in the range, from at[shift + i], columns from `first`.
-__kernel void entries_in_range(const uint rows, __global const long* row, __global const int* col,
-                               __global const REAL* val, const int first, const int last, const uint shift,
-                               __global const int* at, __global int* out_col, __global REAL* out_val) {
-  CLCG_FOR_EACH(uint, i, rows) {
-    int a = at[shift + i];
-    for (long k = row[i]; k < row[i + 1]; ++k)
-      if (col[k] >= first && col[k] < last) {
-        out_col[a] = col[k] - first;
-        out_val[a] = val[k];
-        ++a;
-      }
+    for (long k = row[i]; k < row[i + 1]; ++k) c += col[k] < first || col[k] >= last;
+    count[i] = c;
   }
 }
 

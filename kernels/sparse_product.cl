@@ -625,31 +625,42 @@ inline int tile_find(__local volatile int* key, const int column) {
   return -1;
 }
 
+// M's columns [first, first + span) are T's rows from 0; its other entries are left out (a
+// rank's part of a transpose over the ranks: the others' columns go to their owners).
+inline int windowed(const int column, const int first, const int span) {
+  const int c = column - first;
+  return c >= 0 && c < span ? c : -1;
+}
+
 // Clears the table, then puts the columns of row i of the tile (a work-item's row; none past
 // rows) in it, counting them in tally; a column the table cannot take is counted in
 // spill[column], or left out where spill is null. Every work-item of the group calls it.
 inline void tile_tally(__local volatile int* key, __local int* tally, const uint i, const uint rows,
-                       __global const int* m_row, __global const int* m_col, __global int* spill) {
+                       __global const int* m_row, __global const int* m_col, const int first, const int span,
+                       __global int* spill) {
   for (int s = (int)get_local_id(0); s < TILE_SLOTS; s += TILE_ROWS) key[s] = -1, tally[s] = 0;
   barrier(CLK_LOCAL_MEM_FENCE);
   if (i < rows)
     for (int k = m_row[i]; k < m_row[i + 1]; ++k) {
-      const int slot = tile_insert(key, m_col[k]);
+      const int column = windowed(m_col[k], first, span);
+      if (column < 0) continue;
+      const int slot = tile_insert(key, column);
       if (slot >= 0)
         atomic_inc(&tally[slot]);
       else if (spill)
-        atomic_inc(&spill[m_col[k]]);
+        atomic_inc(&spill[column]);
     }
   barrier(CLK_LOCAL_MEM_FENCE);
 }
 
 __kernel __attribute__((reqd_work_group_size(TILE_ROWS, 1, 1)))
-void column_counts(const uint rows, __global const int* m_row, __global const int* m_col, __global int* count) {
+void column_counts(const uint rows, __global const int* m_row, __global const int* m_col, const int first,
+                   const int span, __global int* count) {
   __local volatile int key[TILE_SLOTS];
   __local int tally[TILE_SLOTS];
   const int lane = (int)get_local_id(0);
   for (uint base = get_group_id(0) * TILE_ROWS; base < rows; base += get_num_groups(0) * TILE_ROWS) {
-    tile_tally(key, tally, base + (uint)lane, rows, m_row, m_col, count);
+    tile_tally(key, tally, base + (uint)lane, rows, m_row, m_col, first, span, count);
     for (int s = lane; s < TILE_SLOTS; s += TILE_ROWS)
       if (tally[s] > 0) atomic_add(&count[key[s]], tally[s]);
     barrier(CLK_LOCAL_MEM_FENCE);  // before the next tile clears the table
@@ -657,24 +668,28 @@ void column_counts(const uint rows, __global const int* m_row, __global const in
 }
 
 // The tile's entries a slot are counted, the slot reserves that many places of its column at
-// once (tally then holds the next of them), and each entry takes one.
+// once (tally then holds the next of them), and each entry takes one. M's row i is T's column
+// shift + i.
 __kernel __attribute__((reqd_work_group_size(TILE_ROWS, 1, 1)))
 void transpose_place(const uint rows, __global const int* m_row, __global const int* m_col,
-                     __global const REAL* m_val, __global int* next, __global int* t_col, __global REAL* t_val) {
+                     __global const REAL* m_val, const int first, const int span, const int shift, __global int* next,
+                     __global int* t_col, __global REAL* t_val) {
   __local volatile int key[TILE_SLOTS];
   __local int tally[TILE_SLOTS];
   const int lane = (int)get_local_id(0);
   for (uint base = get_group_id(0) * TILE_ROWS; base < rows; base += get_num_groups(0) * TILE_ROWS) {
     const uint i = base + (uint)lane;
-    tile_tally(key, tally, i, rows, m_row, m_col, (__global int*)0);
+    tile_tally(key, tally, i, rows, m_row, m_col, first, span, (__global int*)0);
     for (int s = lane; s < TILE_SLOTS; s += TILE_ROWS)
       if (tally[s] > 0) tally[s] = atomic_add(&next[key[s]], tally[s]);
     barrier(CLK_LOCAL_MEM_FENCE);
     if (i < rows)
       for (int k = m_row[i]; k < m_row[i + 1]; ++k) {
-        const int slot = tile_find(key, m_col[k]);
-        const int at = slot >= 0 ? atomic_inc(&tally[slot]) : atomic_inc(&next[m_col[k]]);
-        t_col[at] = (int)i;
+        const int column = windowed(m_col[k], first, span);
+        if (column < 0) continue;
+        const int slot = tile_find(key, column);
+        const int at = slot >= 0 ? atomic_inc(&tally[slot]) : atomic_inc(&next[column]);
+        t_col[at] = shift + (int)i;
         t_val[at] = m_val[k];
       }
     barrier(CLK_LOCAL_MEM_FENCE);  // before the next tile clears the table

@@ -57,8 +57,7 @@ RankSetup::RankSetup(MPI_Comm comm, const cl::Env& env, std::size_t chunk_bytes,
     smooth_rows_ = kernel("smooth_rows");
     row_spans_ = kernel("row_spans");
     asked_lengths_ = kernel("asked_lengths");
-    count_in_range_ = kernel("count_in_range");
-    entries_in_range_ = kernel("entries_in_range");
+    count_outside_ = kernel("count_outside");
     entries_outside_ = kernel("entries_outside");
     local_columns_ = kernel("local_columns");
     tentative_count_ = kernel("tentative_count");

@@ -20,8 +20,7 @@ OutgoingEntries RankSetup::outside(const solver::DeviceCsrMatrix& m, const ::cl:
   const std::size_t n = std::size_t(m.rows());
   OutgoingEntries found;
   ::cl::Buffer at = env_.buffer(CL_MEM_READ_WRITE, (n + 1) * sizeof(cl_int), "allocating a count of entries");
-  if (n > 0) kernels_->run(count_in_range_, "count_in_range", n, m_row, m.col_idx(), cl_int(first), cl_int(last),
-                           cl_int(0), cl_uint(0), at);
+  if (n > 0) kernels_->run(count_outside_, "count_outside", n, m_row, m.col_idx(), cl_int(first), cl_int(last), at);
   const std::size_t entries = std::size_t(products_->exclusive_scan(at, n).total);
   found.cols.resize(entries);
   if (!columns_only) found.rows.resize(entries), found.values.resize(entries);
@@ -91,8 +90,7 @@ RankSetup::Rows RankSetup::transpose(const KeptRows& m, const Partition& rows_of
     if (e == 0 || row_of(e) != row_of(e - 1)) ghost.push_back(row_of(e)), ghost_start.push_back(std::int64_t(e));
   ghost_start.push_back(std::int64_t(received));
   const std::size_t below = std::size_t(std::lower_bound(ghost.begin(), ghost.end(), m.row_begin) - ghost.begin());
-  const std::size_t above = ghost.size() - below, rows = n + ghost.size();
-  const std::size_t entries_below = std::size_t(ghost_start[below]);
+  const std::size_t rows = n + ghost.size();
   Rows t;
   t.global_rows = columns.rows();
   t.row_begin = first;
@@ -100,31 +98,36 @@ RankSetup::Rows RankSetup::transpose(const KeptRows& m, const Partition& rows_of
   t.column_begin = m.row_begin;
   t.matrix = shared([&] {
     check_fits(std::int64_t(rows), "rows and ghosts");
-    // M on the device: its rows in that order, with this rank's columns only (numbered from
-    // `first`): the ghosts' from the entries received, this rank's from the kept rows.
-    ::cl::Buffer row_ptr = env_.buffer(CL_MEM_READ_WRITE, (rows + 1) * sizeof(cl_int), "allocating a transpose's rows");
-    const auto ghost_count = [&](std::size_t g) { return std::int32_t(ghost_start[g + 1] - ghost_start[g]); };
-    write<std::int32_t>(row_ptr, 0, below, ghost_count);
-    write<std::int32_t>(row_ptr, below + n, above, [&](std::size_t g) { return ghost_count(below + g); });
-    if (n > 0) kernels_->run(count_in_range_, "count_in_range", n, m_row, m.matrix.col_idx(), cl_int(first),
-                             cl_int(last), cl_int(1), cl_uint(below), row_ptr);
-    const solver::ScanTotals totals = products_->exclusive_scan(row_ptr, rows);
-    check_fits(totals.total, "nonzeros in a transpose's rows");
-    const std::size_t nnz = std::size_t(totals.total);
-    ::cl::Buffer col = env_.buffer(CL_MEM_READ_WRITE, std::max<std::size_t>(1, nnz) * sizeof(cl_int), "allocating a transpose's rows");
-    ::cl::Buffer values = doubles(env_, nnz, "allocating a transpose's rows");
-    if (n > 0) kernels_->run(entries_in_range_, "entries_in_range", n, m_row, m.matrix.col_idx(), m.matrix.values(),
-                             cl_int(first), cl_int(last), cl_uint(below), row_ptr, col, values);
-    const auto ghost_col = [&](std::size_t e) { return std::int32_t(got.pairs[2 * e] - first); };
-    write<std::int32_t>(col, 0, entries_below, ghost_col);
-    write<double>(values, 0, entries_below, [&](std::size_t e) { return got.values[e]; });
-    const std::size_t above_at = nnz - (received - entries_below);
-    write<std::int32_t>(col, above_at, received - entries_below, [&](std::size_t e) { return ghost_col(entries_below + e); });
-    write<double>(values, above_at, received - entries_below, [&](std::size_t e) { return got.values[entries_below + e]; });
-    const solver::DeviceCsrMatrix on_device(row_ptr, col, values, std::int32_t(rows), std::int32_t(last - first),
-                                            std::int64_t(nnz), solver::ElementType::f64, totals.largest);
+    check_fits(m.matrix.nnz(), "nonzeros in a transposed matrix's rows");
+    // M's rows in global order, transposed as one matrix with this rank's columns only
+    // (numbered from `first`): the ghosts below this rank's rows and those above as small
+    // matrices of the entries received, this rank's rows in place (32-bit offsets).
+    const auto received_rows = [&](std::size_t g0, std::size_t g1) {  // the ghosts [g0, g1)
+      const std::size_t count = g1 - g0, e0 = std::size_t(ghost_start[g0]);
+      const std::size_t entries = std::size_t(ghost_start[g1]) - e0;
+      ::cl::Buffer row_ptr = env_.buffer(CL_MEM_READ_WRITE, (count + 1) * sizeof(cl_int), "allocating a transpose's rows");
+      ::cl::Buffer col = env_.buffer(CL_MEM_READ_WRITE, std::max<std::size_t>(1, entries) * sizeof(cl_int),
+                                     "allocating a transpose's rows");
+      ::cl::Buffer values = doubles(env_, entries, "allocating a transpose's rows");
+      write<std::int32_t>(row_ptr, 0, count + 1, [&](std::size_t g) { return std::int32_t(ghost_start[g0 + g] - std::int64_t(e0)); });
+      write<std::int32_t>(col, 0, entries, [&](std::size_t e) { return std::int32_t(got.pairs[2 * (e0 + e)] - first); });
+      write<double>(values, 0, entries, [&](std::size_t e) { return got.values[e0 + e]; });
+      return solver::DeviceCsrMatrix(row_ptr, col, values, std::int32_t(count), std::int32_t(last - first),
+                                     std::int64_t(entries), solver::ElementType::f64, 0);
+    };
+    const solver::DeviceCsrMatrix below_rows = received_rows(0, below), above_rows = received_rows(below, ghost.size());
+    ::cl::Buffer own_row = m.matrix.row_offsets();
+    if (m.matrix.offsets() == solver::RowOffsets::wide) {
+      own_row = env_.buffer(CL_MEM_READ_WRITE, (n + 1) * sizeof(cl_int), "allocating a transpose's rows");
+      kernels_->run(narrowed_ids_, "narrowed_ids", n + 1, m.matrix.row_offsets(), own_row);
+    }
+    const solver::DeviceCsrMatrix own(own_row, m.matrix.col_idx(), m.matrix.values(), std::int32_t(n),
+                                      std::int32_t(columns.rows()), m.matrix.nnz(), solver::ElementType::f64,
+                                      m.matrix.max_row_length());
     // Its transpose: each row's columns M's rows in global order, then local as the halo numbers them.
-    solver::DeviceCsrMatrix transposed = products_->transpose(on_device);
+    solver::DeviceCsrMatrix transposed = products_->transpose(
+        {{&below_rows, 0, 0}, {&own, std::int32_t(first), std::int32_t(below)}, {&above_rows, 0, std::int32_t(below + n)}},
+        std::int32_t(last - first), std::int32_t(rows));
     if (transposed.nnz() > 0)
       kernels_->run(ghosts_last_, "ghosts_last", std::size_t(transposed.nnz()), cl_int(below), cl_int(n),
                     transposed.col_idx());

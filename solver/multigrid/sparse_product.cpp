@@ -335,16 +335,31 @@ std::size_t SparseProducts::tile_groups(std::int32_t rows) const {
 // of T (integer atomics), then T's rows sorted by column, which fixes the order the placing left
 // to chance.
 DeviceCsrMatrix SparseProducts::transpose(const DeviceCsrMatrix& m) {
-  const std::size_t columns = std::size_t(m.cols());
+  return transpose({{&m, 0, 0}}, m.cols(), m.rows());
+}
+
+DeviceCsrMatrix SparseProducts::transpose(const std::vector<TransposePart>& parts, std::int32_t t_rows,
+                                          std::int32_t t_cols) {
+  const std::size_t columns = std::size_t(t_rows);
   ::cl::Buffer counts = make_index_buffer(env_, columns + 1);
   kernels_.clear_ints(counts, columns + 1);
-  kernels_.run_groups(column_counts_, "column_counts", tile_groups(m.rows()), tile_rows, std::size_t(m.rows()),
-                      m.row_ptr(), m.col_idx(), counts);
-  DeviceCsrMatrix t = allocate(counts, m.cols(), m.rows());
+  for (const TransposePart& part : parts) {
+    const DeviceCsrMatrix& m = *part.m;
+    if (m.offsets() != RowOffsets::narrow) throw std::invalid_argument("transpose: a part with 64-bit row offsets");
+    if (m.rows() > 0)
+      kernels_.run_groups(column_counts_, "column_counts", tile_groups(m.rows()), tile_rows, std::size_t(m.rows()),
+                          m.row_ptr(), m.col_idx(), cl_int(part.first), cl_int(t_rows), counts);
+  }
+  DeviceCsrMatrix t = allocate(counts, t_rows, t_cols);
   ::cl::Buffer next = make_index_buffer(env_, columns + 1);
   copy_ints(t.row_ptr(), next, columns + 1);
-  kernels_.run_groups(transpose_place_, "transpose_place", tile_groups(m.rows()), tile_rows, std::size_t(m.rows()),
-                      m.row_ptr(), m.col_idx(), m.values(), next, t.col_idx(), t.values());
+  for (const TransposePart& part : parts) {
+    const DeviceCsrMatrix& m = *part.m;
+    if (m.rows() > 0)
+      kernels_.run_groups(transpose_place_, "transpose_place", tile_groups(m.rows()), tile_rows, std::size_t(m.rows()),
+                          m.row_ptr(), m.col_idx(), m.values(), cl_int(part.first), cl_int(t_rows),
+                          cl_int(part.shift), next, t.col_idx(), t.values());
+  }
   const std::size_t rows = std::size_t(t.rows());
   kernels_.run_groups(sort_rows_, "sort_rows", hashed_groups(rows), hash_group, rows, t.row_ptr(), t.col_idx(),
                       t.values());

@@ -289,7 +289,7 @@ class RankSetup {
   ::cl::Kernel row_spans_, asked_lengths_, gather_rows_;
   // (built where a matrix first has 64-bit offsets)
   std::optional<::cl::Kernel> smooth_rows_wide_, row_spans_wide_, asked_lengths_wide_, gather_rows_wide_;
-  ::cl::Kernel count_in_range_, entries_in_range_, entries_outside_, local_columns_;
+  ::cl::Kernel count_outside_, entries_outside_, local_columns_;
   ::cl::Kernel tentative_count_, tentative_fill_, tentative_qr_, scatter_own_, scatter_values_;
   ::cl::Kernel constant_columns_, own_sizes_, add_sizes_, sizes_at_, constant_values_, constant_r_;
   cl::PinnedBuffer pinned_;  // two halves of chunk_bytes, for reads and writes; the streams' slots

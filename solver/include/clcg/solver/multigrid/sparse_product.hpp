@@ -95,6 +95,15 @@ class SparseProducts {
   DeviceCsrMatrix multiply_grouped(const DeviceCsrMatrix& a, const DeviceCsrMatrix& b, unsigned k, bool a_rows_grouped,
                                    const std::string& label = "A B", RowOffsets offsets = RowOffsets::narrow);
   DeviceCsrMatrix transpose(const DeviceCsrMatrix& m);
+  // The transpose of rows stacked from parts (32-bit offsets): each part's rows are the result's
+  // columns from its `shift`, and only its entries in columns [first, first + rows) are kept,
+  // as the result's rows from 0. The result is rows x columns. (A rank's rows of R = P^T: P's
+  // own rows in place, the entries other ranks sent as small matrices before and after them.)
+  struct TransposePart {
+    const DeviceCsrMatrix* m;
+    std::int32_t first, shift;
+  };
+  DeviceCsrMatrix transpose(const std::vector<TransposePart>& parts, std::int32_t rows, std::int32_t columns);
   // c (from multiply(a, b), or t from transpose(m)) given the values of a and b (of m) now,
   // their patterns unchanged: the values only, in place, without counting or allocating (a
   // transpose's values are gathered from m: no atomics, no sort).
