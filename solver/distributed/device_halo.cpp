@@ -1,17 +1,13 @@
 #include "clcg/solver/distributed/device_halo.hpp"
 
 #include <algorithm>
-#include <chrono>
 
 #include "clcg/cl/error.hpp"
+#include "clcg/solver/distributed/wall_clock.hpp"
 #include "clcg/solver/sparse/launch.hpp"
 #include "clcg/solver/sparse/vector_ops.hpp"
 
 namespace clcg::distributed {
-namespace {
-using Clock = std::chrono::steady_clock;
-double since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
-}  // namespace
 
 DeviceHalo::DeviceHalo(MPI_Comm comm, const cl::Env& env, const Halo& halo, std::int64_t owned,
                        solver::ElementType type)

@@ -1,7 +1,6 @@
 #include "clcg/solver/distributed/distributed_amg.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <initializer_list>
 #include <limits>
 #include <optional>
@@ -17,6 +16,7 @@
 #include "clcg/solver/distributed/halo.hpp"
 #include "clcg/solver/distributed/rank_failure.hpp"
 #include "clcg/solver/distributed/remote_rows.hpp"
+#include "clcg/solver/distributed/wall_clock.hpp"
 #include "clcg/solver/io/host_threads.hpp"
 #include "clcg/solver/multigrid/amg.hpp"
 #include "clcg/solver/precond/chebyshev.hpp"
@@ -35,9 +35,6 @@ struct GlobalSpmvLayout {
 };
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-double since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 // The row layout every rank reads a level's matrix in (collective): the one-device choice
 // (choose_spmv_kernel) on the rows of every rank together, so that it does not depend on the

@@ -1,7 +1,6 @@
 #include "clcg/solver/distributed/distributed_cg.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -15,6 +14,7 @@
 #include "clcg/solver/distributed/fixed_order_sum.hpp"
 #include "clcg/solver/distributed/launch.hpp"
 #include "clcg/solver/distributed/rank_failure.hpp"
+#include "clcg/solver/distributed/wall_clock.hpp"
 #include "clcg/solver/io/host_threads.hpp"
 #include "clcg/solver/krylov/plan.hpp"
 #include "clcg/solver/krylov/solve.hpp"
@@ -25,9 +25,6 @@
 
 namespace clcg::distributed {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-double since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 constexpr std::size_t upload_piece = std::size_t(1) << 30;  // bytes per write: large arrays go in pieces
 
