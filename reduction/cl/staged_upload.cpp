@@ -2,13 +2,14 @@
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "clcg/cl/host_threads.hpp"
 
 namespace clcg::cl {
 
-StagedUpload::StagedUpload(const Env& env, std::size_t chunk_bytes)
-    : env_(env), chunk_bytes_(staging_chunk_bytes(chunk_bytes)) {}
+StagedUpload::StagedUpload(const Env& env, std::size_t chunk_bytes, std::size_t direct_bytes)
+    : env_(env), chunk_bytes_(staging_chunk_bytes(chunk_bytes)), direct_bytes_(direct_bytes) {}
 
 StagedUpload::~StagedUpload() {
   // No exceptions from a destructor; the pinned halves must outlive the writes reading them.
@@ -43,6 +44,10 @@ void StagedUpload::stage(const ::cl::Buffer& target, std::size_t count, std::siz
 }
 
 void StagedUpload::write(const ::cl::Buffer& target, const void* source, std::size_t bytes, std::size_t offset_bytes) {
+  if (bytes > 0 && direct(bytes)) {
+    env_.queue().enqueueWriteBuffer(target, CL_TRUE, offset_bytes, bytes, source);
+    return;
+  }
   const auto* from = static_cast<const unsigned char*>(source);
   stage(target, bytes, 1, offset_bytes, [from](unsigned char* to, std::size_t first, std::size_t last) {
     std::memcpy(to, from + first, last - first);
@@ -50,6 +55,14 @@ void StagedUpload::write(const ::cl::Buffer& target, const void* source, std::si
 }
 
 void StagedUpload::write_narrowed(const ::cl::Buffer& target, const double* source, std::size_t count) {
+  if (count > 0 && direct(count * sizeof(float))) {
+    std::vector<float> narrow(count);
+    parallel_ranges(count, staging_copy_grain_bytes / sizeof(float), [&](std::size_t begin, std::size_t end) {
+      for (std::size_t i = begin; i < end; ++i) narrow[i] = static_cast<float>(source[i]);
+    });
+    env_.queue().enqueueWriteBuffer(target, CL_TRUE, 0, count * sizeof(float), narrow.data());
+    return;
+  }
   stage(target, count, sizeof(float), 0, [source](unsigned char* to, std::size_t first, std::size_t last) {
     float* narrow = reinterpret_cast<float*>(to);  // the pinned halves are page-aligned
     for (std::size_t i = first; i < last; ++i) *narrow++ = static_cast<float>(source[i]);

@@ -46,27 +46,19 @@ std::string real_build_options(ElementType type) {
 }
 
 namespace {
-// From this size on a vector crosses through pinned staging (cl::StagedUpload, StagedDownload):
-// several times the link speed of a pageable copy; below it, allocating the pinned halves
-// costs more than it saves.
+// From this size on a vector is read back through pinned staging (cl::StagedDownload): several
+// times the link speed of a pageable copy; below it, allocating the pinned halves costs more
+// than it saves. (Uploads: cl::StagedUpload decides, by its direct_bytes.)
 constexpr std::size_t staged_vector_bytes = std::size_t(4) << 20;
 }  // namespace
 
 void upload_vector(const cl::Env& env, std::span<const double> values, ElementType type, ::cl::Buffer& buffer) {
   if (values.empty()) return;
   cl::checked("uploading a vector of " + std::to_string(values.size()) + " elements", [&] {
-    const std::size_t bytes = values.size() * reduction::element_size(type);
-    if (bytes >= staged_vector_bytes) {
-      cl::StagedUpload staging(env);
-      if (type == ElementType::f64) staging.write(buffer, values.data(), bytes);
-      else staging.write_narrowed(buffer, values.data(), values.size());
-      staging.finish();
-    } else if (type == ElementType::f64) {
-      env.queue().enqueueWriteBuffer(buffer, CL_TRUE, 0, bytes, values.data());
-    } else {
-      const std::vector<float> narrow(values.begin(), values.end());
-      env.queue().enqueueWriteBuffer(buffer, CL_TRUE, 0, bytes, narrow.data());
-    }
+    cl::StagedUpload staging(env);
+    if (type == ElementType::f64) staging.write(buffer, values.data(), values.size() * sizeof(double));
+    else staging.write_narrowed(buffer, values.data(), values.size());
+    staging.finish();
   });
 }
 

@@ -55,7 +55,7 @@ TEST(CsrUpload, DeviceHoldsTheArraysBitForBitWithChunksFarSmallerThanThem) {
     for (const std::int32_t rows : {0, 1, 2, 333}) {
       SCOPED_TRACE(std::to_string(rows) + " rows, " + (type == ElementType::f64 ? "double" : "float"));
       const HostCsr host = random_csr(rows, unsigned(rows) + 1);
-      clcg::cl::StagedUpload staging(test_env(), 40);  // 10 indices or 5 doubles a chunk
+      clcg::cl::StagedUpload staging(test_env(), 40, 0);  // 10 indices or 5 doubles a chunk (every write staged)
       expect_on_device(DeviceCsrMatrix(test_env(), host, type, &staging), host, type);
       expect_on_device(DeviceCsrMatrix(test_env(), host, type), host, type);  // its own staging
     }

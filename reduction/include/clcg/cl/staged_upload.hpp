@@ -32,12 +32,20 @@ inline constexpr std::size_t staging_chunk_bytes(std::size_t requested) {
 // A piece of a chunk worth a host thread of its own when it is filled or drained: below this,
 // starting the thread costs more than the copy it saves.
 inline constexpr std::size_t staging_copy_grain_bytes = std::size_t(1) << 20;
+// A write of at most this many bytes while no pinned memory is held goes straight from its
+// source (a blocking write from pageable memory): below it, allocating the pinned halves costs
+// more than they save (one H200's host, driver 580, 2026-11-29: a fresh pinned pair and its
+// write 1.5 ms for 64 KB, 6.6 ms for 4 MB, 15.6 ms for 9 MB, 57 ms for 32 MB, where a blocking
+// write took 0.03, 0.44, 1.6 and 5.4 ms).
+inline constexpr std::size_t default_direct_write_bytes = std::size_t(64) << 20;
 
 class StagedUpload {
  public:
   // chunk_bytes: the size of one pinned half, rounded down to a multiple of 8 (at least 8);
-  // small values exercise many chunks in tests.
-  explicit StagedUpload(const Env& env, std::size_t chunk_bytes = default_staging_chunk_bytes);
+  // small values exercise many chunks in tests. direct_bytes: the largest write that goes
+  // straight from its source while no pinned memory is held (0: every write is staged).
+  explicit StagedUpload(const Env& env, std::size_t chunk_bytes = default_staging_chunk_bytes,
+                        std::size_t direct_bytes = default_direct_write_bytes);
   StagedUpload(const StagedUpload&) = delete;
   StagedUpload& operator=(const StagedUpload&) = delete;
   ~StagedUpload();
@@ -59,9 +67,10 @@ class StagedUpload {
   void stage(const ::cl::Buffer& target, std::size_t count, std::size_t element_bytes, std::size_t offset_bytes,
              Fill fill);
   unsigned char* half(int which) const noexcept { return pinned_.data() + std::size_t(which) * half_bytes_; }
+  bool direct(std::size_t bytes) const noexcept { return half_bytes_ == 0 && bytes <= direct_bytes_; }
 
   Env env_;
-  std::size_t chunk_bytes_;
+  std::size_t chunk_bytes_, direct_bytes_;
   PinnedBuffer pinned_;  // two halves of half_bytes_
   std::size_t half_bytes_ = 0;
   ::cl::Event in_flight_[2];  // the write reading each half, if any
