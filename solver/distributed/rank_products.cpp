@@ -117,20 +117,19 @@ KeptRemoteRows RankSetup::fetched(const KeptRows& rows, const std::vector<std::i
 void RankSetup::receive(KeptRemoteRows& remote, const ::cl::Buffer& b_col, const ::cl::Buffer& b_val,
                         std::size_t at) {
   // Each peer's columns, then its values: the same spans in the same order on both sides.
-  std::vector<DeviceSpan> sends, receives;
-  for (std::size_t r = 0, sent = 0; r < remote.entries_to.size(); sent += std::size_t(remote.entries_to[r]), ++r) {
-    const std::size_t n = std::size_t(remote.entries_to[r]);
-    if (n == 0) continue;
-    sends.push_back({int(r), remote.answer_col, sent * sizeof(std::int32_t), n * sizeof(std::int32_t)});
-    sends.push_back({int(r), remote.answer_values, sent * sizeof(double), n * sizeof(double)});
-  }
-  for (std::size_t r = 0, got = at; r < remote.entries_from.size(); got += std::size_t(remote.entries_from[r]), ++r) {
-    const std::size_t n = std::size_t(remote.entries_from[r]);
-    if (n == 0) continue;
-    receives.push_back({int(r), b_col, got * sizeof(std::int32_t), n * sizeof(std::int32_t)});
-    receives.push_back({int(r), b_val, got * sizeof(double), n * sizeof(double)});
-  }
-  stream_between_devices(comm_, env_, pinned_, sends, receives);
+  const auto spans = [](const std::vector<std::int64_t>& entries, std::size_t first, const ::cl::Buffer& col,
+                        const ::cl::Buffer& val) {
+    std::vector<DeviceSpan> out;
+    for (std::size_t r = 0, at = first; r < entries.size(); at += std::size_t(entries[r]), ++r) {
+      const std::size_t n = std::size_t(entries[r]);
+      if (n == 0) continue;
+      out.push_back({int(r), col, at * sizeof(std::int32_t), n * sizeof(std::int32_t)});
+      out.push_back({int(r), val, at * sizeof(double), n * sizeof(double)});
+    }
+    return out;
+  };
+  stream_between_devices(comm_, env_, pinned_, spans(remote.entries_to, 0, remote.answer_col, remote.answer_values),
+                         spans(remote.entries_from, at, b_col, b_val));
   remote.answer_col = {}, remote.answer_values = {};  // (freed before the product: at level 0 it is the set-up's peak)
 }
 

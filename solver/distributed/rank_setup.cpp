@@ -78,6 +78,7 @@ RankSetup::RankSetup(MPI_Comm comm, const cl::Env& env, std::size_t chunk_bytes,
     narrowed_ids_ = kernel("narrowed_ids");
     stencil_entries_ = kernel("stencil_entries");
     pinned_ = cl::PinnedBuffer(env, 2 * std::max<std::size_t>(8, chunk_bytes / 8 * 8));
+    progress_ = cl::PinnedBuffer(env, sizeof(cl_int));
     return 0;
   });
 }
@@ -232,6 +233,14 @@ LocalRows RankSetup::download(const Rows& rows) {
 
 void RankSetup::convert(solver::DeviceCsrMatrix& m, solver::ElementType type) {
   m = shared([&] { return solver::with_value_type(env_, m, type); });
+}
+
+::cl::Buffer RankSetup::narrow_offsets(const solver::DeviceCsrMatrix& m) {
+  if (m.offsets() != solver::RowOffsets::wide) return m.row_offsets();
+  const std::size_t n = std::size_t(m.rows());
+  ::cl::Buffer narrow = env_.buffer(CL_MEM_READ_WRITE, (n + 1) * sizeof(cl_int), "allocating a level's rows");
+  kernels_->run(narrowed_ids_, "narrowed_ids", n + 1, m.row_offsets(), narrow);
+  return narrow;
 }
 
 ::cl::Buffer RankSetup::long_offsets(const solver::DeviceCsrMatrix& m) {

@@ -57,11 +57,7 @@ RankSetup::Rows RankSetup::localised(KeptRows&& m, const Partition& columns,
     const std::int32_t longest = m.matrix.max_row_length();
     if (longest == 0 && m.matrix.nnz() > 0) throw std::logic_error("RankSetup::localised: a kept matrix's longest row unknown");
     // 32-bit offsets (the SpMV's) and local columns, in place.
-    ::cl::Buffer row_ptr = m.matrix.row_offsets();
-    if (m.matrix.offsets() == solver::RowOffsets::wide) {
-      row_ptr = env_.buffer(CL_MEM_READ_WRITE, (n + 1) * sizeof(cl_int), "allocating a level's rows");
-      kernels_->run(narrowed_ids_, "narrowed_ids", n + 1, m.matrix.row_offsets(), row_ptr);
-    }
+    const ::cl::Buffer row_ptr = narrow_offsets(m.matrix);
     make_local(m.matrix.col_idx(), std::size_t(m.matrix.nnz()), first, last, ghost);
     return solver::DeviceCsrMatrix(row_ptr, m.matrix.col_idx(), m.matrix.values(), std::int32_t(n),
                                    std::int32_t(out.owned + std::int64_t(ghost.size())), m.matrix.nnz(),
@@ -116,12 +112,7 @@ RankSetup::Rows RankSetup::transpose(const KeptRows& m, const Partition& rows_of
                                      std::int64_t(entries), solver::ElementType::f64, 0);
     };
     const solver::DeviceCsrMatrix below_rows = received_rows(0, below), above_rows = received_rows(below, ghost.size());
-    ::cl::Buffer own_row = m.matrix.row_offsets();
-    if (m.matrix.offsets() == solver::RowOffsets::wide) {
-      own_row = env_.buffer(CL_MEM_READ_WRITE, (n + 1) * sizeof(cl_int), "allocating a transpose's rows");
-      kernels_->run(narrowed_ids_, "narrowed_ids", n + 1, m.matrix.row_offsets(), own_row);
-    }
-    const solver::DeviceCsrMatrix own(own_row, m.matrix.col_idx(), m.matrix.values(), std::int32_t(n),
+    const solver::DeviceCsrMatrix own(narrow_offsets(m.matrix), m.matrix.col_idx(), m.matrix.values(), std::int32_t(n),
                                       std::int32_t(columns.rows()), m.matrix.nnz(), solver::ElementType::f64,
                                       m.matrix.max_row_length());
     // Its transpose: each row's columns M's rows in global order, then local as the halo numbers them.

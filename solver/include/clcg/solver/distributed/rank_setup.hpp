@@ -246,6 +246,7 @@ class RankSetup {
   auto from_device(const KeptRows& owned, KeptRows* used_up);
   KeptRows kept(const Rows& a, solver::DeviceCsrMatrix c);
   ::cl::Buffer long_offsets(const solver::DeviceCsrMatrix& m);  // its row offsets in 64 bits
+  ::cl::Buffer narrow_offsets(const solver::DeviceCsrMatrix& m);  // in 32 bits (its entries fit them)
   // The entries of `m` (row offsets `m_row`) outside the columns [first, last), in row order;
   // `columns_only`: their columns alone read back (rows and values left empty).
   OutgoingEntries outside(const solver::DeviceCsrMatrix& m, const ::cl::Buffer& m_row, std::int64_t first,
@@ -293,6 +294,7 @@ class RankSetup {
   ::cl::Kernel tentative_count_, tentative_fill_, tentative_qr_, scatter_own_, scatter_values_;
   ::cl::Kernel constant_columns_, own_sizes_, add_sizes_, sizes_at_, constant_values_, constant_r_;
   cl::PinnedBuffer pinned_;  // two halves of chunk_bytes, for reads and writes; the streams' slots
+  cl::PinnedBuffer progress_;  // the independent set's count of undecided rows, read each round (aggregate)
 };
 
 }  // namespace clcg::distributed
