@@ -25,7 +25,10 @@ def mpirun(np, args, env_extra=None, timeout=300, rank_env=None):
     env = dict(os.environ)
     env.update({"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
                 "POCL_MAX_PTHREAD_COUNT": "1",  # one PoCL thread per rank: ranks share 2 cores in CI
-                "OMPI_MCA_btl": "self,vader", "OMPI_MCA_rmaps_base_oversubscribe": "1"})
+                "OMPI_MCA_btl": "self,vader", "OMPI_MCA_rmaps_base_oversubscribe": "1",
+                # a rank's non-zero exit has mpirun signal the others and wait a second (twice)
+                # before it kills them; these runs end every rank themselves
+                "OMPI_MCA_odls_base_sigkill_timeout": "0"})
     env.update(env_extra or {})
     launcher = [MPIEXEC, "--oversubscribe"]
     args = [str(a) for a in args]
