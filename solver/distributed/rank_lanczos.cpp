@@ -2,6 +2,7 @@
 #include "rank_setup_members.hpp"
 
 #include <cmath>
+#include <functional>
 #include <stdexcept>
 #include "clcg/solver/distributed/device_halo.hpp"
 #include "clcg/solver/distributed/fixed_order_sum.hpp"
@@ -46,7 +47,7 @@ double RankSetup::radius(const Rows& a, const ::cl::Buffer& diagonal,
     Vectors m;
     m.v = doubles(env_, n + std::size_t(a.halo.ghosts), "allocating the Lanczos vectors");
     m.v_prev = doubles(env_, n + std::size_t(a.halo.ghosts), "allocating the Lanczos vectors");  // (swapped with v)
-    m.u = doubles(env_, n, "allocating the Lanczos vectors");
+    m.u = doubles(env_, n + std::size_t(a.halo.ghosts), "allocating the Lanczos vectors");  // (u's ghosts: v's, below)
     m.av = doubles(env_, n, "allocating the Lanczos vectors");
     m.d = diagonal;
     m.partial = doubles(env_, chunks, "allocating the Lanczos vectors");
@@ -74,16 +75,20 @@ double RankSetup::radius(const Rows& a, const ::cl::Buffer& diagonal,
   const auto run = [&](::cl::Kernel& kernel, const char* name, std::size_t count, const auto&... args) {
     if (count > 0) kernels_->run(kernel, name, count, args...);
   };
-  // A sum over the level's chunks (a kernel's partials, each chunk in row order on the device),
-  // the chunks' sums of every rank in one fixed order on the host.
-  const auto chunk_sum = [&](::cl::Kernel& kernel, const char* name, const auto&... args) {
-    if (chunks > 0) {
+  // A sum over the level's chunks: a kernel's partials (each chunk in row order on the device),
+  // then (sum()) the chunks' sums of every rank in one fixed order on the host; `read` runs
+  // once this rank's partials are in.
+  const auto partials = [&](::cl::Kernel& kernel, const char* name, const auto&... args) {
+    if (chunks > 0)
       kernels_->run_groups(kernel, name, std::min<std::size_t>(chunks, max_dot_groups), dot_lanes, chunks, b.begin,
                            args..., b.partial);
+  };
+  const auto sum = [&](const std::function<void()>& read = {}) {
+    if (chunks > 0)
       cl::checked("reading the Lanczos dots", [&] {
         env_.queue().enqueueReadBuffer(b.partial, CL_TRUE, 0, chunks * sizeof(double), partial.data());
       });
-    }
+    if (read) read();
     MPI_Allgatherv(partial.data(), mine, MPI_DOUBLE, all.data(), chunk_counts.data(), offsets_of(chunk_counts).data(),
                    MPI_DOUBLE, comm_);
     return fixed_order_sum(all);
@@ -91,23 +96,31 @@ double RankSetup::radius(const Rows& a, const ::cl::Buffer& diagonal,
   const auto root = [](double sum) { return std::sqrt(std::max(0.0, sum)); };
   // Lanczos on the pencil (A, D): v D-orthonormal, alpha = v.Av, the next u = D^-1 A v - alpha v
   // - beta v_prev, made with its D-norm's partials in one pass (lanczos_step).
-  double beta = root(chunk_sum(chunk_norms_, "chunk_norms", b.d, b.v));
+  partials(chunk_norms_, "chunk_norms", b.d, b.v);
+  double beta = root(sum());
   if (!(beta > 0) || !std::isfinite(beta)) return 0.0;
   run(divided_, "divided", n, b.v, solver::Real{beta}, b.v);
+  halo.exchange(b.v);
   std::vector<double> alphas, betas;
   beta = 0;
   for (unsigned step = 0; step < steps; ++step) {
-    halo.exchange(b.v);
     if (times) times->enqueue(b.v, b.av);
-    const double alpha = chunk_sum(chunk_dots_, "chunk_dots", b.v, b.av);
+    partials(chunk_dots_, "chunk_dots", b.v, b.av);
+    const double alpha = sum();
     alphas.push_back(alpha);
-    const double next = root(chunk_sum(lanczos_step_, "lanczos_step", b.av, b.d, b.v, b.v_prev, solver::Real{alpha},
-                                       solver::Real{beta}, b.u));
-    if (step + 1 == steps || !(next > 1e-12 * std::abs(alpha))) break;
+    partials(lanczos_step_, "lanczos_step", b.av, b.d, b.v, b.v_prev, solver::Real{alpha}, solver::Real{beta}, b.u);
+    // The values of u other ranks read go with its D-norm: packed before the norm's read (one
+    // device wait for both), sent before the ranks gather it. Each rank then divides its ghosts
+    // by the norm as their owners divide them: v's ghosts, bit for bit, without a wait of their own.
+    const bool last = step + 1 == steps;
+    if (!last) halo.start(b.u);
+    const double next = root(sum([&] { halo.post(); }));
+    if (!last) halo.finish(b.u);
+    if (last || !(next > 1e-12 * std::abs(alpha))) break;
     betas.push_back(next);
     beta = next;
     std::swap(b.v_prev, b.v);
-    run(divided_, "divided", n, b.u, solver::Real{next}, b.v);
+    run(divided_, "divided", n + std::size_t(a.halo.ghosts), b.u, solver::Real{next}, b.v);
   }
   return solver::largest_tridiagonal_eigenvalue(alphas, betas);
 }
