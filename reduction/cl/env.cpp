@@ -19,7 +19,8 @@ Env::Env(::cl::Context context, ::cl::Device device, ::cl::CommandQueue queue,
       queue_(std::move(queue)),
       info_(std::move(info)),
       cache_(std::move(cache)),
-      pool_(std::make_shared<BufferPool>()) {}
+      pool_(std::make_shared<BufferPool>()),
+      pinned_(std::make_shared<PinnedPool>()) {}
 
 Env Env::create(const DeviceSelector& selector, bool profiling) {
   const std::vector<DeviceEntry> devices = list_devices();

@@ -30,8 +30,9 @@ DeviceHalo::DeviceHalo(MPI_Comm comm, const cl::Env& env, const Halo& halo, std:
       env_.queue().enqueueWriteBuffer(send_index_, CL_TRUE, 0, halo.send_rows.size() * 4, halo.send_rows.data());
     send_buffer_ = solver::make_vector(env_, type_, std::max<std::size_t>(1, send_counts_total_));
   });
-  send_host_ = cl::PinnedBuffer(env_, std::max<std::size_t>(1, send_counts_total_ * element_));
-  recv_host_ = cl::PinnedBuffer(env_, std::max<std::size_t>(1, std::size_t(ghosts_) * element_));
+  // (none where nothing travels: one rank's halos, a level's on a rank with no neighbours)
+  if (send_counts_total_ > 0) send_host_ = cl::PinnedBuffer(env_, send_counts_total_ * element_);
+  if (ghosts_ > 0) recv_host_ = cl::PinnedBuffer(env_, std::size_t(ghosts_) * element_);
 }
 
 void DeviceHalo::start(const ::cl::Buffer& x) {

@@ -99,14 +99,23 @@ DistributedAmg::DistributedAmg(MPI_Comm comm, const cl::Env& env, const Partitio
                                solver::ElementType solve, solver::ElementType type, const solver::AmgOptions& options,
                                const FinestRows& finest)
     : comm_(comm), env_(env), solve_(solve), type_(type), partition_(partition), options_(options) {
-  set_up(build_hierarchy(comm, env, partition, a, options, {}, type), finest);
+  build(a, {}, finest);
 }
 
 void DistributedAmg::update_values(const LocalRows& a, const FinestRows& finest) {
   // The old levels go first, their device memory with them (the new hierarchy is built on the
   // devices before set_up replaces them).
   levels_.clear();
-  set_up(build_hierarchy(comm_, env_, partition_, a, options_, std::move(aggregates_), type_), finest);
+  build(a, std::move(aggregates_), finest);
+}
+
+void DistributedAmg::build(const LocalRows& a, std::vector<RankSetup::Aggregates> kept, const FinestRows& finest) {
+  const auto start = Clock::now();
+  const double built_before = env_.programs().build_seconds();
+  set_up(build_hierarchy(comm_, env_, partition_, a, options_, std::move(kept), type_), finest);
+  const double wall = since(start) - (env_.programs().build_seconds() - built_before);
+  phases_.emplace_back("the rest (the set-up's pinned staging made and freed, its buffers freed)",
+                       std::max(0.0, wall - setup_seconds()));
 }
 
 void DistributedAmg::set_up(DistributedHierarchy h, const FinestRows& finest) {

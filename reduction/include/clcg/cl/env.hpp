@@ -1,7 +1,7 @@
 #pragma once
 // The OpenCL runtime clcg works in: the caller's context, device and queue (or ones clcg
-// creates), the device facts, a program cache and a buffer pool for the queue. Copies share
-// the cache, and the pool too where they share the queue.
+// creates), the device facts, a program cache, and a buffer pool and a pool of small pinned
+// buffers for the queue. Copies share the cache, and the pools too where they share the queue.
 #include <memory>
 #include <string>
 #include <string_view>
@@ -9,6 +9,7 @@
 #include "clcg/cl/buffer_pool.hpp"
 #include "clcg/cl/device.hpp"
 #include "clcg/cl/opencl.hpp"
+#include "clcg/cl/pinned_buffer.hpp"
 #include "clcg/cl/program_cache.hpp"
 
 namespace clcg::cl {
@@ -45,6 +46,7 @@ class Env {
   // `what` names it in the error where allocating fails.
   ::cl::Buffer buffer(cl_mem_flags flags, std::size_t bytes, const std::string& what) const;
   BufferPool& buffer_pool() const noexcept { return *pool_; }
+  PinnedPool& pinned_pool() const noexcept { return *pinned_; }  // (PinnedBuffer's)
 
  private:
   Env(::cl::Context context, ::cl::Device device, ::cl::CommandQueue queue,
@@ -56,6 +58,7 @@ class Env {
   std::shared_ptr<const DeviceInfo> info_;
   std::shared_ptr<ProgramCache> cache_;
   std::shared_ptr<BufferPool> pool_;  // a new one with every queue
+  std::shared_ptr<PinnedPool> pinned_;  // (also)
 };
 
 }  // namespace clcg::cl

@@ -78,7 +78,7 @@ class DistributedAmg {
   // Set-up seconds by phase (host coarsening, host Lanczos, host Galerkin, device upload) and
   // the halo exchanges' seconds since the last reset.
   const std::vector<std::pair<std::string, double>>& phases() const noexcept { return phases_; }
-  double setup_seconds() const noexcept;  // the phases' sum
+  double setup_seconds() const noexcept;  // the phases' sum: the wall time less the programs compiled
   double build_seconds() const noexcept { return build_seconds_; }  // OpenCL programs its set-up compiled
   double halo_seconds() const noexcept;
   // Host wall time in the gathered level's cycles since the last reset, from its right-hand side
@@ -97,6 +97,11 @@ class DistributedAmg {
  private:
   struct Level;
   struct Layouts;  // a level's row layouts of A, P and R, agreed collectively
+  // The hierarchy built on the ranks from `a` (`kept`: the aggregates of a set-up before), then
+  // set_up; the time no phase names (the set-up's pinned staging made and freed, its buffers
+  // freed) counted as a phase of its own, so that the phases add up to the wall time less the
+  // programs compiled (collective).
+  void build(const LocalRows& a, std::vector<RankSetup::Aggregates> kept, const FinestRows& finest);
   // The levels on the devices from a hierarchy built on the ranks (collective).
   void set_up(DistributedHierarchy h, const FinestRows& finest);
   // Every level on this rank's device, from the set-up's device rows (no MPI: may fail on one rank alone).

@@ -68,7 +68,7 @@ class RankSetup {
   // error and every other AnotherRankFailed, so none waits in MPI alone. `chunk_bytes`: each of
   // the two pinned halves products move through (small values exercise many in tests). B and C
   // take 64-bit row offsets past `wide_from` nonzeros: 2^31 - 1, or less in tests.
-  static constexpr std::size_t default_chunk_bytes = std::size_t(64) << 20;
+  static constexpr std::size_t default_chunk_bytes = std::size_t(8) << 20;
   RankSetup(MPI_Comm comm, const cl::Env& env, std::size_t chunk_bytes = default_chunk_bytes,
             std::uint64_t wide_from = solver::max_csr_index);
 
