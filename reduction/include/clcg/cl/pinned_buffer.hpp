@@ -13,7 +13,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <vector>
 
 #include "clcg/cl/opencl.hpp"
 
