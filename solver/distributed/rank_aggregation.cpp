@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "clcg/cl/pinned_buffer.hpp"
 #include "clcg/solver/distributed/device_halo.hpp"
 #include "clcg/solver/distributed/launch.hpp"
 #include "clcg/solver/multigrid/coarsening.hpp"
@@ -89,6 +90,7 @@ RankSetup::Aggregates RankSetup::aggregate(const Rows& g, double theta, const st
   // settle without a wait of its own: the next round's states read for the halo come after it
   // in the queue, so it is in by then, and the ranks agree on it while the states travel (one
   // wait a round fewer; where the count says no row is left, that exchange is the last).
+  const cl::PinnedBuffer count_here(env_, sizeof(cl_int));  // (a small pinned buffer: from the Env's pool)
   ::cl::Event counted;
   run(mis_begin_, "mis_begin", graph.row, graph.col, b.state);
   run(mis_keys_, "mis_keys", first, b.state, b.key);
@@ -97,7 +99,7 @@ RankSetup::Aggregates RankSetup::aggregate(const Rows& g, double theta, const st
     state_halo.post();
     if (round > 1) {
       cl::checked("reading the independent set's progress", [&] { counted.wait(); });
-      int mine = *reinterpret_cast<const cl_int*>(progress_.data()) > 0, any_left = 0;
+      int mine = *reinterpret_cast<const cl_int*>(count_here.data()) > 0, any_left = 0;
       MPI_Allreduce(&mine, &any_left, 1, MPI_INT, MPI_LOR, comm_);
       if (!any_left) {
         state_halo.finish(b.state);  // (the states as they end: only this rank's are read below)
@@ -114,7 +116,7 @@ RankSetup::Aggregates RankSetup::aggregate(const Rows& g, double theta, const st
                             b.spread, cl_int(round), cl_int(round == solver::max_mis_rounds), b.state, b.key, b.near,
                             b.undecided);
     cl::checked("reading the independent set's progress", [&] {
-      env_.queue().enqueueReadBuffer(b.undecided, CL_FALSE, 0, sizeof(cl_int), progress_.data(), nullptr, &counted);
+      env_.queue().enqueueReadBuffer(b.undecided, CL_FALSE, 0, sizeof(cl_int), count_here.data(), nullptr, &counted);
     });
   }
   // The seeds, numbered in global row order: this rank's after those of the ranks before it;

@@ -78,7 +78,6 @@ RankSetup::RankSetup(MPI_Comm comm, const cl::Env& env, std::size_t chunk_bytes,
     narrowed_ids_ = kernel("narrowed_ids");
     stencil_entries_ = kernel("stencil_entries");
     pinned_ = cl::PinnedBuffer(env, 2 * std::max<std::size_t>(8, chunk_bytes / 8 * 8));
-    progress_ = cl::PinnedBuffer(env, sizeof(cl_int));
     return 0;
   });
 }

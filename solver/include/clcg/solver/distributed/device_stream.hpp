@@ -28,8 +28,9 @@ struct DeviceSpan {
 
 // Collective over the ranks the spans name (each sends what its peers receive). `staging`: the
 // pinned slots, split into `slots` (half for sends, half for receives; each chunk at most a
-// slot), of one size on every rank (both sides of a span cut it into the same chunks). A device error on a rank is thrown on every rank (the others' AnotherRankFailed) after
-// the messages are done, so none waits for a message that does not come.
+// slot), of one size on every rank (both sides of a span cut it into the same chunks). A device
+// error on a rank is thrown on every rank (the others' AnotherRankFailed) after the messages are
+// done, so none waits for a message that does not come.
 void stream_between_devices(MPI_Comm comm, const cl::Env& env, const cl::PinnedBuffer& staging,
                             const std::vector<DeviceSpan>& sends, const std::vector<DeviceSpan>& receives,
                             std::size_t slots = 16);

@@ -75,8 +75,8 @@ class DistributedAmg {
   const std::vector<std::int64_t>& level_nnz() const noexcept { return level_nnz_; }
   solver::ElementType precision() const noexcept { return type_; }  // the hierarchy's
   std::size_t distributed_levels() const noexcept { return levels_.size() - (gathered_ ? 1 : 0); }
-  // Set-up seconds by phase (host coarsening, host Lanczos, host Galerkin, device upload) and
-  // the halo exchanges' seconds since the last reset.
+  // Set-up seconds by phase (coarsening, Lanczos, Galerkin, the gather, the levels on the
+  // device, and the rest between them) and the halo exchanges' seconds since the last reset.
   const std::vector<std::pair<std::string, double>>& phases() const noexcept { return phases_; }
   double setup_seconds() const noexcept;  // the phases' sum: the wall time less the programs compiled
   double build_seconds() const noexcept { return build_seconds_; }  // OpenCL programs its set-up compiled

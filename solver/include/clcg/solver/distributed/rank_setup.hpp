@@ -295,7 +295,6 @@ class RankSetup {
   ::cl::Kernel tentative_count_, tentative_fill_, tentative_qr_, scatter_own_, scatter_values_;
   ::cl::Kernel constant_columns_, own_sizes_, add_sizes_, sizes_at_, constant_values_, constant_r_;
   cl::PinnedBuffer pinned_;  // two halves of chunk_bytes, for reads and writes; the streams' slots
-  cl::PinnedBuffer progress_;  // the independent set's count of undecided rows, read each round (aggregate)
 };
 
 }  // namespace clcg::distributed
