@@ -3,7 +3,9 @@
 // and an event on every kernel, read, write, copy and fill. At exit it prints, to stderr,
 // "KPROF pid name count ms" a name; with KPROF_TIMELINE=path it also writes path.pid, a line a
 // command: its enqueue time (CLOCK_MONOTONIC ns, as std::chrono::steady_clock), device start and
-// end (ns), name, to place the commands in the program's own timed stages.
+// end (ns), name, to place the commands in the program's own timed stages, and a line a buffer
+// freed (the release of its last handle): "release", host start and end (ns), its bytes
+// (scripts/device_gaps.py reads both: where the device idles, and the frees there).
 //   gcc -O2 -shared -fPIC -o libkernel_profile.so scripts/kernel_profile.c -ldl -lOpenCL -lpthread
 //   LD_PRELOAD=$PWD/libkernel_profile.so cg-solve --generate poisson3d:256 --precond amg
 // (docs/data/h200_one_rank_setup_stages_calls149_151_2026-11-29.txt was made with it.)
@@ -24,6 +26,10 @@ static Total totals[512];
 static int ntotals;
 typedef struct { cl_event e; int slot; double host; } Pending;
 static FILE* timeline;  // KPROF_TIMELINE's file, where asked for
+static void open_timeline(void) {
+  const char* f = getenv("KPROF_TIMELINE");
+  if (f) { char p[512]; snprintf(p, sizeof p, "%s.%d", f, (int)getpid()); timeline = fopen(p, "w"); }
+}
 static double now_ns(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec * 1e9 + t.tv_nsec; }
 static Pending *pending;
 static size_t npending, cap;
@@ -62,7 +68,7 @@ static void report(void);
 static void track(cl_event e, const char* name) {
   pthread_mutex_lock(&mu);
   static int registered;
-  if (!registered) { registered = 1; atexit(report); const char* f = getenv("KPROF_TIMELINE"); if (f) { char p[512]; snprintf(p, sizeof p, "%s.%d", f, (int)getpid()); timeline = fopen(p, "w"); } }
+  if (!registered) { registered = 1; atexit(report); open_timeline(); }
   if (npending == cap) { cap = cap ? 2 * cap : 4096; pending = realloc(pending, cap * sizeof *pending); }
   pending[npending].e = e; pending[npending].slot = slot_of(name); pending[npending].host = now_ns(); ++npending;
   if (npending % 2048 == 0) sweep(0);  // (finished events released as the program runs)
@@ -125,4 +131,19 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueFillBuffer(cl_command_queue q, cl_mem b
     size_t s, cl_uint nw, const cl_event* w, cl_event* ev) {
   REAL(clEnqueueFillBuffer);
   WITH_EVENT(real(q, b, pat, ps, o, s, nw, w, use), "[fill]");
+}
+CL_API_ENTRY cl_int CL_API_CALL clReleaseMemObject(cl_mem m) {
+  REAL(clReleaseMemObject);
+  cl_uint refs = 0;
+  size_t bytes = 0;
+  if (!timeline || clGetMemObjectInfo(m, CL_MEM_REFERENCE_COUNT, sizeof refs, &refs, NULL) != CL_SUCCESS || refs != 1)
+    return real(m);
+  clGetMemObjectInfo(m, CL_MEM_SIZE, sizeof bytes, &bytes, NULL);
+  const double start = now_ns();
+  const cl_int r = real(m);
+  const double end = now_ns();
+  pthread_mutex_lock(&mu);
+  if (timeline) fprintf(timeline, "release %.0f %.0f %zu\n", start, end, bytes);
+  pthread_mutex_unlock(&mu);
+  return r;
 }
