@@ -194,8 +194,9 @@ void chunk_norms(const uint chunks, __global const long* begin, __global const R
 
 // The Lanczos start: pseudo-random in [-1, 1) from a hash of the global row (30 bits of the
 // independent set's key), the same for any partition. `first`: the rank's first row, mod 2^32.
+// (In REAL throughout: a float build computes no double.)
 __kernel void lanczos_start(const uint rows, const uint first, __global REAL* v) {
-  CLCG_FOR_EACH(uint, i, rows) v[i] = (REAL)(uint)(mis_key(0, (first + i) ^ 0x5bd1e995U) >> 32) / 536870912.0 - 1.0;
+  CLCG_FOR_EACH(uint, i, rows) v[i] = (REAL)(uint)(mis_key(0, (first + i) ^ 0x5bd1e995U) >> 32) / (REAL)536870912 - (REAL)1;
 }
 
 // u[i] = (D^-1 A v - alpha v - beta v_prev)[i] (D^-1 taken as 0 where d is 0), stored; its term

@@ -242,7 +242,7 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
     if (count == 0 || double(count) * k > 0.8 * double(rows)) break;
     phase.start();
     ::cl::Buffer d = device.diagonal(a_here);
-    fine.radius = device.radius(a_here, d, fine.chunk_begin, lanczos_steps);
+    fine.radius = device.radius(a_here, d, fine.chunk_begin, lanczos_steps, levels);
     h.lanczos_seconds += phase.seconds();
     phase.start();
     Partition coarse_partition = scaled(g.coarse, k, 1);  // an aggregate's k unknowns on its seed's rank
@@ -325,7 +325,7 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
     h.gather_seconds += phase.seconds();
   } else {
     phase.start();
-    last.radius = device.radius(*last.a_here, device.diagonal(*last.a_here), last.chunk_begin, lanczos_steps);
+    last.radius = device.radius(*last.a_here, device.diagonal(*last.a_here), last.chunk_begin, lanczos_steps, levels);
     h.lanczos_seconds += phase.seconds();
   }
   h.build_seconds = env.programs().build_seconds() - built_before;

@@ -36,11 +36,6 @@ RankSetup::RankSetup(MPI_Comm comm, const cl::Env& env, std::size_t chunk_bytes,
     kernels_.emplace(env, solver::ElementType::f64);
     const std::string options = solver::real_build_options(solver::ElementType::f64);
     const auto kernel = [&](const char* name) { return env.kernel("distributed_setup.cl", name, options); };
-    chunk_dots_ = kernel("chunk_dots");
-    chunk_norms_ = kernel("chunk_norms");
-    lanczos_start_ = kernel("lanczos_start");
-    lanczos_step_ = kernel("lanczos_step");
-    divided_ = kernel("divided");
     row_diagonal_ = kernel("row_diagonal");
     coupling_max_ = kernel("coupling_max_team");
     strength_mask_ = kernel("strength_mask");

@@ -210,10 +210,11 @@ LocalRows r_of(const DistributedLevel& level) { return self_device().download(*l
 LocalRows p_of(const DistributedLevel& level) { return self_device().download(*level.p_here); }
 
 // rho(D^-1 A) of a level held whole by this process (whole_level), estimated on its device alone.
-double level_radius_alone(const DistributedLevel& level, unsigned steps) {
+double level_radius_alone(const DistributedLevel& level, unsigned steps,
+                          clcg::solver::ElementType type = clcg::solver::ElementType::f64) {
   clcg::distributed::RankSetup& device = self_device();
   const clcg::distributed::RankSetup::Rows here = device.upload(level.rows(), level.partition);
-  return device.radius(here, device.diagonal(here), level.chunk_begin, steps);
+  return device.radius(here, device.diagonal(here), level.chunk_begin, steps, type);
 }
 
 // A level whole on this process: its rows gathered, its chunks those of every rank end to end
@@ -347,8 +348,11 @@ INSTANTIATE_TEST_SUITE_P(Problems, DistributedHierarchyTest,
                          problem_name);
 
 // A last level too large to gather (max_levels 1, 2250 rows > amg_coarse_factor_limit, gather_rows 0) gets its
-// estimate on the ranks, the same as one process's on the whole level.
+// estimate on the ranks, the same as one process's on the whole level, in the levels' precision: in
+// float (half the bytes a pass) within 1e-4 of the double's (ten steps of sums over 2250 rows, each
+// value rounded to float's 6e-8).
 TEST(DistributedHierarchy, UngatheredLastLevelGetsThePartitionFreeEstimate) {
+  using clcg::solver::ElementType;
   const int ranks = world_size(), rank = world_rank();
   const std::int64_t n = 50 * 45;
   for (Cuts cuts : {Cuts::uniform, Cuts::uneven}) {
@@ -359,14 +363,22 @@ TEST(DistributedHierarchy, UngatheredLastLevelGetsThePartitionFreeEstimate) {
     clcg::solver::AmgOptions options;
     options.max_levels = 1;
     options.gather_rows = 0;  // the default would gather 2250 rows
-    const DistributedHierarchy h = clcg::distributed::build_hierarchy(world, clcg::test::test_env(), partition, a, options);
-    ASSERT_EQ(h.levels.size(), 1u);
-    EXPECT_FALSE(h.gathered);
-    const double alone = level_radius_alone(whole_level(h.levels[0]), 10);
-    EXPECT_EQ(std::bit_cast<std::uint64_t>(h.levels[0].radius), std::bit_cast<std::uint64_t>(alone))
-        << h.levels[0].radius << " on " << ranks << " ranks, " << alone << " whole";
-    EXPECT_GE(alone, 1.0);
-    EXPECT_LE(alone, 2.5);
+    double estimate[2] = {};
+    for (ElementType type : {ElementType::f64, ElementType::f32}) {
+      const DistributedHierarchy h =
+          clcg::distributed::build_hierarchy(world, clcg::test::test_env(), partition, a, options, {}, type);
+      ASSERT_EQ(h.levels.size(), 1u);
+      EXPECT_FALSE(h.gathered);
+      const double alone = level_radius_alone(whole_level(h.levels[0]), 10, type);
+      EXPECT_EQ(std::bit_cast<std::uint64_t>(h.levels[0].radius), std::bit_cast<std::uint64_t>(alone))
+          << h.levels[0].radius << " on " << ranks << " ranks, " << alone << " whole, "
+          << (type == ElementType::f32 ? "float" : "double");
+      EXPECT_GE(alone, 1.0);
+      EXPECT_LE(alone, 2.5);
+      estimate[type == ElementType::f32] = h.levels[0].radius;
+    }
+    EXPECT_NEAR(estimate[1], estimate[0], 1e-4 * estimate[0]);
+    EXPECT_NE(estimate[1], estimate[0]) << "the float estimate has the double's bits: not computed in float";
   }
 }
 

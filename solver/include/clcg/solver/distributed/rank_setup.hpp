@@ -25,7 +25,7 @@
 //
 //   RankSetup device(comm, env);
 //   const RankSetup::Rows a_here = device.upload(a, partition);
-//   double rho = device.radius(a_here, device.diagonal(a_here), chunk_begin, 10);
+//   double rho = device.radius(a_here, device.diagonal(a_here), chunk_begin, 10, solver::ElementType::f32);
 //   RankSetup::KeptRows ap =
 //       device.multiply_kept(a_here, p_here, device.fetch_rows(rows_of_p, p_here, a_here.halo), coarse_rows, "A P");
 #include <mpi.h>
@@ -170,9 +170,11 @@ class RankSetup {
   ::cl::Buffer diagonal(const Rows& a);
   // rho(D^-1 A) of a square level by `steps` of Lanczos on the pencil (A, D) from a pseudo-random
   // start keyed on the global rows; `diagonal`: D (diagonal()); `chunk_begin`: this rank's dot
-  // chunks (local row of each start, then the end). 0 where the start has norm 0.
+  // chunks (local row of each start, then the end). 0 where the start has norm 0. Computed in
+  // `type`: in float (the levels' precision, as the one-device estimate) A's values and D are
+  // converted for it and every pass moves half the bytes; the same bits on any partition either way.
   double radius(const Rows& a, const ::cl::Buffer& diagonal, const std::vector<std::int64_t>& chunk_begin,
-                unsigned steps);
+                unsigned steps, solver::ElementType type);
   // P = P_tent - omega D^-1 A P_tent (smoothed_prolongator() of the host reference), kept:
   // `tentative` this rank's rows of P_tent, `remote` its ghost rows, `diagonal` A's on this
   // rank's rows (diagonal()).
@@ -283,7 +285,13 @@ class RankSetup {
   std::optional<solver::SparseProducts> products_;
   std::optional<solver::RowKernels> kernels_;
   ::cl::Kernel seeds_before_;
-  ::cl::Kernel chunk_dots_, chunk_norms_, lanczos_start_, lanczos_step_, divided_;
+  struct LanczosKernels {  // radius()'s, in one precision
+    LanczosKernels(const cl::Env& env, solver::ElementType type);
+    solver::RowKernels run;
+    ::cl::Kernel chunk_dots, chunk_norms, start, step, divided;
+  };
+  LanczosKernels& lanczos_kernels(solver::ElementType type);  // built the first time
+  std::optional<LanczosKernels> lanczos_f64_, lanczos_f32_;
   ::cl::Kernel row_diagonal_, coupling_max_, strength_mask_, strong_count_, strong_fill_, mis_begin_, mis_keys_;
   ::cl::Kernel mis_spread_, mis_settle_, mark_sent_, ghost_keys_;
   ::cl::Kernel seed_flags_, seed_numbers_, join_step_, narrowed_ids_, stencil_entries_;
