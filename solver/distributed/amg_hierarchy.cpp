@@ -12,6 +12,7 @@
 #include "clcg/solver/distributed/rank_failure.hpp"
 #include "clcg/solver/distributed/halo.hpp"
 #include "clcg/solver/distributed/remote_rows.hpp"
+#include "clcg/solver/distributed/wall_clock.hpp"
 #include "clcg/solver/io/host_threads.hpp"
 #include "clcg/solver/multigrid/amg.hpp"
 #include "clcg/solver/multigrid/coarsening.hpp"
@@ -199,8 +200,10 @@ DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Pa
   h.levels.push_back(std::move(first));
   const std::size_t a_rows = std::size_t(partition.rows());
   solver::PhaseClock phase(env);
+  const auto uploading = Clock::now();
   h.levels.front().a_here = device.upload(a, partition);
   env.queue().finish();  // (A's upload is not set-up: DistributedHierarchy's phases)
+  h.upload_seconds = since(uploading) - (env.programs().build_seconds() - built_before);
   phase.start();
   // The finest level's candidates (rows x k, row-major, on the device): the given ones, else
   // none (one constant a component: RankSetup::tentative).

@@ -77,6 +77,7 @@ struct DistributedHierarchy {
   // upload again where it left the device for level 0's products is (lanczos_seconds).
   double lanczos_seconds = 0, coarsening_seconds = 0, galerkin_seconds = 0, gather_seconds = 0;
   double build_seconds = 0;
+  double upload_seconds = 0;  // A's first upload (programs compiled meanwhile left out)
 };
 
 // Whether build_hierarchy reads A's entries on the host (nodes of block_size > 1 rows, or a

@@ -78,7 +78,7 @@ class DistributedAmg {
   // Set-up seconds by phase (coarsening, Lanczos, Galerkin, the gather, the levels on the
   // device, and the rest between them) and the halo exchanges' seconds since the last reset.
   const std::vector<std::pair<std::string, double>>& phases() const noexcept { return phases_; }
-  double setup_seconds() const noexcept;  // the phases' sum: the wall time less the programs compiled
+  double setup_seconds() const noexcept;  // the phases' sum: the wall time less the programs compiled and A's first upload
   double build_seconds() const noexcept { return build_seconds_; }  // OpenCL programs its set-up compiled
   double halo_seconds() const noexcept;
   // Host wall time in the gathered level's cycles since the last reset, from its right-hand side
@@ -124,6 +124,7 @@ class DistributedAmg {
   std::vector<std::int64_t> level_rows_, level_nnz_;
   std::vector<std::pair<std::string, double>> phases_;
   double build_seconds_ = 0;
+  double upload_seconds_ = 0;  // A's first upload in the last build (not set-up)
   struct Gathered;
   std::unique_ptr<Gathered> gathered_;  // the last level whole on this rank, where it was gathered
   double coarse_seconds_ = 0;
