@@ -113,7 +113,7 @@ void DistributedAmg::build(const LocalRows& a, std::vector<RankSetup::Aggregates
   const auto start = Clock::now();
   const double built_before = env_.programs().build_seconds();
   set_up(build_hierarchy(comm_, env_, partition_, a, options_, std::move(kept), type_), finest);
-  // (A's first upload is not set-up: DistributedHierarchy::upload_seconds)
+  // (A's first upload is not set-up, DistributedHierarchy::upload_seconds, nor the CG's rows made from it)
   const double wall = since(start) - (env_.programs().build_seconds() - built_before) - upload_seconds_;
   phases_.emplace_back("the rest (the set-up's pinned staging made and freed, its buffers freed)",
                        std::max(0.0, wall - setup_seconds()));
@@ -153,6 +153,7 @@ void DistributedAmg::set_up(DistributedHierarchy h, const FinestRows& finest) {
     if (l < last) layouts[l].p = layout_of(source.p_here->matrix), layouts[l].r = layout_of(source.r_here->matrix);
   }
   // On this rank's device alone; where it fails (memory), every rank leaves together.
+  const double uploaded_before = upload_seconds_;
   throw_if_any_rank_failed(comm, capture([&] {
     try {
       upload_levels(h, layouts, finest);
@@ -163,7 +164,8 @@ void DistributedAmg::set_up(DistributedHierarchy h, const FinestRows& finest) {
   }));
   const double levels_built = env.programs().build_seconds() - built_before;  // OpenCL programs compiled: not set-up
   build_seconds_ = h.build_seconds + levels_built;
-  phases_.emplace_back("levels on the device", std::max(0.0, since(start) - levels_built));
+  phases_.emplace_back("levels on the device",
+                       std::max(0.0, since(start) - levels_built - (upload_seconds_ - uploaded_before)));
 }
 
 ::cl::Buffer DistributedAmg::ell_values(const FinestEll& ell, std::size_t rows) const {
@@ -210,7 +212,13 @@ void DistributedAmg::upload_levels(DistributedHierarchy& h, const std::vector<La
     };
     std::optional<RankSetup::Rows>& a = h.levels[l].a_here;
     std::optional<FinestEll> caller_ell;
-    if (l == 0 && finest) caller_ell = finest(*a);
+    if (l == 0 && finest) {  // (the CG's own rows: upload, not set-up, as its copy of A on one device)
+      const auto taking = Clock::now();
+      const double built_before = env.programs().build_seconds();
+      caller_ell = finest(*a);
+      cl::checked("the CG's rows from the set-up's", [&] { env.queue().finish(); });
+      upload_seconds_ += since(taking) - (env.programs().build_seconds() - built_before);
+    }
     if (a && !(l == last && h.gathered)) {
       level.halo_a.emplace(comm_, env, a->halo, std::int64_t(level.n), type);
       x_ghosts = a->halo.ghosts;

@@ -124,7 +124,7 @@ class DistributedAmg {
   std::vector<std::int64_t> level_rows_, level_nnz_;
   std::vector<std::pair<std::string, double>> phases_;
   double build_seconds_ = 0;
-  double upload_seconds_ = 0;  // A's first upload in the last build (not set-up)
+  double upload_seconds_ = 0;  // the last build's A's first upload and the CG's rows made from it (not set-up)
   struct Gathered;
   std::unique_ptr<Gathered> gathered_;  // the last level whole on this rank, where it was gathered
   double coarse_seconds_ = 0;
