@@ -216,7 +216,7 @@ void DistributedAmg::upload_levels(DistributedHierarchy& h, const std::vector<La
       const auto taking = Clock::now();
       const double built_before = env.programs().build_seconds();
       caller_ell = finest(*a);
-      cl::checked("the CG's rows from the set-up's", [&] { env.queue().finish(); });
+      cl::checked("making the CG's rows from the set-up's", [&] { env.queue().finish(); });
       upload_seconds_ += since(taking) - (env.programs().build_seconds() - built_before);
     }
     if (a && !(l == last && h.gathered)) {

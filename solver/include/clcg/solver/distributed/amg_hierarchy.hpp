@@ -94,10 +94,11 @@ bool hierarchy_reads_entries(const solver::AmgOptions& options, std::int64_t glo
 // values of A: time stepping, Newton), and the hierarchy has as many levels as they do.
 // `levels`: the precision P and R take as soon as the set-up is done with them (the solve's
 // levels', distributed_amg.hpp: less memory through the set-up's later products), and the
-// Lanczos estimates' (RankSetup::radius); A's stay in double. Level 0's A leaves the device through R (A P), the set-up's memory peak, and goes
-// up again from `a` at the end (0.7 s at 640^3 on an H200) where A, A P, R and P together pass
-// `finest_leaves_above` bytes on any rank (0: 0.9 of the device's memory; tests set it low),
-// and that product then lists no columns for its fill where they would pass it too.
+// Lanczos estimates' (RankSetup::radius); A's stay in double. Level 0's A leaves the device
+// through R (A P), the set-up's memory peak, and goes up again from `a` at the end (0.7 s at
+// 640^3 on an H200) where A, A P, R and P together pass `finest_leaves_above` bytes on any rank
+// (0: 0.9 of the device's memory; tests set it low), and that product then lists no columns for
+// its fill where they would pass it too.
 DistributedHierarchy build_hierarchy(MPI_Comm comm, const cl::Env& env, const Partition& partition,
                                      const LocalRows& a, const solver::AmgOptions& options,
                                      std::vector<RankSetup::Aggregates> kept = {},
