@@ -130,7 +130,6 @@ void DistributedAmg::set_up(DistributedHierarchy h, const FinestRows& finest) {
   narrow_.reset();
   widen_.reset();
   aggregates_ = std::move(h.aggregates);
-  upload_seconds_ = h.upload_seconds;
   phases_ = {{"strength, aggregates, prolongators (devices)", h.coarsening_seconds},
              {"Lanczos estimates (devices; A again where it left them)", h.lanczos_seconds},
              {"R = P^T and Galerkin products (devices; rows moved by the hosts)", h.galerkin_seconds},
@@ -153,10 +152,10 @@ void DistributedAmg::set_up(DistributedHierarchy h, const FinestRows& finest) {
     if (l < last) layouts[l].p = layout_of(source.p_here->matrix), layouts[l].r = layout_of(source.r_here->matrix);
   }
   // On this rank's device alone; where it fails (memory), every rank leaves together.
-  const double uploaded_before = upload_seconds_;
+  double cg_rows_seconds = 0;
   throw_if_any_rank_failed(comm, capture([&] {
     try {
-      upload_levels(h, layouts, finest);
+      cg_rows_seconds = upload_levels(h, layouts, finest);
     } catch (const cl::Error& e) {
       solver::rethrow_allocation_failure(e, env.info(), "the AMG levels of this rank",
                                          "more ranks hold less each; --precond chebyshev or jacobi need no hierarchy");
@@ -165,7 +164,8 @@ void DistributedAmg::set_up(DistributedHierarchy h, const FinestRows& finest) {
   const double levels_built = env.programs().build_seconds() - built_before;  // OpenCL programs compiled: not set-up
   build_seconds_ = h.build_seconds + levels_built;
   phases_.emplace_back("levels on the device",
-                       std::max(0.0, since(start) - levels_built - (upload_seconds_ - uploaded_before)));
+                       std::max(0.0, since(start) - levels_built - cg_rows_seconds));
+  upload_seconds_ = h.upload_seconds + cg_rows_seconds;
 }
 
 ::cl::Buffer DistributedAmg::ell_values(const FinestEll& ell, std::size_t rows) const {
@@ -180,13 +180,14 @@ void DistributedAmg::set_up(DistributedHierarchy h, const FinestRows& finest) {
   return values;
 }
 
-void DistributedAmg::upload_levels(DistributedHierarchy& h, const std::vector<Layouts>& layouts,
-                                   const FinestRows& finest) {
+double DistributedAmg::upload_levels(DistributedHierarchy& h, const std::vector<Layouts>& layouts,
+                                     const FinestRows& finest) {
   const solver::AmgOptions& options = options_;
   const cl::Env& env = env_;
   const solver::ElementType type = type_;
   const int rank = comm_rank(comm_);
   const std::size_t last = h.levels.size() - 1;
+  double cg_rows_seconds = 0;  // (returned: upload, not set-up)
   // An ELL level's products read its copy alone: the CSR arrays go (a sixth of a rank's device
   // memory at 1024^3 on four GPUs; layouts made after this hold no handle of them).
   const auto read_alone = [](solver::Spmv& spmv, solver::DeviceCsrMatrix& m) {
@@ -217,7 +218,7 @@ void DistributedAmg::upload_levels(DistributedHierarchy& h, const std::vector<La
       const double built_before = env.programs().build_seconds();
       caller_ell = finest(*a);
       cl::checked("making the CG's rows from the set-up's", [&] { env.queue().finish(); });
-      upload_seconds_ += since(taking) - (env.programs().build_seconds() - built_before);
+      cg_rows_seconds = since(taking) - (env.programs().build_seconds() - built_before);
     }
     if (a && !(l == last && h.gathered)) {
       level.halo_a.emplace(comm_, env, a->halo, std::int64_t(level.n), type);
@@ -319,6 +320,7 @@ void DistributedAmg::upload_levels(DistributedHierarchy& h, const std::vector<La
     z_inner_ = solver::make_vector(env, type, std::max<std::size_t>(1, n + std::size_t(ghosts)));
   }
   cl::checked("the distributed AMG's upload", [&] { env_.queue().finish(); });
+  return cg_rows_seconds;
 }
 
 void DistributedAmg::apply(const ::cl::Buffer& r, ::cl::Buffer& z) {

@@ -105,7 +105,8 @@ class DistributedAmg {
   // The levels on the devices from a hierarchy built on the ranks (collective).
   void set_up(DistributedHierarchy h, const FinestRows& finest);
   // Every level on this rank's device, from the set-up's device rows (no MPI: may fail on one rank alone).
-  void upload_levels(DistributedHierarchy& h, const std::vector<Layouts>& layouts, const FinestRows& finest);
+  // Returns the seconds `finest` took (the CG's own rows: upload, not set-up).
+  double upload_levels(DistributedHierarchy& h, const std::vector<Layouts>& layouts, const FinestRows& finest);
   // The caller's ELL values (`rows` of them) in the hierarchy's precision, a copy of its own.
   ::cl::Buffer ell_values(const FinestEll& ell, std::size_t rows) const;
   void cycle(std::size_t l, const ::cl::Buffer& b, ::cl::Buffer& x);
