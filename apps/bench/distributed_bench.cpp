@@ -136,7 +136,7 @@ int run(const Args& args) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   const clcg::cl::Env env =
-      clcg::cl::Env::create(dist::rank_device(MPI_COMM_WORLD, clcg::cl::DeviceSelector::parse(args.device, args.platform)));
+      clcg::cl::Env::create(dist::rank_device(dist::node_rank(MPI_COMM_WORLD), clcg::cl::DeviceSelector::parse(args.device, args.platform)));
   const double bandwidth = min_over_ranks(clcg::apps::copy_bandwidth(env));
   if (rank == 0)
     std::printf("%d ranks, rank 0 on %s, copy bandwidth %.0f GB/s (smallest of the ranks)\n", ranks,

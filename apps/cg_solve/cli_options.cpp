@@ -213,4 +213,12 @@ CliOptions parse_command_line(int argc, char** argv) {
   return cli;
 }
 
+clcg::cl::DeviceSelector device_selector(const CliOptions& cli) {
+  try {
+    return clcg::cl::DeviceSelector::parse(cli.device, cli.platform);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--device: ") + e.what());
+  }
+}
+
 }  // namespace cg_solve

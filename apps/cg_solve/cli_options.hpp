@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "clcg/cl/device.hpp"
 #include "clcg/solver/krylov/settings.hpp"
 #include "clcg/solver/precond/preconditioner.hpp"
 #include "common/command_line.hpp"
@@ -57,5 +58,8 @@ inline std::size_t default_max_iterations(std::size_t rows) { return std::max<st
 // range (--tol must be a finite number > 0 and < 1, --max-iter an integer >= 1). --help
 // prints the help (cli.help is then set).
 CliOptions parse_command_line(int argc, char** argv);
+
+// The device --device and --platform (or CLCG_DEVICE) ask for; UsageError where one is malformed.
+clcg::cl::DeviceSelector device_selector(const CliOptions& cli);
 
 }  // namespace cg_solve

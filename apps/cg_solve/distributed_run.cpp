@@ -8,6 +8,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <future>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -120,16 +121,11 @@ solver::Settings distributed_settings(const CliOptions& cli, std::int64_t rows) 
   return settings;
 }
 
-// The device of this rank: the node's devices of the kind --device / --platform (or CLCG_DEVICE)
-// ask for in turn, an index pinning (clcg::distributed::rank_device). Collective.
-clcg::cl::Env rank_env(const CliOptions& cli, const World& world) {
-  clcg::cl::DeviceSelector selector;
-  try {
-    selector = clcg::cl::DeviceSelector::parse(cli.device, cli.platform);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(std::string("--device: ") + e.what());
-  }
-  selector = reading_environment([&] { return dist::rank_device(world.comm, selector); });
+// The device of this rank, opened: the node's devices of the kind --device / --platform (or
+// CLCG_DEVICE) ask for in turn, an index pinning (clcg::distributed::rank_device). No MPI call:
+// it runs on a thread of its own beside the rows' reading (run_ranks).
+clcg::cl::Env rank_env(const clcg::cl::DeviceSelector& requested, int node_rank) {
+  const clcg::cl::DeviceSelector selector = reading_environment([&] { return dist::rank_device(node_rank, requested); });
   return reading_environment([&] { return clcg::cl::Env::create(selector); });
 }
 
@@ -308,10 +304,12 @@ int run_ranks(World& world, int argc, char** argv, WallTime& time) {
   // Phase 1, every rank: the command line (the same everywhere), rank 0's files.
   std::optional<FileProblem> file;
   std::int64_t rows = 0;
+  clcg::cl::DeviceSelector requested;
   RankFailure failure = attempt(cli, [&] {
     cli = parse_command_line(argc, argv);
     if (cli.help || cli.version || cli.list_devices) return;
     (void)distributed_settings(cli, 1);  // reject what MPI cannot run before reading anything
+    requested = device_selector(cli);
     if (world.rank != 0) return;
     if (cli.generate.empty()) {
       timed(time.read, [&] {
@@ -337,6 +335,10 @@ int run_ranks(World& world, int argc, char** argv, WallTime& time) {
     if (world.rank == 0) std::cerr << "cg-solve: --list-devices: run it without mpirun\n";
     return exit_input;
   }
+  // The device opens beside the rows' reading and sending (phase 2): NVIDIA's driver takes 0.2 s
+  // a rank to list its devices and make a context, 0.5-1 s where four ranks of a node open at once.
+  std::future<clcg::cl::Env> opening =
+      std::async(std::launch::async, [requested, place = dist::node_rank(world.comm)] { return rank_env(requested, place); });
   MPI_Bcast(&rows, 1, MPI_INT64_T, 0, world.comm);
 
   // AMG's nodes and near-null space: rank 0 reads the files for the whole rows, as one device
@@ -412,7 +414,7 @@ int run_ranks(World& world, int argc, char** argv, WallTime& time) {
   std::optional<clcg::cl::Env> env;
   std::optional<dist::DistributedCg> cg;
   solver::Settings settings = distributed_settings(cli, rows);
-  failure = attempt(cli, [&] { timed(time.device_open, [&] { env.emplace(rank_env(cli, world)); }); });
+  failure = attempt(cli, [&] { timed(time.device_open, [&] { env.emplace(opening.get()); }); });
   if (Failure agreed = agree(world, failure); agreed.code) return agreed.code;
   // collective inside: all ranks leave it together, the failed ones with their own error
   const double built_before = env->programs().build_seconds();

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <future>
 #include <iostream>
 #include <limits>
 #include <optional>
@@ -90,6 +91,11 @@ int list_devices(const CliOptions& cli) {
 
 int run(const CliOptions& cli, WallClock::time_point process_start) {
   WallTime time{.process_start = process_start, .generated = !cli.generate.empty()};
+  // The device opens on a thread of its own while A is read (NVIDIA's driver takes 0.2-0.4 s to
+  // list its devices and make a context); device_open is the wait for it that is left after.
+  std::future<clcg::cl::Env> opening = std::async(std::launch::async, [selector = device_selector(cli)] {
+    return reading_environment([&] { return clcg::cl::Env::create(selector); });
+  });
   solver::MatrixMarketInfo info{};
   const solver::HostMatrix a = timed(time.read, [&] { return read_problem(cli, info); });
   if (!cli.partition.empty()) throw UsageError("--partition splits the rows over MPI ranks: run cg-solve under mpirun");
@@ -103,14 +109,7 @@ int run(const CliOptions& cli, WallClock::time_point process_start) {
   check_outputs(cli);
   if (interrupted) throw Interrupted{};
 
-  clcg::cl::DeviceSelector selector;
-  try {
-    selector = clcg::cl::DeviceSelector::parse(cli.device, cli.platform);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(std::string("--device: ") + e.what());
-  }
-  const clcg::cl::Env env =
-      timed(time.device_open, [&] { return reading_environment([&] { return clcg::cl::Env::create(selector); }); });
+  const clcg::cl::Env env = timed(time.device_open, [&] { return opening.get(); });
   solver::require_precision(env.info(), cli.precision);  // no fp64: exit 3, suggesting --precision float
 
   solver::Settings settings;

@@ -32,12 +32,13 @@ NodePlace node_place(MPI_Comm comm) {
 }
 }  // namespace
 
-cl::DeviceSelector rank_device(MPI_Comm comm, const cl::DeviceSelector& requested) {
-  const int local_rank = node_place(comm).rank;
+int node_rank(MPI_Comm comm) { return node_place(comm).rank; }
+
+cl::DeviceSelector rank_device(int node_rank, const cl::DeviceSelector& requested) {
   if (requested.kind == cl::DeviceSelector::Kind::index) return requested;  // an index pins every rank
   cl::DeviceSelector selector;
   selector.kind = cl::DeviceSelector::Kind::index;
-  selector.index = cl::select_device(cl::list_devices(), requested, std::size_t(local_rank)).index;
+  selector.index = cl::select_device(cl::list_devices(), requested, std::size_t(node_rank)).index;
   return selector;
 }
 

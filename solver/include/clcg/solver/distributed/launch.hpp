@@ -14,12 +14,15 @@ bool launched_by_mpi();
 // This process's rank in `comm`.
 int comm_rank(MPI_Comm comm);
 
+// This rank's number among the ranks of its node (MPI_Comm_split_type). Collective over `comm`.
+int node_rank(MPI_Comm comm);
+
 // `requested` where it names a device by index (every rank on it); else the device numbered
-// (rank among the ranks of this node, MPI_Comm_split_type) modulo the node's devices of the kind
-// `requested` picks from (select_device's turn): `auto` and `gpu` spread the ranks over the GPUs
-// (a user writing --device gpu under mpirun gets a GPU a rank, not one shared), `cpu` over the
-// CPU devices. Collective over `comm`.
-cl::DeviceSelector rank_device(MPI_Comm comm, const cl::DeviceSelector& requested);
+// `node_rank` (node_rank()) modulo the node's devices of the kind `requested` picks from
+// (select_device's turn): `auto` and `gpu` spread the ranks over the GPUs (a user writing
+// --device gpu under mpirun gets a GPU a rank, not one shared), `cpu` over the CPU devices.
+// No MPI call: it may run on another thread while the rank's own goes on.
+cl::DeviceSelector rank_device(int node_rank, const cl::DeviceSelector& requested);
 
 // Where CLCG_THREADS is not set, sets it to this node's hardware threads shared among its ranks
 // (at least 1), so the ranks' host passes (reading, generation, the halo) do not oversubscribe
