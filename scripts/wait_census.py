@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Names the call sites of a wait census (scripts/wait_census.c) and sums them.
+"""Names the call sites of a wait census (scripts/wait_census.c) and sums their counts and times.
 
     scripts/wait_census.py wait_census.txt [--within REGEX] [--by REGEX]
 
@@ -42,11 +42,12 @@ def main():
     rows = []
     with open(args.census) as f:
         for line in f:
-            count, what, *site = line.split()
-            rows.append((int(count), what, site))
-    named = names({token for _, _, site in rows for token in site})
+            count, what, seconds, *site = line.split()
+            rows.append((int(count), what, float(seconds), site))
+    named = names({token for *_, site in rows for token in site})
     device, mpi = collections.Counter(), collections.Counter()
-    for count, what, site in rows:
+    device_s, mpi_s = collections.Counter(), collections.Counter()
+    for count, what, seconds, site in rows:
         callers = [named[token] for token in site]
         within = [i for i, c in enumerate(callers) if args.within and re.search(args.within, c)]
         if args.within and not within:
@@ -58,12 +59,15 @@ def main():
             key = matching[-1] if matching else (callers[0] if callers else "?")
         if what in DEVICE:
             device[key] += count
+            device_s[key] += seconds
         elif what.startswith("MPI_"):
             mpi[key] += count
-    print("%8s %8s  %s" % ("device", "MPI", "caller"))
-    for key in sorted(set(device) | set(mpi), key=lambda k: -(device[k] + mpi[k])):
-        print("%8d %8d  %s" % (device[key], mpi[key], key))
-    print("%8d %8d  total" % (sum(device.values()), sum(mpi.values())))
+            mpi_s[key] += seconds
+    print("%8s %9s %8s %9s  %s" % ("device", "ms", "MPI", "ms", "caller"))
+    for key in sorted(set(device) | set(mpi), key=lambda k: -(device_s[k] + mpi_s[k])):
+        print("%8d %9.1f %8d %9.1f  %s" % (device[key], 1e3 * device_s[key], mpi[key], 1e3 * mpi_s[key], key))
+    print("%8d %9.1f %8d %9.1f  total" % (sum(device.values()), 1e3 * sum(device_s.values()), sum(mpi.values()),
+                                         1e3 * sum(mpi_s.values())))
 
 
 if __name__ == "__main__":
