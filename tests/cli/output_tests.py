@@ -29,6 +29,15 @@ class DeviceAndOutputTest(unittest.TestCase):
         self.assertRegex(proc.stderr, r"device 0: ", "the message lists the devices")
         self.assertEqual(os.listdir(self.dir), [])
 
+    def test_the_file_is_named_before_the_device_opened_beside_its_read(self):
+        # The device opens on a thread of its own while A is read: a missing file still ends the
+        # run (exit 2, naming it), not the device that failed to open meanwhile.
+        missing = os.path.join(self.dir, "missing.mtx")
+        proc = run_cg(["--matrix", missing, "--device", "99"])
+        self.assertEqual(proc.returncode, EXIT_INPUT, describe(proc))
+        self.assertIn(missing, proc.stderr)
+        self.assertNotIn("99", proc.stderr.replace(missing, ""))
+
     def test_platform_matching_nothing(self):
         proc = run_cg(["--matrix", os.path.join(support.DATA, SMALL), "--platform", "nosuch", "--json"])
         self.assertEqual(proc.returncode, EXIT_DEVICE, describe(proc))
